@@ -1,0 +1,4 @@
+export * from './connect.js';
+export * from './context.js';
+export * from './rpc.js';
+export * from './subjects.js';

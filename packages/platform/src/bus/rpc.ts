@@ -1,0 +1,127 @@
+import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AppError, type ErrorPayload } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { SpanKind, withSpan } from '../telemetry.js';
+import { contextFromHeaders, contextToHeaders, type CallContext } from './context.js';
+import type { Subjects } from './subjects.js';
+
+/** The payload of a synchronous call: the HTTP request, already validated by the gateway. */
+export interface RpcRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface RpcResult {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type RpcReply = { ok: true; status: number; body: unknown; headers?: Record<string, string> } | { ok: false; error: ErrorPayload };
+
+export type RpcHandler = (request: RpcRequest, call: CallContext) => Promise<RpcResult>;
+
+export interface RpcServiceSettings {
+  nc: NatsConnection;
+  subjects: Subjects;
+  service: string;
+  version: string;
+  handlers: Record<string, RpcHandler>;
+  logger: Logger;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Registers a service's operations as NATS service endpoints (`@nats-io/services`), one endpoint
+ * per operation id, in a queue group so replicas share the load. Each reply is `RpcReply` JSON.
+ */
+export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
+  const service = await new Svcm(settings.nc).add({ name: settings.service, version: settings.version, queue: settings.service });
+  for (const [operation, handler] of Object.entries(settings.handlers)) {
+    service.addEndpoint(operation, {
+      subject: settings.subjects.rpc(settings.service, operation),
+      handler: (err, msg) => {
+        if (err) {
+          settings.logger.error({ err, operation }, 'rpc endpoint failed');
+          return;
+        }
+        void handleMessage(settings, operation, handler, msg);
+      },
+    });
+  }
+  return service;
+}
+
+async function handleMessage(settings: RpcServiceSettings, operation: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
+  const envelope = contextFromHeaders(msg.headers);
+  if (!envelope) {
+    msg.respond(encoder.encode(JSON.stringify(failure(new AppError(400, 'bad_envelope', 'call context headers missing')))));
+    return;
+  }
+  const log = settings.logger.child({ requestId: envelope.call.requestId, operation });
+  const reply = await withSpan(
+    `rpc ${settings.service}.${operation}`,
+    { kind: SpanKind.SERVER, parent: envelope.trace, attributes: { 'messaging.system': 'nats', 'rpc.method': operation } },
+    async (): Promise<RpcReply> => {
+      try {
+        const request = msg.json<RpcRequest>();
+        const result = await handler(request, envelope.call);
+        return { ok: true, status: result.status ?? 200, body: result.body ?? null, ...(result.headers ? { headers: result.headers } : {}) };
+      } catch (error) {
+        if (error instanceof AppError) return failure(error);
+        log.error({ err: error }, 'rpc handler failed');
+        return failure(new AppError(500, 'internal_error', 'internal error'));
+      }
+    },
+  );
+  msg.respond(encoder.encode(JSON.stringify(reply)));
+}
+
+function failure(error: AppError): RpcReply {
+  return { ok: false, error: error.toJSON() };
+}
+
+export interface RpcCallSettings {
+  nc: NatsConnection;
+  subjects: Subjects;
+  timeoutMs?: number;
+}
+
+/**
+ * Calls an operation of a service and returns its reply. Transport failures (no responders,
+ * timeout) become 503/504 AppErrors so the gateway answers with the error body.
+ */
+export async function callRpc(
+  settings: RpcCallSettings,
+  service: string,
+  operation: string,
+  request: RpcRequest,
+  call: CallContext,
+): Promise<RpcReply> {
+  return withSpan(
+    `rpc call ${service}.${operation}`,
+    { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'rpc.method': operation } },
+    async () => {
+      try {
+        const msg = await settings.nc.request(settings.subjects.rpc(service, operation), JSON.stringify(request), {
+          timeout: settings.timeoutMs ?? 10_000,
+          headers: contextToHeaders(call),
+        });
+        return msg.json<RpcReply>();
+      } catch (error) {
+        const name = (error as Error).name;
+        const message = (error as Error).message ?? '';
+        if (name === 'NoRespondersError' || /no responders/i.test(message)) {
+          return failure(new AppError(503, 'service_unavailable', `the ${service} service is not available`));
+        }
+        if (name === 'TimeoutError' || /timeout/i.test(message)) {
+          return failure(new AppError(504, 'upstream_timeout', `the ${service} service did not answer in time`));
+        }
+        throw error;
+      }
+    },
+  );
+}

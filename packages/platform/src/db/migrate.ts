@@ -1,0 +1,94 @@
+import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { assertIdentifier } from './database.js';
+
+export type { Migration } from 'kysely';
+export type Migrations = Record<string, Migration>;
+
+export interface MigrateSettings {
+  url: string;
+  schema: string;
+  role: string;
+  migrations: Migrations;
+  logger?: Logger;
+}
+
+/**
+ * Applies a service's migrations to its own schema (as the owning role), then makes sure the
+ * service's working role exists and may read and write the schema's tables but owns none of them.
+ * The migration history lives in the service schema, so each service migrates independently.
+ */
+export async function migrateSchema(settings: MigrateSettings): Promise<string[]> {
+  const schema = assertIdentifier(settings.schema);
+  const role = assertIdentifier(settings.role);
+  const db = new Kysely<unknown>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: settings.url, max: 1 }) }),
+  });
+  try {
+    await ensureRole(db, role);
+    await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${schema}`).execute(db);
+    // Concurrent migrators of one schema (several replicas starting) take turns.
+    const applied = await db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(hashtext(${`migrate:${schema}`}))`.execute(conn);
+      try {
+        const migrator = new Migrator({
+          db: conn.withSchema(schema) as Kysely<unknown>,
+          provider: { getMigrations: async () => settings.migrations },
+          migrationTableSchema: schema,
+        });
+        const { error, results } = await migrator.migrateToLatest();
+        if (error) throw error instanceof Error ? error : new Error(String(error));
+        return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext(${`migrate:${schema}`}))`.execute(conn);
+      }
+    });
+    await sql
+      .raw(
+        [
+          `GRANT USAGE ON SCHEMA ${schema} TO ${role}`,
+          `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`,
+          `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role}`,
+          `REVOKE ALL ON ${schema}.kysely_migration, ${schema}.kysely_migration_lock FROM ${role}`,
+        ].join(';\n'),
+      )
+      .execute(db);
+    for (const name of applied) settings.logger?.info({ schema, migration: name }, 'migration applied');
+    return applied;
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function ensureRole(db: Kysely<unknown>, role: string): Promise<void> {
+  // Roles are cluster-wide; several migrators may race to create the same one.
+  await sql
+    .raw(
+      `DO $$ BEGIN
+         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${role}') THEN
+           CREATE ROLE ${role} NOLOGIN;
+         END IF;
+       EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+       END $$`,
+    )
+    .execute(db);
+}
+
+/**
+ * SQL for a migration that puts a tenant table under row-level security: rows are visible and
+ * writable only when `tenant_id` equals the transaction's `app.tenant_id`. FORCE makes the policy
+ * apply to the table owner too. Frozen: later changes go in new functions, never edits here.
+ */
+export async function enableTenantRlsV1(db: Kysely<unknown>, schema: string, table: string): Promise<void> {
+  const qualified = `${assertIdentifier(schema)}.${assertIdentifier(table)}`;
+  await sql
+    .raw(
+      `ALTER TABLE ${qualified} ENABLE ROW LEVEL SECURITY;
+       ALTER TABLE ${qualified} FORCE ROW LEVEL SECURITY;
+       CREATE POLICY tenant_isolation ON ${qualified}
+         USING (tenant_id = nullif(current_setting('app.tenant_id', true), '')::uuid)
+         WITH CHECK (tenant_id = nullif(current_setting('app.tenant_id', true), '')::uuid)`,
+    )
+    .execute(db);
+}

@@ -1,0 +1,3 @@
+export * from './app.js';
+export * from './body.js';
+export * from './server.js';

@@ -1,0 +1,110 @@
+import type Koa from 'koa';
+import type { Service } from '@nats-io/services';
+import { connectBus, pingBus, type NatsConnection } from './bus/connect.js';
+import { serveRpc, type RpcHandler } from './bus/rpc.js';
+import { subjectsFor, type Subjects } from './bus/subjects.js';
+import type { CommonConfig } from './config.js';
+import { createDatabase, pingDatabase, type Database } from './db/database.js';
+import { migrateSchema, type Migrations } from './db/migrate.js';
+import { createHttpApp, type HttpState } from './http/app.js';
+import { listen, type RunningServer } from './http/server.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface ServiceRuntimeSettings {
+  config: CommonConfig;
+  /** Postgres schema the service owns; its working role is `<schema>_app`. */
+  schema: string;
+  migrations: Migrations;
+  version: string;
+  /** Apply migrations at start (the default); production may run `npm run migrate` instead. */
+  migrate?: boolean;
+  logger?: Logger;
+}
+
+export interface ServiceRuntime<DB> {
+  name: string;
+  logger: Logger;
+  database: Database<DB>;
+  nc: NatsConnection;
+  subjects: Subjects;
+  /** Registers the service's RPC operations on NATS. */
+  serve(handlers: Record<string, RpcHandler>): Promise<Service>;
+  /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
+  listen(extend?: (app: Koa<HttpState>) => void): Promise<RunningServer>;
+  /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
+  onStop(stop: () => Promise<void>): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The parts every service starts the same way: logger, migrations, Postgres pool (as the app
+ * role), NATS connection, RPC endpoints, HTTP listener with `/healthz` and `/readyz`, and an
+ * orderly stop (HTTP drains, RPC endpoints stop, NATS drains, the pool closes).
+ */
+export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings): Promise<ServiceRuntime<DB>> {
+  const { config } = settings;
+  const logger = settings.logger ?? createLogger({ service: config.serviceName, level: config.logLevel });
+  if (settings.migrate !== false) {
+    await migrateSchema({
+      url: config.migrationDatabaseUrl,
+      schema: settings.schema,
+      role: `${settings.schema}_app`,
+      migrations: settings.migrations,
+      logger,
+    });
+  }
+  const database = createDatabase<DB>({
+    url: config.databaseUrl,
+    schema: settings.schema,
+    role: `${settings.schema}_app`,
+    poolSize: config.dbPoolSize,
+    applicationName: config.serviceName,
+  });
+  const nc = await connectBus({ url: config.natsUrl, name: config.serviceName, logger });
+  const subjects = subjectsFor(config.natsPrefix);
+  const stops: Array<() => Promise<void>> = [];
+  let stopped = false;
+
+  const runtime: ServiceRuntime<DB> = {
+    name: config.serviceName,
+    logger,
+    database,
+    nc,
+    subjects,
+    async serve(handlers) {
+      const service = await serveRpc({ nc, subjects, service: config.serviceName, version: settings.version, handlers, logger });
+      stops.push(async () => {
+        await service.stop();
+      });
+      return service;
+    },
+    async listen(extend) {
+      const app = createHttpApp({
+        logger,
+        ready: async () => {
+          await Promise.all([pingDatabase(database.db as never), pingBus(nc)]);
+        },
+        accessLog: false,
+      });
+      extend?.(app);
+      const server = await listen(app, config.httpPort, config.httpHost);
+      stops.push(() => server.close(config.shutdownTimeoutMs));
+      logger.info({ url: server.url }, 'http listening');
+      return server;
+    },
+    onStop(stop) {
+      stops.push(stop);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const stop of [...stops].reverse()) {
+        await stop().catch((error: unknown) => logger.error({ err: error }, 'stop step failed'));
+      }
+      await nc.drain().catch(() => undefined);
+      await database.close();
+      logger.info('stopped');
+    },
+  };
+  return runtime;
+}

@@ -1,0 +1,143 @@
+import { sql } from 'kysely';
+import {
+  AppError,
+  callRpc,
+  connectBus,
+  createDatabase,
+  enableTenantRlsV1,
+  inTenantTransaction,
+  migrateSchema,
+  newId,
+  outboxFor,
+  createOutboxTableV1,
+  serveRpc,
+  subjectsFor,
+  type Migrations,
+} from '@catalog/platform';
+import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+
+interface TestDb {
+  notes: { id: string; tenant_id: string; text: string };
+  outbox: { id: string; type: string; batch_id: string; tx_id: string };
+}
+
+const migrations: Migrations = {
+  '0001_notes': {
+    async up(db) {
+      await db.schema
+        .createTable('notes')
+        .addColumn('id', 'uuid', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'uuid', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+      await enableTenantRlsV1(db, 'platformtest', 'notes');
+      await createOutboxTableV1(db, 'platformtest');
+    },
+  },
+};
+
+let testDb: TestDatabase;
+const tenantA = newId();
+const tenantB = newId();
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('platform');
+  await migrateSchema({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', migrations });
+});
+
+afterAll(async () => {
+  await testDb.drop();
+});
+
+describe('database', () => {
+  test('migrations are idempotent and recorded in the service schema', async () => {
+    const again = await migrateSchema({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', migrations });
+    expect(again).toEqual([]);
+  });
+
+  test('row-level security: a tenant sees only its rows, no tenant set sees nothing', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
+    try {
+      await inTenantTransaction(database.db, tenantA, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantA, text: 'a' }).execute());
+      await inTenantTransaction(database.db, tenantB, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'b' }).execute());
+
+      const seenByA = await inTenantTransaction(database.db, tenantA, (trx) => trx.selectFrom('notes').select('text').execute());
+      expect(seenByA.map((r) => r.text)).toEqual(['a']);
+
+      const withoutTenant = await database.db.transaction().execute((trx) => trx.selectFrom('notes').selectAll().execute());
+      expect(withoutTenant).toEqual([]);
+
+      // Writing a row for another tenant than the transaction's is refused by the policy.
+      await expect(
+        inTenantTransaction(database.db, tenantA, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'x' }).execute()),
+      ).rejects.toThrow(/row-level security/);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('outbox events commit and roll back with their write, sharing a batch id', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
+    try {
+      await inTenantTransaction(database.db, tenantA, async (trx) => {
+        const outbox = outboxFor(trx, 'platformtest', { tenantId: tenantA, sourceSystem: 'public-api:k1' });
+        await outbox.record({ type: 'note.created', resourceKind: 'note', resourceId: newId(), data: {} });
+        await outbox.record({ type: 'note.updated', resourceKind: 'note', resourceId: newId(), data: { changedFields: ['text'] } });
+      });
+      await expect(
+        inTenantTransaction(database.db, tenantA, async (trx) => {
+          await outboxFor(trx, 'platformtest', { tenantId: tenantA, sourceSystem: 's' }).record({ type: 'note.deleted', resourceKind: 'note', resourceId: null, data: {} });
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      const rows = await database.db.selectFrom('outbox').select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')]).orderBy('type').execute();
+      expect(rows.map((r) => r.type)).toEqual(['note.created', 'note.updated']);
+      expect(new Set(rows.map((r) => r.batch_id)).size).toBe(1);
+      expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe('rpc over NATS', () => {
+  test('a call carries its context and returns data or a typed error', async () => {
+    const { natsUrl } = testInfrastructure();
+    const logger = testLogger();
+    const subjects = subjectsFor(uniqueNatsPrefix());
+    const serverConn = await connectBus({ url: natsUrl, name: 'server', logger });
+    const clientConn = await connectBus({ url: natsUrl, name: 'client', logger });
+    try {
+      await serveRpc({
+        nc: serverConn,
+        subjects,
+        service: 'echo',
+        version: '1.0.0',
+        logger,
+        handlers: {
+          echo: async (request, call) => ({ status: 201, body: { request, tenant: call.tenantId, source: call.sourceSystem } }),
+          fail: async () => {
+            throw new AppError(409, 'state_conflict', 'nope', { field: 'x' });
+          },
+          crash: async () => {
+            throw new Error('boom');
+          },
+        },
+      });
+      const call = { tenantId: tenantA, keyId: 'k1', sourceSystem: 'public-api:k1', requestId: 'r1' };
+      const rpc = { nc: clientConn, subjects };
+      const ok = await callRpc(rpc, 'echo', 'echo', { params: { id: '1' }, query: {}, body: { a: 1 } }, call);
+      expect(ok).toEqual({ ok: true, status: 201, body: { request: { params: { id: '1' }, query: {}, body: { a: 1 } }, tenant: tenantA, source: 'public-api:k1' } });
+      const failed = await callRpc(rpc, 'echo', 'fail', { params: {}, query: {}, body: null }, call);
+      expect(failed).toEqual({ ok: false, error: { status: 409, code: 'state_conflict', message: 'nope', details: { field: 'x' } } });
+      const crashed = await callRpc(rpc, 'echo', 'crash', { params: {}, query: {}, body: null }, call);
+      expect(crashed).toEqual({ ok: false, error: { status: 500, code: 'internal_error', message: 'internal error' } });
+      const missing = await callRpc({ ...rpc, timeoutMs: 1000 }, 'nobody', 'nothing', { params: {}, query: {}, body: null }, call);
+      expect(missing.ok).toBe(false);
+      expect(!missing.ok && missing.error.status).toBe(503);
+    } finally {
+      await serverConn.drain();
+      await clientConn.drain();
+    }
+  });
+});
