@@ -1,0 +1,20 @@
+import { entityEvents } from './entity.js';
+import type { EventTypeDefinition } from './types.js';
+
+export * from './types.js';
+export type { EntityField } from './entity.js';
+
+/**
+ * Every event type the system records. Each family keeps its definitions in a file of its own
+ * under events/; `docs/events.md` is generated from this list.
+ */
+export const eventTypes: EventTypeDefinition[] = [...entityEvents];
+
+/** Types reserved for later use: accepted by the feed's `types` filter, recorded by nobody yet. */
+export const RESERVED_EVENT_TYPES = ['ping'] as const;
+
+export function eventType(type: string): EventTypeDefinition {
+  const definition = eventTypes.find((e) => e.type === type);
+  if (!definition) throw new Error(`unregistered event type ${type}`);
+  return definition;
+}

@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp, Uuid } from './common.js';
+
+export const PRODUCTS = ['catalog', 'library'] as const;
+export type Product = (typeof PRODUCTS)[number];
+export const PERMISSIONS = ['catalog:api', 'catalog:analysis', 'library:api'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const ProductSchema = Type.Union(PRODUCTS.map((p) => Type.Literal(p)));
+const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const SourceSystemName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$', description: 'e.g. playout-studio-a' });
+
+export const Organization = Type.Object(
+  { id: Uuid, name: Type.String(), products: Type.Array(ProductSchema), createdAt: Timestamp, updatedAt: Timestamp },
+);
+export type Organization = Static<typeof Organization>;
+
+export const CreateOrganizationBody = Type.Object(
+  { name: Name, products: Type.Array(ProductSchema, { uniqueItems: true }) },
+  { additionalProperties: false },
+);
+export type CreateOrganizationBody = Static<typeof CreateOrganizationBody>;
+
+export const UpdateOrganizationBody = Type.Object(
+  { name: Type.Optional(Name), products: Type.Optional(Type.Array(ProductSchema, { uniqueItems: true })) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateOrganizationBody = Static<typeof UpdateOrganizationBody>;
+
+export const ApiKey = Type.Object(
+  {
+    id: Uuid,
+    organizationId: Uuid,
+    name: Type.String(),
+    permissions: Type.Array(PermissionSchema),
+    sourceSystem: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    rotatedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+);
+export type ApiKey = Static<typeof ApiKey>;
+
+export const IssuedApiKey = Type.Object(
+  { id: Uuid, key: Type.String({ description: 'the whole key, shown once: sk_ + key id + secret' }) },
+  { additionalProperties: true },
+);
+
+export const CreateApiKeyBody = Type.Object(
+  { name: Name, permissions: Type.Array(PermissionSchema, { uniqueItems: true, minItems: 1 }) },
+  { additionalProperties: false },
+);
+export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
+
+export const BindSourceSystemBody = Type.Object({ name: SourceSystemName }, { additionalProperties: false });
+export type BindSourceSystemBody = Static<typeof BindSourceSystemBody>;

@@ -1,0 +1,81 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp, Uuid } from './common.js';
+
+/** Analysis types an entity type may run automatically (the analysis service owns their results). */
+export const ANALYSIS_TYPES = ['loudness', 'tempo', 'key', 'cue_points'] as const;
+export type AnalysisType = (typeof ANALYSIS_TYPES)[number];
+export const AnalysisTypeSchema = Type.Union(ANALYSIS_TYPES.map((t) => Type.Literal(t)));
+
+export const EntityTypeName = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$', description: 'e.g. song, jingle, station_id' });
+export const DmrnValue = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$', description: 'external reference (DMRN)' });
+
+export const ExternalReferences = Type.Object({ dmrn: Type.Union([DmrnValue, Type.Null()]) });
+
+export const Entity = Type.Object(
+  {
+    id: Uuid,
+    type: EntityTypeName,
+    title: Type.String(),
+    artist: Type.Union([Type.String(), Type.Null()]),
+    externalReferences: ExternalReferences,
+    primaryAudioVersion: Type.Union([Type.Object({ id: Uuid }, { additionalProperties: true }), Type.Null()], {
+      description: 'the primary AUDIO version whose asset is ONLINE; the default analysis source',
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+);
+export type Entity = Static<typeof Entity>;
+
+const Title = Type.String({ minLength: 1, maxLength: 500 });
+const Artist = Type.String({ minLength: 1, maxLength: 500 });
+
+export const CreateEntityBody = Type.Object(
+  {
+    type: EntityTypeName,
+    title: Title,
+    artist: Type.Optional(Artist),
+    externalReferences: Type.Optional(Type.Object({ dmrn: Type.Optional(DmrnValue) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type CreateEntityBody = Static<typeof CreateEntityBody>;
+
+export const UpdateEntityBody = Type.Object(
+  {
+    type: Type.Optional(EntityTypeName),
+    title: Type.Optional(Title),
+    artist: Type.Optional(Type.Union([Artist, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateEntityBody = Static<typeof UpdateEntityBody>;
+
+export const ListEntitiesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    type: Type.Optional(EntityTypeName),
+  },
+  { additionalProperties: false },
+);
+export type ListEntitiesQuery = Static<typeof ListEntitiesQuery>;
+
+export const AttachDmrnBody = Type.Object({ value: DmrnValue }, { additionalProperties: false });
+export type AttachDmrnBody = Static<typeof AttachDmrnBody>;
+
+export const EntityType = Type.Object(
+  {
+    name: EntityTypeName,
+    automaticAnalyses: Type.Array(AnalysisTypeSchema),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+);
+export type EntityType = Static<typeof EntityType>;
+
+export const PutEntityTypeBody = Type.Object(
+  { automaticAnalyses: Type.Array(AnalysisTypeSchema, { uniqueItems: true, maxItems: ANALYSIS_TYPES.length }) },
+  { additionalProperties: false },
+);
+export type PutEntityTypeBody = Static<typeof PutEntityTypeBody>;

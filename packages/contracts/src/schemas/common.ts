@@ -1,0 +1,35 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUIDv7 identifier' });
+export const Timestamp = Type.String({ format: 'date-time' });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'stable snake_case code' }),
+      message: Type.String(),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      requestId: Type.String(),
+    }),
+  },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** A page of a keyset-paginated list: `{<items>, nextCursor, hasMore}`. */
+export function Page<T extends TSchema>(itemsName: string, item: T) {
+  return Type.Object({
+    [itemsName]: Type.Array(item),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `after` for the next page; null when there is none' }),
+    hasMore: Type.Boolean(),
+  });
+}
+
+export const PageQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'opaque cursor from a previous page' })),
+  },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object({ id: Uuid });

@@ -1,0 +1,88 @@
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import type { RouteDefinition } from './routes.js';
+
+// ajv and ajv-formats are CommonJS with a default export.
+const Ajv = AjvModule.default ?? (AjvModule as unknown as typeof AjvModule.default);
+const addFormats = addFormatsModule.default ?? (addFormatsModule as unknown as typeof addFormatsModule.default);
+
+export type RequestPart = 'params' | 'query' | 'body';
+
+export interface ValidationIssue {
+  location: RequestPart;
+  path: string;
+  message: string;
+}
+
+export type ValidationResult =
+  | { ok: true; params: Record<string, string>; query: Record<string, unknown>; body: unknown }
+  | { ok: false; part: RequestPart; issues: ValidationIssue[] };
+
+export interface RequestValidator {
+  route: RouteDefinition;
+  validate(input: { params: Record<string, string>; query: Record<string, unknown>; body: unknown }): ValidationResult;
+}
+
+function makeAjv(coerce: boolean) {
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: true, strict: false, removeAdditional: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+function compile(ajv: ReturnType<typeof makeAjv>, schema: TSchema | undefined): ValidateFunction | null {
+  return schema ? ajv.compile(schema) : null;
+}
+
+function issues(location: RequestPart, errors: ErrorObject[] | null | undefined): ValidationIssue[] {
+  return (errors ?? []).map((e) => {
+    let path = e.instancePath || '/';
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') {
+      const extra = (e.params as { additionalProperty: string }).additionalProperty;
+      path = `${e.instancePath}/${extra}`;
+      message = 'is not a known field';
+    } else if (e.keyword === 'required') {
+      path = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
+      message = 'is required';
+    }
+    return { location, path, message };
+  });
+}
+
+/** Compiles the params, query and body schemas of a route once; `validate` checks a request. */
+export function requestValidator(route: RouteDefinition): RequestValidator {
+  const params = compile(queryAjv, route.params);
+  const query = compile(queryAjv, route.query);
+  const body = compile(bodyAjv, route.body);
+  return {
+    route,
+    validate(input) {
+      const paramsValue = { ...input.params };
+      if (params && !params(paramsValue)) return { ok: false, part: 'params', issues: issues('params', params.errors) };
+      const queryValue: Record<string, unknown> = { ...input.query };
+      if (query) {
+        if (!query(queryValue)) return { ok: false, part: 'query', issues: issues('query', query.errors) };
+      } else if (Object.keys(queryValue).length > 0) {
+        return { ok: false, part: 'query', issues: Object.keys(queryValue).map((k) => ({ location: 'query', path: `/${k}`, message: 'is not a known parameter' })) };
+      }
+      let bodyValue = input.body;
+      if (body) {
+        if (bodyValue === undefined) return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'a JSON body is required' }] };
+        if (!body(bodyValue)) return { ok: false, part: 'body', issues: issues('body', body.errors) };
+      } else if (bodyValue !== undefined) {
+        return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'this operation takes no body' }] };
+      }
+      return { ok: true, params: paramsValue, query: queryValue, body: bodyValue };
+    },
+  };
+}
+
+/** Validates a value against a schema (used by services for messages and stored shapes). */
+export function schemaValidator(schema: TSchema): (value: unknown) => ValidationIssue[] {
+  const validate = bodyAjv.compile(schema);
+  return (value) => (validate(value) ? [] : issues('body', validate.errors));
+}
