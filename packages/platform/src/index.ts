@@ -9,3 +9,4 @@ export * from './logger.js';
 export * from './outbox/index.js';
 export * from './telemetry.js';
 export * from './runtime.js';
+export * from './cursor.js';
