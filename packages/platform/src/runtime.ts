@@ -30,7 +30,7 @@ export interface ServiceRuntime<DB> {
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
   /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
-  listen(extend?: (app: Koa<HttpState>) => void): Promise<RunningServer>;
+  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean }): Promise<RunningServer>;
   /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
   onStop(stop: () => Promise<void>): void;
   stop(): Promise<void>;
@@ -78,13 +78,13 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
       });
       return service;
     },
-    async listen(extend) {
+    async listen(extend, options) {
       const app = createHttpApp({
         logger,
         ready: async () => {
           await Promise.all([pingDatabase(database.db as never), pingBus(nc)]);
         },
-        accessLog: false,
+        accessLog: options?.accessLog ?? false,
       });
       extend?.(app);
       const server = await listen(app, config.httpPort, config.httpHost);

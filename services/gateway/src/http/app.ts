@@ -1,0 +1,18 @@
+import type Koa from 'koa';
+import { AppError, type HttpContext, type HttpState } from '@catalog/platform';
+import type Router from '@koa/router';
+import { ipRateLimit, type IpRateLimitSettings } from './ip-rate-limit.js';
+
+/** Mounts the gateway's middleware on the platform app: IP limit first, then the routes, then 404/405. */
+export function mountGateway(app: Koa<HttpState>, router: Router<HttpState>, limits: IpRateLimitSettings): void {
+  app.use(ipRateLimit(limits));
+  app.use(router.routes());
+  app.use(async (ctx: HttpContext) => {
+    const allowed = router.stack.filter((layer) => layer.match(ctx.path)).flatMap((layer) => layer.methods);
+    if (allowed.length > 0) {
+      ctx.set('Allow', [...new Set(allowed)].join(', '));
+      throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on this path`);
+    }
+    throw new AppError(404, 'route_not_found', `no operation at ${ctx.method} ${ctx.path}`);
+  });
+}

@@ -1,0 +1,104 @@
+import Router from '@koa/router';
+import type { Next } from 'koa';
+import type { Kysely } from 'kysely';
+import {
+  AppError,
+  badRequest,
+  callRpc,
+  notFound,
+  readJsonBody,
+  unauthorized,
+  type HttpContext,
+  type HttpState,
+  type RpcCallSettings,
+} from '@catalog/platform';
+import { buildOpenApiDocument, requestValidator, routes, type RouteDefinition } from '@catalog/contracts';
+import { authenticate, authorize } from '../domain/authenticate.js';
+import { tokensEqual } from '../domain/api-keys.js';
+import type { LocalHandler } from '../domain/admin.js';
+import type { GatewayDb } from '../persistence/tables.js';
+
+export interface RouterSettings {
+  db: Kysely<GatewayDb>;
+  rpc: RpcCallSettings;
+  adminToken: string;
+  bodyLimitBytes: number;
+  /** Operations the gateway answers itself (the admin area), by operation id. */
+  localHandlers: Record<string, LocalHandler>;
+}
+
+/** `/api/v1/catalog/entities/{id}` → `/api/v1/catalog/entities/:id` */
+function koaPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+function flattenQuery(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) throw badRequest('invalid_query', `query parameter ${key} is given more than once`, { parameter: key });
+    flat[key] = value;
+  }
+  return flat;
+}
+
+/**
+ * The public router, derived from the route table: for each operation, authenticate (API key or
+ * admin token), authorise (403 permission, 402 plan), validate params/query/body against the
+ * route's schemas (400; malformed ids are unknown ids, 404), then answer locally or call the
+ * owning service over NATS and relay its status and body.
+ */
+export function publicRouter(settings: RouterSettings): Router<HttpState> {
+  const router = new Router<HttpState>();
+  const openApi = JSON.stringify(buildOpenApiDocument());
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApi;
+  });
+  for (const route of routes) {
+    const local = route.service === 'gateway' ? settings.localHandlers[route.operationId] : undefined;
+    if (route.service === 'gateway' && !local) throw new Error(`no gateway handler for ${route.operationId}`);
+    router.register(koaPath(route.path), [route.method], operationHandler(settings, route, local));
+  }
+  return router;
+}
+
+function operationHandler(settings: RouterSettings, route: RouteDefinition, local: LocalHandler | undefined) {
+  const validator = requestValidator(route);
+  return async (ctx: HttpContext, _next: Next): Promise<void> => {
+    let call: { tenantId: string; keyId: string | null; sourceSystem: string } | null = null;
+    if (route.auth.kind === 'apiKey') {
+      const caller = await authenticate(settings.db, ctx.get('authorization') || undefined);
+      authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
+      call = { tenantId: caller.tenantId, keyId: caller.keyId, sourceSystem: caller.sourceSystem };
+    } else if (route.auth.kind === 'admin') {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+      if (!match || !tokensEqual(match[1]!, settings.adminToken)) throw unauthorized('missing or invalid admin token');
+    }
+    const body = await readJsonBody(ctx.req, settings.bodyLimitBytes);
+    const checked = validator.validate({ params: ctx.params as Record<string, string>, query: flattenQuery(ctx.query), body });
+    if (!checked.ok) {
+      if (checked.part === 'params') throw notFound('resource');
+      throw badRequest(checked.part === 'query' ? 'invalid_query' : 'invalid_body', `invalid ${checked.part}`, { fields: checked.issues });
+    }
+    const request = { params: checked.params, query: checked.query, body: checked.body ?? null };
+    if (local) {
+      const result = await local(request);
+      respond(ctx, result.status, result.body);
+      return;
+    }
+    const reply = await callRpc(settings.rpc, route.service, route.operationId, request, { ...call!, requestId: ctx.state.requestId });
+    if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+    respond(ctx, reply.status, reply.body);
+  };
+}
+
+function respond(ctx: HttpContext, status: number, body: unknown): void {
+  ctx.status = status;
+  if (status === 204) {
+    ctx.body = null;
+    return;
+  }
+  ctx.body = body ?? null;
+}

@@ -1,0 +1,3 @@
+export { readGatewayConfig, type GatewayConfig } from './config.js';
+export { startGateway, type GatewayHandle } from './service.js';
+export { issueKey, parseKey } from './domain/api-keys.js';

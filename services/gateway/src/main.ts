@@ -1,0 +1,12 @@
+import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { readGatewayConfig } from './config.js';
+import { startGateway } from './service.js';
+
+try {
+  const config = readConfig(readGatewayConfig);
+  const { runtime } = await startGateway(config);
+  stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
+} catch (error) {
+  createLogger({ service: 'gateway' }).fatal({ err: error }, 'gateway failed to start');
+  process.exit(1);
+}

@@ -1,0 +1,39 @@
+import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import type { GatewayConfig } from './config.js';
+import { adminHandlers } from './domain/admin.js';
+import { mountGateway } from './http/app.js';
+import { publicRouter } from './http/router.js';
+import { gatewayMigrations } from './migrations/index.js';
+import type { GatewayDb } from './persistence/tables.js';
+
+export interface GatewayHandle {
+  runtime: ServiceRuntime<GatewayDb>;
+  url: string;
+  port: number;
+}
+
+/** The public HTTP entry point: key auth, permissions, plans, limits, validation, routing over NATS. */
+export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
+  const runtime = await startServiceRuntime<GatewayDb>({
+    config,
+    schema: 'gateway',
+    migrations: gatewayMigrations,
+    version: '0.1.0',
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  try {
+    const db = runtime.database.db;
+    const router = publicRouter({
+      db,
+      rpc: { nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.rpcTimeoutMs },
+      adminToken: config.adminToken,
+      bodyLimitBytes: config.bodyLimitBytes,
+      localHandlers: adminHandlers(db),
+    });
+    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit), { accessLog: true });
+    return { runtime, url: server.url, port: server.port };
+  } catch (error) {
+    await runtime.stop();
+    throw error;
+  }
+}
