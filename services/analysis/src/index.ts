@@ -1,0 +1,2 @@
+export { readAnalysisConfig, type AnalysisConfig } from './config.js';
+export { startAnalysisService } from './service.js';

@@ -1,0 +1,12 @@
+import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { readAnalysisConfig } from './config.js';
+import { startAnalysisService } from './service.js';
+
+try {
+  const config = readConfig(readAnalysisConfig);
+  const runtime = await startAnalysisService(config);
+  stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
+} catch (error) {
+  createLogger({ service: 'analysis' }).fatal({ err: error }, 'analysis service failed to start');
+  process.exit(1);
+}

@@ -1,0 +1,2 @@
+export { readAssetConfig, type AssetConfig } from './config.js';
+export { startAssetService } from './service.js';

@@ -1,0 +1,9 @@
+import type { Kysely, Migration } from 'kysely';
+import { createOutboxTableV1 } from '@catalog/platform';
+
+/** The outbox of the asset schema. Frozen in time. */
+export const outbox: Migration = {
+  async up(db: Kysely<any>) {
+    await createOutboxTableV1(db, 'asset');
+  },
+};

@@ -1,0 +1,2 @@
+export { readEventsConfig, type EventsConfig } from './config.js';
+export { startEventsService } from './service.js';

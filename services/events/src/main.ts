@@ -1,0 +1,12 @@
+import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { readEventsConfig } from './config.js';
+import { startEventsService } from './service.js';
+
+try {
+  const config = readConfig(readEventsConfig);
+  const runtime = await startEventsService(config);
+  stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
+} catch (error) {
+  createLogger({ service: 'events' }).fatal({ err: error }, 'events service failed to start');
+  process.exit(1);
+}

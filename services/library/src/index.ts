@@ -1,0 +1,2 @@
+export { readLibraryConfig, type LibraryConfig } from './config.js';
+export { startLibraryService } from './service.js';

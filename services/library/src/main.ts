@@ -1,0 +1,12 @@
+import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { readLibraryConfig } from './config.js';
+import { startLibraryService } from './service.js';
+
+try {
+  const config = readConfig(readLibraryConfig);
+  const runtime = await startLibraryService(config);
+  stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
+} catch (error) {
+  createLogger({ service: 'library' }).fatal({ err: error }, 'library service failed to start');
+  process.exit(1);
+}
