@@ -52,6 +52,8 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
       },
     });
   }
+  // The subscriptions must reach the server before anyone is told the service is up.
+  await settings.nc.flush();
   return service;
 }
 

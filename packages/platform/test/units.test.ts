@@ -1,0 +1,81 @@
+import { Writable } from 'node:stream';
+import { ConfigError, createLogger, cursorCodec, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
+
+describe('config', () => {
+  test('names every bad variable in one error', () => {
+    const read = () =>
+      readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'mysql://x', DB_POOL_SIZE: 'lots', LOG_LEVEL: 'loud' });
+    expect(read).toThrow(ConfigError);
+    try {
+      read();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toContain('DATABASE_URL');
+      expect(message).toContain('DB_POOL_SIZE');
+      expect(message).toContain('LOG_LEVEL');
+    }
+  });
+
+  test('missing required variables are named', () => {
+    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), {})).toThrow(/DATABASE_URL is required/);
+  });
+
+  test('defaults apply', () => {
+    const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' });
+    expect(config).toMatchObject({ httpPort: 8081, natsPrefix: 'cs', logLevel: 'info', migrationDatabaseUrl: 'postgres://u@h/db' });
+  });
+});
+
+describe('ids', () => {
+  test('UUIDv7, strictly increasing within a process', () => {
+    const ids = Array.from({ length: 5000 }, () => newId());
+    expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('cursors', () => {
+  const isPosition = (p: Record<string, unknown>): p is { id: string } => typeof p.id === 'string';
+  const signed = cursorCodec<{ id: string }>({ version: 1, secret: 'a-secret-of-enough-length', check: isPosition });
+
+  test('round-trips and is opaque', () => {
+    const token = signed.encode({ id: 'abc' });
+    expect(token).not.toContain('abc');
+    expect(signed.decode(token)).toEqual({ id: 'abc' });
+  });
+
+  test('tampered, foreign-secret, other-version and garbage cursors are malformed (400)', () => {
+    const token = signed.encode({ id: 'abc' });
+    const other = cursorCodec<{ id: string }>({ version: 1, secret: 'another-secret-entirely', check: isPosition });
+    const v2 = cursorCodec<{ id: string }>({ version: 2, secret: 'a-secret-of-enough-length', check: isPosition });
+    const flipped = `${token.slice(0, 5)}${token[5] === 'A' ? 'B' : 'A'}${token.slice(6)}`;
+    for (const bad of [flipped, other.encode({ id: 'abc' }), v2.encode({ id: 'abc' }), 'not a cursor', '', 'AAAA']) {
+      let caught: unknown;
+      try {
+        signed.decode(bad);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(AppError);
+      expect((caught as AppError).status).toBe(400);
+      expect((caught as AppError).code).toBe('invalid_cursor');
+    }
+  });
+});
+
+describe('logger', () => {
+  test('redacts credentials and signed URLs', () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logger = createLogger({ service: 't', destination: sink });
+    logger.info({ headers: { authorization: 'Bearer sk_secret' }, key: 'sk_secret', upload: { url: 'http://x/?signature=abc' } }, 'hello');
+    expect(lines.join('')).not.toMatch(/sk_secret|signature=abc/);
+    expect(lines.join('')).toContain('[redacted]');
+  });
+});
