@@ -30,7 +30,7 @@ export interface ServiceRuntime<DB> {
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
   /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
-  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean }): Promise<RunningServer>;
+  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean; trustProxy?: boolean }): Promise<RunningServer>;
   /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
   onStop(stop: () => Promise<void>): void;
   stop(): Promise<void>;
@@ -85,6 +85,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
           await Promise.all([pingDatabase(database.db as never), pingBus(nc)]);
         },
         accessLog: options?.accessLog ?? false,
+        trustProxy: options?.trustProxy ?? false,
       });
       extend?.(app);
       const server = await listen(app, config.httpPort, config.httpHost);

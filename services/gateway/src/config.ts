@@ -5,6 +5,7 @@ export interface GatewayConfig extends CommonConfig {
   adminToken: string;
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
+  trustProxy: boolean;
   ipRateLimit: IpRateLimitSettings;
 }
 
@@ -16,6 +17,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     adminToken: env.secret('ADMIN_TOKEN', undefined, 16),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024 }),
     rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100 }),
+    trustProxy: env.bool('TRUST_PROXY', false),
     ipRateLimit: {
       perMinute: env.int('IP_RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }),
       burst: env.int('IP_RATE_LIMIT_BURST', 600, { min: 1 }),

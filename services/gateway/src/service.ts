@@ -30,7 +30,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       bodyLimitBytes: config.bodyLimitBytes,
       localHandlers: adminHandlers(db),
     });
-    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit), { accessLog: true });
+    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit), { accessLog: true, trustProxy: config.trustProxy });
     return { runtime, url: server.url, port: server.port };
   } catch (error) {
     await runtime.stop();

@@ -16,6 +16,8 @@ export interface HttpAppSettings {
   ready: () => Promise<void>;
   /** Whether to log one line per request (gateway: yes; internal listeners: as configured). */
   accessLog?: boolean;
+  /** Trust X-Forwarded-For / -Proto (only behind a proxy that sets them). */
+  trustProxy?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -39,7 +41,7 @@ export function errorBody(error: AppError, requestId: string): { error: Record<s
  */
 export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
   const app = new Koa<HttpState>();
-  app.proxy = true;
+  app.proxy = settings.trustProxy ?? false;
   app.silent = true;
 
   app.use(async (ctx: HttpContext, next: Next) => {

@@ -1,0 +1,134 @@
+/**
+ * bench/gateway: GET one entity through the gateway (HTTP → NATS → catalog → Postgres) against the
+ * same read served by a single-process Koa handler straight on Postgres, in one run, autocannon
+ * with 64 connections. Results: bench/results/gateway.json and a table on stdout.
+ *
+ * Needs DATABASE_URL and NATS_URL (scripts/bench.sh starts them) and built services (`npm run build`).
+ */
+import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const WARMUP_S = 3;
+const CONNECTIONS = 64;
+
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_gateway_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+async function json(url: string, init: RequestInit): Promise<any> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${init.method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function load(url: string, headers: Record<string, string>, duration: number) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers, pipelining: 1 });
+  const non2xx = result.non2xx + result.errors + result.timeouts;
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyMaxMs: result.latency.max,
+    requests: result.requests.total,
+    failures: non2xx,
+  };
+}
+
+async function main(): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL;
+  const natsUrl = process.env.NATS_URL;
+  if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench)');
+  const database = await createDatabase(adminUrl);
+  const adminToken = randomBytes(16).toString('hex');
+  const env = {
+    DATABASE_URL: database.url,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    ADMIN_TOKEN: adminToken,
+    IP_RATE_LIMIT_PER_MINUTE: '0',
+    HTTP_HOST: '127.0.0.1',
+    DB_POOL_SIZE: '20',
+    OTEL_SDK_DISABLED: 'true',
+  };
+  const processes: BenchProcess[] = [];
+  try {
+    const catalog = startProcess('catalog', 'services/catalog/dist/main.js', { ...env, CATALOG_HTTP_PORT: '18181' });
+    processes.push(catalog);
+    await waitReady('http://127.0.0.1:18181/readyz');
+    const gateway = startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18180' });
+    processes.push(gateway);
+    await waitReady('http://127.0.0.1:18180/readyz');
+
+    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+    const org = await json('http://127.0.0.1:18180/admin/v1/organizations', { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
+    const key = await json(`http://127.0.0.1:18180/admin/v1/organizations/${org.id}/api-keys`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }),
+    });
+    const auth = { authorization: `Bearer ${key.key}` };
+    let entityId = '';
+    for (let i = 0; i < 1000; i += 1) {
+      const entity = await json('http://127.0.0.1:18180/api/v1/catalog/entities', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'song', title: `Track ${i}`, artist: 'Bench Band' }),
+      });
+      if (i === 500) entityId = entity.id;
+    }
+
+    const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', { ...env, PORT: '18190', BENCH_TENANT_ID: org.id }, ['--conditions=source', '--import', 'tsx']);
+    processes.push(baseline);
+    await waitReady(`http://127.0.0.1:18190/api/v1/catalog/entities/${entityId}`);
+
+    const gatewayUrl = `http://127.0.0.1:18180/api/v1/catalog/entities/${entityId}`;
+    const baselineUrl = `http://127.0.0.1:18190/api/v1/catalog/entities/${entityId}`;
+    await load(gatewayUrl, auth, WARMUP_S);
+    await load(baselineUrl, {}, WARMUP_S);
+    const throughGateway = await load(gatewayUrl, auth, DURATION_S);
+    const singleProcess = await load(baselineUrl, {}, DURATION_S);
+    const ratio = Math.round((throughGateway.requestsPerSecond / singleProcess.requestsPerSecond) * 1000) / 1000;
+    const results = {
+      benchmark: 'gateway',
+      date: new Date().toISOString(),
+      machine: machine(),
+      settings: { connections: CONNECTIONS, durationSeconds: DURATION_S, logLevel: env.LOG_LEVEL, dbPoolSize: Number(env.DB_POOL_SIZE) },
+      gatewayPath: throughGateway,
+      singleProcess,
+      throughputRatio: ratio,
+      peakRssMiB: { gateway: gateway.peakRssMiB(), catalog: catalog.peakRssMiB(), baseline: baseline.peakRssMiB() },
+      targets: { throughputRatioAtLeast: 0.5, gatewayP99BelowMs: 25 },
+      met: { throughput: ratio >= 0.5, p99: throughGateway.latencyP99Ms < 25 },
+    };
+    mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(repoRoot, 'bench', 'results', 'gateway.json'), `${JSON.stringify(results, null, 2)}\n`);
+    console.table({ 'gateway path': throughGateway, 'single process': singleProcess });
+    console.log(JSON.stringify({ throughputRatio: ratio, met: results.met }));
+  } finally {
+    for (const child of processes.reverse()) await child.stop();
+    await database.drop();
+  }
+}
+
+await main();

@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface BenchProcess {
+  name: string;
+  child: ChildProcess;
+  /** Peak resident set size so far (VmHWM), in MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a Node program as a child process (built output: production mode), logs discarded. */
+export function startProcess(name: string, script: string, env: Record<string, string>, args: string[] = []): BenchProcess {
+  const child = spawn(process.execPath, [...args, script], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  child.on('exit', (code) => {
+    if (code && code !== 0 && code !== 143) process.stderr.write(`[${name}] exited ${code}\n${stderr}\n`);
+  });
+  return {
+    name,
+    child,
+    peakRssMiB() {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const match = /VmHWM:\s+(\d+) kB/.exec(status);
+        return match ? Math.round(Number(match[1]) / 1024) : 0;
+      } catch {
+        return 0;
+      }
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+export function machine(): { cpus: number; model: string; memoryGiB: number; node: string } {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1] ?? 'unknown';
+  const cpus = (cpuinfo.match(/^processor\s*:/gm) ?? []).length;
+  const mem = Number(/MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0);
+  return { cpus, model, memoryGiB: Math.round(mem / 1024 / 1024), node: process.version };
+}

@@ -1,0 +1,117 @@
+import pg from 'pg';
+import { apiClient } from '../support/api.js';
+import { startSystem, type RunningSystem } from '../support/system.js';
+
+let system: RunningSystem;
+let api: ReturnType<typeof apiClient>;
+let db: pg.Client;
+
+beforeAll(async () => {
+  system = await startSystem();
+  api = apiClient(system.baseUrl);
+  db = new pg.Client({ connectionString: system.database.url });
+  await db.connect();
+});
+afterAll(async () => {
+  await db.end();
+  await system.stop();
+});
+
+async function outbox(resourceId: string): Promise<Array<{ type: string; data: any; dmrn: string | null; source_system: string }>> {
+  const { rows } = await db.query('select type, data, dmrn, source_system from catalog.outbox where resource_id = $1 order by tx_id, seq', [resourceId]);
+  return rows;
+}
+
+describe('entities through the public API', () => {
+  test('create, read, list, update, delete', async () => {
+    const { key } = await api.tenant();
+    const created = await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Blue Monday', artist: 'New Order' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: 'song', title: 'Blue Monday', artist: 'New Order', externalReferences: { dmrn: null } });
+    const id = created.body.id;
+
+    expect((await api.request('GET', `/api/v1/catalog/entities/${id}`, { key })).body).toEqual(created.body);
+
+    const updated = await api.request('PATCH', `/api/v1/catalog/entities/${id}`, { key, body: { title: 'Blue Monday ’88' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.title).toBe('Blue Monday ’88');
+
+    const listed = await api.request('GET', '/api/v1/catalog/entities', { key });
+    expect(listed.body.entities.map((e: { id: string }) => e.id)).toEqual([id]);
+
+    expect((await api.request('DELETE', `/api/v1/catalog/entities/${id}`, { key })).status).toBe(204);
+    expect((await api.request('GET', `/api/v1/catalog/entities/${id}`, { key })).status).toBe(404);
+
+    expect((await outbox(id)).map((e) => e.type)).toEqual(['entity.created', 'entity.updated', 'entity.deleted']);
+  });
+
+  test('keyset pagination walks every entity once', async () => {
+    const { key } = await api.tenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      ids.push((await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'jingle', title: `J${i}` } })).body.id);
+    }
+    const seen: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = after ? `limit=2&after=${encodeURIComponent(after)}` : 'limit=2';
+      const page = await api.request('GET', `/api/v1/catalog/entities?${query}`, { key });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.entities.map((e: { id: string }) => e.id));
+      after = page.body.nextCursor;
+      expect(page.body.hasMore).toBe(after !== null);
+      pages += 1;
+    } while (after);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(ids);
+  });
+
+  test('DMRN attached twice records one entity.updated with changedFields ["externalReferences"]', async () => {
+    const { key, keyId } = await api.tenant();
+    const id = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Song' } })).body.id;
+    const first = await api.request('PUT', `/api/v1/catalog/entities/${id}/external-references/dmrn`, { key, body: { value: 'DMRN-0001' } });
+    expect(first.status).toBe(200);
+    expect(first.body.externalReferences).toEqual({ dmrn: 'DMRN-0001' });
+    const second = await api.request('PUT', `/api/v1/catalog/entities/${id}/external-references/dmrn`, { key, body: { value: 'DMRN-0001' } });
+    expect(second.status).toBe(200);
+    expect(second.body.updatedAt).toBe(first.body.updatedAt);
+
+    const events = await outbox(id);
+    const updates = events.filter((e) => e.type === 'entity.updated');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.data).toEqual({ changedFields: ['externalReferences'] });
+    expect(updates[0]!.dmrn).toBe('DMRN-0001');
+    expect(updates[0]!.source_system).toBe(`public-api:${keyId}`);
+  });
+
+  test('a key bound to a source system writes events under that name; no credential is in an event', async () => {
+    const { key, keyId } = await api.tenant();
+    expect((await api.admin('PUT', `/admin/v1/api-keys/${keyId}/source-system`, { name: 'playout-studio-a' })).status).toBe(200);
+    const id = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Bound' } })).body.id;
+    const events = await outbox(id);
+    expect(events.map((e) => e.source_system)).toEqual(['playout-studio-a']);
+    expect(JSON.stringify(events)).not.toContain(key.slice(35));
+  });
+
+  test('a DMRN can belong to one entity of a tenant only', async () => {
+    const { key } = await api.tenant();
+    const one = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'One', externalReferences: { dmrn: 'DMRN-X' } } })).body.id;
+    const two = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Two' } })).body.id;
+    const clash = await api.request('PUT', `/api/v1/catalog/entities/${two}/external-references/dmrn`, { key, body: { value: 'DMRN-X' } });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.code).toBe('dmrn_in_use');
+    expect((await api.request('GET', `/api/v1/catalog/entities/${one}`, { key })).body.externalReferences.dmrn).toBe('DMRN-X');
+  });
+
+  test('entity types configure automatic analyses', async () => {
+    const { key } = await api.tenant();
+    const put = await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness', 'tempo'] } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ name: 'song', automaticAnalyses: ['loudness', 'tempo'] });
+    const bad = await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['astrology'] } });
+    expect(bad.status).toBe(400);
+    const listed = await api.request('GET', '/api/v1/catalog/entity-types', { key });
+    expect(listed.body.entityTypes.map((t: { name: string }) => t.name)).toEqual(['song']);
+  });
+});

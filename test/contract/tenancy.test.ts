@@ -1,0 +1,56 @@
+import { apiClient } from '../support/api.js';
+import { startSystem, type RunningSystem } from '../support/system.js';
+
+let system: RunningSystem;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  system = await startSystem();
+  api = apiClient(system.baseUrl);
+});
+afterAll(() => system.stop());
+
+describe('two tenants cannot see, list, update or delete each other’s entities', () => {
+  test('every operation on a foreign id answers exactly like a missing one (404, no data)', async () => {
+    const a = await api.tenant({ name: 'Station A' });
+    const b = await api.tenant({ name: 'Station B' });
+    const created = await api.request('POST', '/api/v1/catalog/entities', { key: a.key, body: { type: 'song', title: 'Only for A' } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const missing = '01900000-0000-7000-8000-000000000000';
+
+    for (const target of [id, missing]) {
+      const attempts = [
+        await api.request('GET', `/api/v1/catalog/entities/${target}`, { key: b.key }),
+        await api.request('PATCH', `/api/v1/catalog/entities/${target}`, { key: b.key, body: { title: 'stolen' } }),
+        await api.request('PUT', `/api/v1/catalog/entities/${target}/external-references/dmrn`, { key: b.key, body: { value: 'DMRN-1' } }),
+        await api.request('DELETE', `/api/v1/catalog/entities/${target}`, { key: b.key }),
+      ];
+      for (const response of attempts) {
+        expect(response.status).toBe(404);
+        expect(response.body.error.code).toBe('not_found');
+        expect(JSON.stringify(response.body)).not.toContain('Only for A');
+      }
+    }
+
+    const listedByB = await api.request('GET', '/api/v1/catalog/entities', { key: b.key });
+    expect(listedByB.body.entities).toEqual([]);
+
+    const stillThere = await api.request('GET', `/api/v1/catalog/entities/${id}`, { key: a.key });
+    expect(stillThere.status).toBe(200);
+    expect(stillThere.body.title).toBe('Only for A');
+    expect(stillThere.body.externalReferences.dmrn).toBeNull();
+  });
+
+  test('a cursor from one tenant reveals nothing to another', async () => {
+    const a = await api.tenant();
+    const b = await api.tenant();
+    for (let i = 0; i < 3; i += 1) {
+      await api.request('POST', '/api/v1/catalog/entities', { key: a.key, body: { type: 'song', title: `A${i}` } });
+    }
+    const page = await api.request('GET', '/api/v1/catalog/entities?limit=1', { key: a.key });
+    expect(page.body.hasMore).toBe(true);
+    const replayed = await api.request('GET', `/api/v1/catalog/entities?after=${encodeURIComponent(page.body.nextCursor)}`, { key: b.key });
+    expect(replayed.status === 400 || (replayed.status === 200 && replayed.body.entities.length === 0)).toBe(true);
+  });
+});
