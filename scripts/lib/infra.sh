@@ -1,0 +1,576 @@
+# shellcheck shell=bash
+#
+# Infrastructure bootstrap helpers (PostgreSQL, NATS, node_modules) for
+# scripts/test.sh, scripts/start.sh and .ci/run.  Source it; do not execute it.
+#
+#   infra_tools_dir                  -> prints the tool cache dir (outside the repo)
+#   ensure_node_modules              -> npm ci when node_modules is missing/stale
+#   ensure_postgres                  -> installs PostgreSQL if needed, exports PG_BIN
+#   start_postgres DATA_DIR PORT     -> initdb + start (or reuse), exports DATABASE_URL
+#   stop_postgres DATA_DIR           -> pg_ctl stop -m fast
+#   ensure_nats_server               -> builds/installs nats-server, exports NATS_SERVER_BIN
+#   start_nats DATA_DIR PORT         -> start (or reuse) nats-server -js, exports NATS_URL
+#   stop_nats DATA_DIR               -> stops the nats-server started in DATA_DIR
+#   infra_apt_install PKG...         -> apt-get install (apt-get update once per shell)
+#
+# After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
+# when this call started the server, 0 when an already running one was reused.
+# Set PG_FAST=1 before start_postgres for fsync=off & co (throwaway test data).
+#
+# Every function is safe under `set -euo pipefail` and returns non-zero (with an
+# "[infra] ERROR: ..." line on stderr) on failure.
+
+if [[ -n "${_CATALOG_INFRA_SH_LOADED:-}" ]]; then
+  return 0
+fi
+_CATALOG_INFRA_SH_LOADED=1
+
+INFRA_REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+INFRA_NATS_VERSION="${INFRA_NATS_VERSION:-v2.11.8}"
+INFRA_PG_STARTED="${INFRA_PG_STARTED:-0}"
+INFRA_NATS_STARTED="${INFRA_NATS_STARTED:-0}"
+_INFRA_APT_UPDATED=0
+
+infra_log() { printf '[infra] %s\n' "$*" >&2; }
+infra_err() { printf '[infra] ERROR: %s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------------------
+# generic helpers
+
+# Run a command as root (directly, or through sudo when available).
+_infra_as_root() {
+  if [[ ${EUID:-$(id -u)} -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    infra_err "root privileges needed (no sudo available) to run: $*"
+    return 1
+  fi
+}
+
+# infra_apt_install PKG... : apt-get install, running `apt-get update` once.
+infra_apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    infra_err "apt-get not available; please install manually: $*"
+    return 1
+  fi
+  if [[ $_INFRA_APT_UPDATED != 1 ]]; then
+    infra_log "apt-get update"
+    _infra_as_root apt-get -o DPkg::Lock::Timeout=300 update -qq >&2 || {
+      infra_err "apt-get update failed"
+      return 1
+    }
+    _INFRA_APT_UPDATED=1
+  fi
+  infra_log "apt-get install -y $*"
+  _infra_as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$@" >&2 || {
+    infra_err "apt-get install $* failed"
+    return 1
+  }
+}
+
+# _infra_tcp_open PORT : true if something accepts TCP on 127.0.0.1:PORT.
+_infra_tcp_open() {
+  # shellcheck disable=SC2016 # $1 expands in the child shell
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' _ "$1" 2>/dev/null
+}
+
+# _infra_pid_alive PID : running and not a zombie.
+_infra_pid_alive() {
+  local pid=$1 state
+  if [[ -r /proc/$pid/stat ]]; then
+    # field 3 is the state; the comm field before it may contain spaces
+    state=$(sed -E 's/^.*\) ([A-Za-z]).*$/\1/' "/proc/$pid/stat" 2>/dev/null || true)
+    [[ -n $state && $state != Z && $state != X ]]
+  else
+    kill -0 "$pid" 2>/dev/null
+  fi
+}
+
+_infra_abspath() {
+  mkdir -p "$1" && (cd "$1" && pwd -P)
+}
+
+_infra_log_tail() {
+  local file=$1
+  if [[ -f $file ]]; then
+    infra_log "---- last lines of $file ----"
+    tail -n 25 "$file" | sed 's/^/[infra]   /' >&2
+  fi
+}
+
+infra_tools_dir() {
+  local dir="${CATALOG_TOOLS_DIR:-${HOME:-/tmp}/.cache/catalog-tools}"
+  mkdir -p "$dir/bin"
+  printf '%s\n' "$dir"
+}
+
+# ---------------------------------------------------------------------------
+# node_modules
+
+ensure_node_modules() {
+  local root="$INFRA_REPO_ROOT"
+  local lock="$root/package-lock.json" marker="$root/node_modules/.package-lock.json"
+  local out
+  if ! command -v npm >/dev/null 2>&1; then
+    infra_err "npm not found in PATH (Node 20+ required)"
+    return 1
+  fi
+  if [[ -f $lock && -f $marker && ! $lock -nt $marker ]]; then
+    infra_log "node_modules up to date"
+    return 0
+  fi
+  out=$(mktemp "${TMPDIR:-/tmp}/catalog-npm.XXXXXX")
+  if [[ -f $lock ]]; then
+    infra_log "installing node_modules: npm ci"
+    if (cd "$root" && npm ci --no-audit --no-fund) >"$out" 2>&1; then
+      cat "$out" >&2
+    else
+      # e.g. EUSAGE "package.json and package-lock.json are not in sync" when the
+      # registry lacks other platforms' optional packages (@swc/core-darwin-*, ...).
+      grep -E '^npm (error|ERR!)' "$out" | grep -vE '^npm error +(-|\[|$)' | head -n 15 |
+        sed 's/^/[infra]   /' >&2 || true
+      infra_log "WARNING: npm ci failed; falling back to npm install"
+      if ! (cd "$root" && npm install --no-audit --no-fund) >&2; then
+        rm -f "$out"
+        infra_err "npm install failed"
+        return 1
+      fi
+    fi
+  else
+    infra_log "no package-lock.json: npm install"
+    if ! (cd "$root" && npm install --no-audit --no-fund) >&2; then
+      rm -f "$out"
+      infra_err "npm install failed"
+      return 1
+    fi
+  fi
+  rm -f "$out"
+  # npm install may rewrite package-lock.json after node_modules/.package-lock.json;
+  # mark node_modules as current so the next call is a no-op.
+  if [[ -f $marker ]]; then touch "$marker"; fi
+}
+
+# ---------------------------------------------------------------------------
+# PostgreSQL
+
+_infra_pg_bin_ok() {
+  [[ -x $1/initdb && -x $1/pg_ctl && -x $1/postgres ]]
+}
+
+# Prints the directory holding initdb/pg_ctl/postgres, or fails.
+_infra_find_pg_bin() {
+  local p d
+  local -a found=()
+  if [[ -n ${PG_BIN:-} ]] && _infra_pg_bin_ok "$PG_BIN"; then
+    printf '%s\n' "$PG_BIN"
+    return 0
+  fi
+  if p=$(command -v initdb 2>/dev/null); then
+    d=$(dirname "$(readlink -f "$p")")
+    if _infra_pg_bin_ok "$d"; then
+      printf '%s\n' "$d"
+      return 0
+    fi
+  fi
+  for d in /usr/lib/postgresql/*/bin; do
+    if _infra_pg_bin_ok "$d"; then
+      found+=("$d")
+    fi
+  done
+  if ((${#found[@]} > 0)); then
+    printf '%s\n' "${found[@]}" | sort -V | tail -n 1
+    return 0
+  fi
+  return 1
+}
+
+ensure_postgres() {
+  local dir
+  if ! dir=$(_infra_find_pg_bin); then
+    infra_log "PostgreSQL server binaries not found; installing via apt"
+    infra_apt_install postgresql || return 1
+    dir=$(_infra_find_pg_bin) || {
+      infra_err "PostgreSQL installed but initdb/pg_ctl/postgres still not found"
+      return 1
+    }
+  fi
+  PG_BIN=$dir
+  export PG_BIN
+  infra_log "PostgreSQL binaries: $PG_BIN ($("$PG_BIN/postgres" --version 2>/dev/null || echo '?'))"
+}
+
+# User that owns/runs the cluster: ourselves, or (as root) a system user,
+# because postgres refuses to run as root.
+_infra_pg_user() {
+  if [[ ${EUID:-$(id -u)} -ne 0 ]]; then
+    id -un
+  elif id -u postgres >/dev/null 2>&1; then
+    echo postgres
+  else
+    if ! id -u catalogpg >/dev/null 2>&1; then
+      infra_log "creating system user catalogpg to run PostgreSQL"
+      useradd -r -M -d /nonexistent -s /usr/sbin/nologin catalogpg >&2 || {
+        infra_err "useradd catalogpg failed"
+        return 1
+      }
+    fi
+    echo catalogpg
+  fi
+}
+
+# _infra_run_as USER CMD... : run CMD as USER (only switches when root).
+_infra_run_as() {
+  local user=$1
+  shift
+  if [[ ${EUID:-$(id -u)} -ne 0 ]]; then
+    "$@"
+  elif command -v runuser >/dev/null 2>&1; then
+    (cd / && runuser -u "$user" -- "$@")
+  else
+    (cd / && su -s /bin/bash "$user" -c "$(printf '%q ' "$@")")
+  fi
+}
+
+_infra_pg_isready_bin() {
+  if [[ -n ${PG_BIN:-} && -x $PG_BIN/pg_isready ]]; then
+    printf '%s\n' "$PG_BIN/pg_isready"
+  else
+    command -v pg_isready 2>/dev/null
+  fi
+}
+
+# _infra_pg_wait PORT SECONDS : wait until postgres accepts connections.
+# Returns 0 ready, 1 timeout, 2 port answers but is not postgres.
+_infra_pg_wait() {
+  local port=$1 timeout=$2 isready rc deadline
+  deadline=$((SECONDS + timeout))
+  isready=$(_infra_pg_isready_bin || true)
+  while :; do
+    if [[ -n $isready ]]; then
+      rc=0
+      "$isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -t 2 >/dev/null 2>&1 || rc=$?
+      case $rc in
+        0) return 0 ;;
+        # 1 = rejecting connections (starting up); 2 = no response
+        2) if _infra_tcp_open "$port"; then return 2; fi ;;
+      esac
+    elif _infra_tcp_open "$port"; then
+      return 0
+    fi
+    if ((SECONDS >= deadline)); then
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+_infra_export_database_url() {
+  if [[ -z ${DATABASE_URL:-} ]]; then
+    DATABASE_URL="postgres://postgres@127.0.0.1:$1/postgres"
+    export DATABASE_URL
+  fi
+}
+
+# start_postgres DATA_DIR PORT
+start_postgres() {
+  local data_dir=${1:?usage: start_postgres DATA_DIR PORT}
+  local port=${2:?usage: start_postgres DATA_DIR PORT}
+  local user sockdir logfile opts out rc bin_major data_major
+  INFRA_PG_STARTED=0
+
+  if [[ -z ${PG_BIN:-} ]] || ! _infra_pg_bin_ok "$PG_BIN"; then
+    ensure_postgres || return 1
+  fi
+
+  # Reuse a server that already listens on the port.
+  if _infra_tcp_open "$port"; then
+    rc=0
+    _infra_pg_wait "$port" 30 || rc=$?
+    if ((rc == 0)); then
+      infra_log "reusing PostgreSQL already listening on 127.0.0.1:$port"
+      _infra_export_database_url "$port"
+      return 0
+    fi
+    infra_err "127.0.0.1:$port is in use but PostgreSQL there does not accept connections"
+    return 1
+  fi
+
+  user=$(_infra_pg_user) || return 1
+  data_dir=$(_infra_abspath "$data_dir") || {
+    infra_err "cannot create $data_dir"
+    return 1
+  }
+  if [[ ${EUID:-$(id -u)} -eq 0 ]]; then
+    if [[ $(stat -c %U "$data_dir") != "$user" ]]; then
+      chown -R "$user:" "$data_dir"
+    fi
+    if ! _infra_run_as "$user" test -w "$data_dir" -a -x "$data_dir"; then
+      infra_err "PostgreSQL runs as user '$user' (it refuses root), and '$user' cannot access $data_dir; make its parent directories world-searchable (chmod o+x) or use a data dir elsewhere"
+      return 1
+    fi
+  fi
+  chmod 700 "$data_dir"
+
+  if [[ ! -f $data_dir/PG_VERSION ]]; then
+    if [[ -n $(ls -A "$data_dir") ]]; then
+      infra_err "$data_dir is not empty but not a PostgreSQL data dir; remove it"
+      return 1
+    fi
+    infra_log "initdb $data_dir (user $user)"
+    if ! out=$(_infra_run_as "$user" "$PG_BIN/initdb" -D "$data_dir" --auth=trust \
+      --username=postgres -E UTF8 --locale=C.UTF-8 2>&1); then
+      infra_log "initdb with locale C.UTF-8 failed; retrying with locale C"
+      if ! out=$(_infra_run_as "$user" "$PG_BIN/initdb" -D "$data_dir" --auth=trust \
+        --username=postgres -E UTF8 --locale=C 2>&1); then
+        printf '%s\n' "$out" | tail -n 20 | sed 's/^/[infra]   /' >&2
+        infra_err "initdb failed"
+        return 1
+      fi
+    fi
+  else
+    bin_major=$("$PG_BIN/postgres" --version | awk '{print $3}')
+    bin_major=${bin_major%%.*}
+    data_major=$(<"$data_dir/PG_VERSION")
+    if [[ $bin_major != "$data_major" ]]; then
+      infra_err "$data_dir was initialised by PostgreSQL $data_major but binaries are $bin_major ($PG_BIN); delete $data_dir"
+      return 1
+    fi
+  fi
+
+  # Unix socket in the data dir, unless the path is too long (sun_path limit)
+  # or contains characters that would need quoting in pg_ctl -o.
+  sockdir=$data_dir
+  if ((${#sockdir} > 90)) || [[ $sockdir =~ [^A-Za-z0-9_./+-] ]]; then
+    sockdir="/tmp/catalog-pg-sock-$(id -u)-$port"
+    mkdir -p "$sockdir"
+    if [[ ${EUID:-$(id -u)} -eq 0 ]]; then chown "$user:" "$sockdir"; fi
+    chmod 700 "$sockdir"
+  fi
+
+  # A postmaster killed with SIGKILL leaves postmaster.pid and the socket lock
+  # file behind; if their PID is gone (or a zombie not yet reaped) the server
+  # would refuse to start.
+  local lockfile old_pid
+  for lockfile in "$data_dir/postmaster.pid" "$sockdir/.s.PGSQL.$port.lock"; do
+    [[ -f $lockfile ]] || continue
+    old_pid=$(head -n 1 "$lockfile")
+    if [[ $old_pid =~ ^[0-9]+$ ]] && ! _infra_pid_alive "$old_pid"; then
+      infra_log "removing stale $lockfile (pid $old_pid is gone)"
+      rm -f "$lockfile"
+    fi
+  done
+
+  opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$sockdir"
+  opts+=" -c max_connections=300 -c shared_buffers=256MB"
+  if [[ ${PG_FAST:-0} == 1 ]]; then
+    opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  fi
+  logfile=$data_dir/postgres.log
+
+  infra_log "starting PostgreSQL on 127.0.0.1:$port (data $data_dir${PG_FAST:+, PG_FAST=$PG_FAST})"
+  if ! out=$(_infra_run_as "$user" "$PG_BIN/pg_ctl" start -D "$data_dir" -l "$logfile" \
+    -w -t 30 -s -o "$opts" 2>&1); then
+    [[ -z $out ]] || printf '%s\n' "$out" | sed 's/^/[infra]   /' >&2
+    _infra_log_tail "$logfile"
+    infra_err "PostgreSQL failed to start on port $port (log: $logfile)"
+    return 1
+  fi
+  rc=0
+  _infra_pg_wait "$port" 30 || rc=$?
+  if ((rc != 0)); then
+    _infra_log_tail "$logfile"
+    infra_err "PostgreSQL did not accept connections on 127.0.0.1:$port within 30s (log: $logfile)"
+    return 1
+  fi
+  INFRA_PG_STARTED=1
+  _infra_export_database_url "$port"
+  infra_log "PostgreSQL ready: postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+# stop_postgres DATA_DIR
+stop_postgres() {
+  local data_dir=${1:?usage: stop_postgres DATA_DIR}
+  local user bin out rc=0
+  if [[ ! -f $data_dir/postmaster.pid ]]; then
+    infra_log "PostgreSQL ($data_dir) not running"
+    return 0
+  fi
+  bin=$(_infra_find_pg_bin) || {
+    infra_err "pg_ctl not found; cannot stop PostgreSQL in $data_dir"
+    return 1
+  }
+  user=$(id -un)
+  if [[ ${EUID:-$(id -u)} -eq 0 ]]; then
+    user=$(stat -c %U "$data_dir")
+  fi
+  _infra_run_as "$user" "$bin/pg_ctl" status -D "$data_dir" >/dev/null 2>&1 || rc=$?
+  if ((rc == 3)); then
+    infra_log "PostgreSQL ($data_dir) not running (stale pid file)"
+    return 0
+  fi
+  infra_log "stopping PostgreSQL ($data_dir)"
+  if ! out=$(_infra_run_as "$user" "$bin/pg_ctl" stop -D "$data_dir" -m fast -w -t 60 -s 2>&1); then
+    [[ -z $out ]] || printf '%s\n' "$out" | sed 's/^/[infra]   /' >&2
+    infra_err "pg_ctl stop failed for $data_dir"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------------------
+# NATS
+
+_infra_go_bin() {
+  if command -v go >/dev/null 2>&1; then
+    command -v go
+  elif [[ -x /usr/local/go/bin/go ]]; then
+    echo /usr/local/go/bin/go
+  else
+    return 1
+  fi
+}
+
+ensure_nats_server() {
+  local tools bin go
+  if [[ -n ${NATS_SERVER_BIN:-} && -x ${NATS_SERVER_BIN} ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  if bin=$(command -v nats-server 2>/dev/null); then
+    :
+  elif [[ -x $tools/bin/nats-server ]]; then
+    bin=$tools/bin/nats-server
+  elif go=$(_infra_go_bin); then
+    infra_log "building nats-server $INFRA_NATS_VERSION (go install, one-off; cached in $tools/bin)"
+    GOBIN="$tools/bin" CGO_ENABLED=0 "$go" install \
+      "github.com/nats-io/nats-server/v2@$INFRA_NATS_VERSION" >&2 || {
+      infra_err "go install nats-server failed"
+      return 1
+    }
+    bin=$tools/bin/nats-server
+  else
+    infra_log "go not found; installing nats-server via apt"
+    infra_apt_install nats-server || return 1
+    bin=$(command -v nats-server) || {
+      infra_err "nats-server not found after apt install"
+      return 1
+    }
+  fi
+  NATS_SERVER_BIN=$bin
+  export NATS_SERVER_BIN
+  infra_log "nats-server: $NATS_SERVER_BIN ($("$NATS_SERVER_BIN" --version 2>/dev/null || echo '?'))"
+}
+
+# True if 127.0.0.1:PORT greets like a NATS server ("INFO {...}").
+_infra_is_nats() {
+  local line
+  # shellcheck disable=SC2016 # $1/$l expand in the child shell
+  line=$(timeout 3 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && IFS= read -r -t 2 l <&3 && printf %s "$l"' _ "$1" 2>/dev/null || true)
+  [[ $line == INFO* ]]
+}
+
+_infra_export_nats_url() {
+  if [[ -z ${NATS_URL:-} ]]; then
+    NATS_URL="nats://127.0.0.1:$1"
+    export NATS_URL
+  fi
+}
+
+# start_nats DATA_DIR PORT
+start_nats() {
+  local data_dir=${1:?usage: start_nats DATA_DIR PORT}
+  local port=${2:?usage: start_nats DATA_DIR PORT}
+  local logfile pidfile pid deadline
+  local -a launcher=()
+  INFRA_NATS_STARTED=0
+
+  if [[ -z ${NATS_SERVER_BIN:-} || ! -x ${NATS_SERVER_BIN} ]]; then
+    ensure_nats_server || return 1
+  fi
+
+  if _infra_tcp_open "$port"; then
+    if _infra_is_nats "$port"; then
+      infra_log "reusing NATS already listening on 127.0.0.1:$port"
+      _infra_export_nats_url "$port"
+      return 0
+    fi
+    infra_err "127.0.0.1:$port is in use by something that is not NATS"
+    return 1
+  fi
+
+  data_dir=$(_infra_abspath "$data_dir") || {
+    infra_err "cannot create $data_dir"
+    return 1
+  }
+  mkdir -p "$data_dir/jetstream"
+  logfile=$data_dir/nats.log
+  pidfile=$data_dir/nats.pid
+  if [[ -f $pidfile ]]; then
+    pid=$(<"$pidfile")
+    if [[ $pid =~ ^[0-9]+$ ]] && _infra_pid_alive "$pid" &&
+      [[ $(cat "/proc/$pid/comm" 2>/dev/null) == nats-server ]]; then
+      infra_err "nats-server from $data_dir already runs (pid $pid) but not on port $port; stop_nats $data_dir first"
+      return 1
+    fi
+    rm -f "$pidfile"
+  fi
+
+  # Own session: Ctrl-C in the terminal does not hit it; we stop it ourselves.
+  if command -v setsid >/dev/null 2>&1; then launcher=(setsid); fi
+  infra_log "starting NATS (JetStream) on 127.0.0.1:$port (data $data_dir)"
+  "${launcher[@]}" "$NATS_SERVER_BIN" -js -a 127.0.0.1 -p "$port" -m 0 \
+    -sd "$data_dir/jetstream" -P "$pidfile" >>"$logfile" 2>&1 </dev/null &
+  pid=$!
+
+  deadline=$((SECONDS + 20))
+  until _infra_tcp_open "$port"; do
+    if ! _infra_pid_alive "$pid"; then
+      _infra_log_tail "$logfile"
+      infra_err "nats-server exited during startup (log: $logfile)"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      kill "$pid" 2>/dev/null || true
+      _infra_log_tail "$logfile"
+      infra_err "nats-server did not listen on 127.0.0.1:$port within 20s (log: $logfile)"
+      return 1
+    fi
+    sleep 0.1
+  done
+  # nats-server writes the pid file itself; make sure it exists for stop_nats.
+  [[ -s $pidfile ]] || echo "$pid" >"$pidfile"
+  INFRA_NATS_STARTED=1
+  _infra_export_nats_url "$port"
+  infra_log "NATS ready: nats://127.0.0.1:$port"
+}
+
+# stop_nats DATA_DIR
+stop_nats() {
+  local data_dir=${1:?usage: stop_nats DATA_DIR}
+  local pidfile=$data_dir/nats.pid pid deadline
+  if [[ ! -f $pidfile ]]; then
+    infra_log "NATS ($data_dir) not running"
+    return 0
+  fi
+  pid=$(<"$pidfile")
+  if [[ ! $pid =~ ^[0-9]+$ ]] || ! _infra_pid_alive "$pid" ||
+    [[ $(cat "/proc/$pid/comm" 2>/dev/null) != nats-server ]]; then
+    infra_log "NATS ($data_dir) not running (stale pid file)"
+    rm -f "$pidfile"
+    return 0
+  fi
+  infra_log "stopping NATS (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + 10))
+  while _infra_pid_alive "$pid"; do
+    if ((SECONDS >= deadline)); then
+      infra_log "NATS did not exit after SIGTERM; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+  rm -f "$pidfile"
+}

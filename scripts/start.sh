@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `npm start`: local PostgreSQL + NATS, then scripts/dev.ts (the six services).
+#
+#   DATABASE_URL unset -> PostgreSQL in .local/pg on 127.0.0.1:${PG_PORT:-54329}
+#   NATS_URL unset     -> NATS (JetStream) in .local/nats on 127.0.0.1:${NATS_PORT:-4222}
+#   BLOB_DIR           -> defaults to .local/blobs
+# Servers already listening on those ports are reused. On exit (Ctrl-C,
+# SIGTERM, or dev.ts ending) the servers this script started are stopped;
+# data in .local/ is kept. PORT, ADMIN_TOKEN etc. pass through untouched.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib/infra.sh
+source scripts/lib/infra.sh
+
+local_dir="$PWD/.local"
+started_pg=0
+started_nats=0
+child=""
+
+# Send a signal to dev.ts and everything it spawned (its own process group).
+# shellcheck disable=SC2317 # invoked from traps
+forward() {
+  local sig=$1
+  if [[ -n $child ]]; then
+    kill -s "$sig" -- "-$child" 2>/dev/null || kill -s "$sig" "$child" 2>/dev/null || true
+  fi
+}
+
+# shellcheck disable=SC2317 # invoked from traps
+cleanup() {
+  local i
+  if [[ -n $child ]] && kill -0 "$child" 2>/dev/null; then
+    forward TERM
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$child" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$child" 2>/dev/null; then forward KILL; fi
+  fi
+  if ((started_nats)); then stop_nats "$local_dir/nats" || true; fi
+  if ((started_pg)); then stop_postgres "$local_dir/pg" || true; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+ensure_node_modules
+
+mkdir -p "$local_dir"
+chmod 755 "$local_dir" # the postgres system user must reach .local/pg when run as root
+
+if [[ -z ${DATABASE_URL:-} ]]; then
+  ensure_postgres
+  start_postgres "$local_dir/pg" "${PG_PORT:-54329}"
+  started_pg=$INFRA_PG_STARTED
+fi
+if [[ -z ${NATS_URL:-} ]]; then
+  ensure_nats_server
+  start_nats "$local_dir/nats" "${NATS_PORT:-4222}"
+  started_nats=$INFRA_NATS_STARTED
+fi
+BLOB_DIR="${BLOB_DIR:-$local_dir/blobs}"
+export BLOB_DIR
+mkdir -p "$BLOB_DIR"
+echo "[start] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL BLOB_DIR=$BLOB_DIR" >&2
+
+# From here on, signals go to dev.ts; we wait for it and then clean up.
+trap 'forward INT' INT
+trap 'forward TERM' TERM
+trap 'forward TERM' HUP
+
+# Job control puts dev.ts in its own process group: a terminal Ctrl-C reaches
+# only this script, which forwards it once to the whole dev.ts tree.
+set -m
+node --conditions=source --import tsx scripts/dev.ts &
+child=$!
+set +m
+
+set +e
+while :; do
+  wait "$child"
+  rc=$?
+  # wait returns >128 when one of our traps ran; keep waiting while dev.ts lives.
+  if ((rc > 128)) && kill -0 "$child" 2>/dev/null; then
+    continue
+  fi
+  break
+done
+set -e
+child=""
+echo "[start] dev.ts exited with status $rc" >&2
+exit "$rc"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `npm test`: build + typecheck + test every workspace through turbo.
+#
+# Needs PostgreSQL and NATS: when DATABASE_URL / NATS_URL are not set, starts
+# throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID on 127.0.0.1:55432
+# (Postgres, fsync off) and 127.0.0.1:54222 (NATS JetStream), reusing ones that
+# already listen there, and stops the ones it started on exit.
+# A failing task does not cancel unrelated ones (--continue=dependencies-successful),
+# so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib/infra.sh
+source scripts/lib/infra.sh
+
+state_dir="${TMPDIR:-/tmp}/catalog-test-$UID"
+started_pg=0
+started_nats=0
+turbo_log=""
+
+cleanup() {
+  if ((started_nats)); then stop_nats "$state_dir/nats" || true; fi
+  if ((started_pg)); then stop_postgres "$state_dir/pg" || true; fi
+  if [[ -n $turbo_log ]]; then rm -f "$turbo_log"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+ensure_node_modules
+
+if [[ -z ${DATABASE_URL:-} || -z ${NATS_URL:-} ]]; then
+  mkdir -p "$state_dir"
+  chmod 755 "$state_dir" # the postgres system user must reach $state_dir/pg
+fi
+if [[ -z ${DATABASE_URL:-} ]]; then
+  ensure_postgres
+  PG_FAST=1 start_postgres "$state_dir/pg" 55432
+  started_pg=$INFRA_PG_STARTED
+fi
+if [[ -z ${NATS_URL:-} ]]; then
+  ensure_nats_server
+  start_nats "$state_dir/nats" 54222
+  started_nats=$INFRA_NATS_STARTED
+fi
+echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL" >&2
+
+export TURBO_TELEMETRY_DISABLED=1
+turbo_log=$(mktemp "${TMPDIR:-/tmp}/catalog-turbo.XXXXXX")
+t0=$SECONDS
+set +e
+npx --no-install turbo run build typecheck test --concurrency=2 \
+  --continue=dependencies-successful "$@" 2>&1 | tee -i "$turbo_log"
+rc=${PIPESTATUS[0]}
+set -e
+elapsed=$((SECONDS - t0))
+
+# Sum jest summaries ("Tests:  1 failed, 2 skipped, 7 passed, 10 total") and
+# node:test summaries ("# pass 7" / "# fail 1" / "# skipped 2") over all
+# workspaces, so the last line states how many tests ran.
+read -r passed failed skipped found < <(
+  sed -E 's/\x1b\[[0-9;]*[A-Za-z]//g' "$turbo_log" | awk '
+    /Tests:[[:space:]]+.*total/ {
+      found = 1
+      n = split($0, parts, ",")
+      for (i = 1; i <= n; i++) {
+        if (match(parts[i], /[0-9]+ passed/))  p += substr(parts[i], RSTART, RLENGTH) + 0
+        if (match(parts[i], /[0-9]+ failed/))  f += substr(parts[i], RSTART, RLENGTH) + 0
+        if (match(parts[i], /[0-9]+ skipped/)) s += substr(parts[i], RSTART, RLENGTH) + 0
+        if (match(parts[i], /[0-9]+ todo/))    s += substr(parts[i], RSTART, RLENGTH) + 0
+      }
+    }
+    /^(.*: )?# pass [0-9]+$/    { found = 1; p += $NF }
+    /^(.*: )?# fail [0-9]+$/    { found = 1; f += $NF }
+    /^(.*: )?# skipped [0-9]+$/ { found = 1; s += $NF }
+    END { printf "%d %d %d %d\n", p, f, s, found }'
+)
+
+# Stop the servers now so that the summary below is the last thing printed.
+cleanup
+trap - EXIT
+
+if ((rc == 0)); then
+  echo "[test] turbo build/typecheck/test: PASSED in ${elapsed}s"
+else
+  echo "[test] turbo build/typecheck/test: FAILED (exit $rc) in ${elapsed}s"
+fi
+if ((found)); then
+  echo "tests: $passed passed, $failed failed, $skipped skipped"
+else
+  echo "[test] no test summary found in the turbo output"
+fi
+exit "$rc"
