@@ -49,7 +49,7 @@ export TURBO_TELEMETRY_DISABLED=1
 turbo_log=$(mktemp "${TMPDIR:-/tmp}/catalog-turbo.XXXXXX")
 t0=$SECONDS
 set +e
-npx --no-install turbo run build typecheck test --concurrency=2 \
+npx --no-install turbo run build typecheck lint test --concurrency=2 \
   --continue=dependencies-successful "$@" 2>&1 | tee -i "$turbo_log"
 rc=${PIPESTATUS[0]}
 set -e

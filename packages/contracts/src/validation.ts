@@ -69,7 +69,7 @@ export function requestValidator(route: RouteDefinition): RequestValidator {
       } else if (Object.keys(queryValue).length > 0) {
         return { ok: false, part: 'query', issues: Object.keys(queryValue).map((k) => ({ location: 'query', path: `/${k}`, message: 'is not a known parameter' })) };
       }
-      let bodyValue = input.body;
+      const bodyValue = input.body;
       if (body) {
         if (bodyValue === undefined) return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'a JSON body is required' }] };
         if (!body(bodyValue)) return { ok: false, part: 'body', issues: issues('body', body.errors) };
