@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `npm run bench [-- NAME...]`: builds the services and runs the benchmarks under bench/ (all, or
+# the named ones), each writing JSON to bench/results/. Uses DATABASE_URL / NATS_URL when set,
+# otherwise starts its own Postgres (127.0.0.1:55532) and NATS (127.0.0.1:54322) and stops them.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib/infra.sh
+source scripts/lib/infra.sh
+
+state_dir="${TMPDIR:-/tmp}/catalog-bench-$UID"
+started_pg=0
+started_nats=0
+cleanup() {
+  if ((started_nats)); then stop_nats "$state_dir/nats" || true; fi
+  if ((started_pg)); then stop_postgres "$state_dir/pg" || true; fi
+}
+trap cleanup EXIT
+
+ensure_node_modules
+mkdir -p "$state_dir"
+chmod 755 "$state_dir"
+if [[ -z ${DATABASE_URL:-} ]]; then
+  ensure_postgres
+  start_postgres "$state_dir/pg" 55532
+  started_pg=$INFRA_PG_STARTED
+fi
+if [[ -z ${NATS_URL:-} ]]; then
+  ensure_nats_server
+  start_nats "$state_dir/nats" 54322
+  started_nats=$INFRA_NATS_STARTED
+fi
+export DATABASE_URL NATS_URL NATS_SERVER_BIN="${NATS_SERVER_BIN:-}"
+
+npx --no-install turbo run build --output-logs=errors-only
+
+benches=("$@")
+if ((${#benches[@]} == 0)); then
+  for dir in bench/*/; do
+    name=$(basename "$dir")
+    [[ -f "bench/$name/run.ts" ]] && benches+=("$name")
+  done
+fi
+for name in "${benches[@]}"; do
+  echo "[bench] $name" >&2
+  node --conditions=source --import tsx "bench/$name/run.ts"
+done
