@@ -1,0 +1,91 @@
+import { ANALYSIS_TYPES, type AnalysisType, type EntityType } from '@catalog/contracts';
+import { badRequest, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
+import {
+  findEntityTypeRow,
+  insertEntityTypeIfAbsent,
+  listEntityTypeRows,
+  updateEntityTypeAnalyses,
+  type EntityTypeRow,
+} from '../persistence/entity-types.js';
+import type { CatalogDb } from '../persistence/tables.js';
+import { catalogEventsFor } from './events.js';
+
+export interface EntityTypeDeps {
+  db: Kysely<CatalogDb>;
+}
+
+function isAnalysisType(value: string): value is AnalysisType {
+  return (ANALYSIS_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * The automatic analyses of a type are a set: stored and shown without duplicates, in the order of
+ * ANALYSIS_TYPES, so listing them in another order is the same configuration.
+ */
+export function normalizeAnalyses(values: readonly string[]): AnalysisType[] {
+  const unknown = values.filter((value) => !isAnalysisType(value));
+  if (unknown.length > 0) {
+    throw badRequest('invalid_body', 'unknown analysis type', { fields: [{ location: 'body', path: '/automaticAnalyses', message: `unknown: ${unknown.join(', ')}` }] });
+  }
+  return ANALYSIS_TYPES.filter((type) => values.includes(type));
+}
+
+function sameAnalyses(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+export function entityTypeView(row: EntityTypeRow): EntityType {
+  return {
+    name: row.name,
+    automaticAnalyses: normalizeStored(row.automatic_analyses),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Stored lists are normalized on write; this only narrows the type (and drops what it cannot know). */
+function normalizeStored(values: readonly string[]): AnalysisType[] {
+  return ANALYSIS_TYPES.filter((type) => values.includes(type));
+}
+
+export async function listEntityTypes(deps: EntityTypeDeps, call: CallContext): Promise<{ entityTypes: EntityType[] }> {
+  const rows = await inTenantTransaction(deps.db, call.tenantId, (trx) => listEntityTypeRows(trx, call.tenantId));
+  return { entityTypes: rows.map(entityTypeView) };
+}
+
+/** A type that was never configured is unknown (404): it has no automatic analyses. */
+export async function getEntityType(deps: EntityTypeDeps, call: CallContext, name: string): Promise<EntityType> {
+  const row = await inTenantTransaction(deps.db, call.tenantId, (trx) => findEntityTypeRow(trx, call.tenantId, name));
+  if (!row) throw notFound('entity type');
+  return entityTypeView(row);
+}
+
+/**
+ * Configures an entity type (upsert). Records entity_type.updated when the type is configured for
+ * the first time or its set of automatic analyses changes; a PUT of the same set records nothing.
+ */
+export async function putEntityType(
+  deps: EntityTypeDeps,
+  call: CallContext,
+  name: string,
+  automaticAnalyses: readonly string[],
+): Promise<EntityType> {
+  const analyses = normalizeAnalyses(automaticAnalyses);
+  return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+    const events = catalogEventsFor(trx, call);
+    const record = (row: EntityTypeRow) =>
+      events.record('entity_type.updated', { resourceId: null, dmrn: null, data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses) } });
+
+    const inserted = await insertEntityTypeIfAbsent(trx, { tenantId: call.tenantId, name, automaticAnalyses: analyses });
+    if (inserted) {
+      await record(inserted);
+      return entityTypeView(inserted);
+    }
+    const current = await findEntityTypeRow(trx, call.tenantId, name, { forUpdate: true });
+    if (!current) throw new Error(`entity type ${name} neither inserted nor found`);
+    if (sameAnalyses(normalizeStored(current.automatic_analyses), analyses)) return entityTypeView(current);
+    const updated = await updateEntityTypeAnalyses(trx, call.tenantId, name, analyses);
+    await record(updated);
+    return entityTypeView(updated);
+  });
+}

@@ -1,0 +1,59 @@
+import { eventType, schemaValidator, type AnalysisType, type EntityField } from '@catalog/contracts';
+import { outboxFor, type CallContext, type Transaction } from '@catalog/platform';
+
+/** The `data` of each event type the catalog records (the registry in contracts has the schemas). */
+export interface CatalogEventData {
+  'entity.created': { entityType: string };
+  'entity.updated': { changedFields: EntityField[] };
+  'entity.deleted': Record<string, never>;
+  'entity_type.updated': { name: string; automaticAnalyses: AnalysisType[] };
+}
+
+export type CatalogEventType = keyof CatalogEventData;
+
+export interface CatalogEvent<T extends CatalogEventType> {
+  resourceId: string | null;
+  dmrn: string | null;
+  data: CatalogEventData[T];
+}
+
+export interface CatalogEvents {
+  record<T extends CatalogEventType>(type: T, event: CatalogEvent<T>): Promise<string>;
+}
+
+const dataValidators = new Map<string, (value: unknown) => unknown[]>();
+
+function checkData(type: string, data: unknown): void {
+  let validate = dataValidators.get(type);
+  if (!validate) {
+    validate = schemaValidator(eventType(type).data);
+    dataValidators.set(type, validate);
+  }
+  const issues = validate(data);
+  // A programming error, not a client one: the event would break the published contract.
+  if (issues.length > 0) throw new Error(`event ${type} does not match its registered schema: ${JSON.stringify(issues)}`);
+}
+
+/**
+ * Records catalog events in the outbox of the given transaction, so they commit or roll back with
+ * the write they describe. Product, resource kind and schema version come from the event registry;
+ * the data is checked against the registered schema before it is written.
+ */
+export function catalogEventsFor<DB>(trx: Transaction<DB>, call: CallContext): CatalogEvents {
+  const outbox = outboxFor(trx, 'catalog', { tenantId: call.tenantId, sourceSystem: call.sourceSystem });
+  return {
+    record(type, event) {
+      const definition = eventType(type);
+      checkData(type, event.data);
+      return outbox.record({
+        type,
+        product: definition.product,
+        resourceKind: definition.resourceKind,
+        resourceId: event.resourceId,
+        dmrn: event.dmrn,
+        schemaVersion: definition.schemaVersion,
+        data: event.data,
+      });
+    },
+  };
+}

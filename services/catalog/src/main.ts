@@ -1,0 +1,12 @@
+import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { readCatalogConfig } from './config.js';
+import { startCatalogService } from './service.js';
+
+try {
+  const config = readConfig(readCatalogConfig);
+  const runtime = await startCatalogService(config);
+  stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
+} catch (error) {
+  createLogger({ service: 'catalog' }).fatal({ err: error }, 'catalog service failed to start');
+  process.exit(1);
+}

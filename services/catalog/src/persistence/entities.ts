@@ -1,0 +1,79 @@
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { CatalogDb, EntitiesTable } from './tables.js';
+
+/**
+ * Queries of `catalog.entities`. Each takes a transaction opened with `inTenantTransaction` (so
+ * row-level security applies) and filters by `tenant_id` as well.
+ */
+export type EntityRow = Selectable<EntitiesTable>;
+
+/** The partial unique index that keeps a DMRN on at most one entity of a tenant. */
+export const ENTITY_DMRN_UNIQUE_INDEX = 'entities_tenant_dmrn_key';
+
+export interface NewEntityRow {
+  id: string;
+  tenantId: string;
+  type: string;
+  title: string;
+  artist: string | null;
+  dmrn: string | null;
+}
+
+export type EntityChanges = Partial<Pick<EntityRow, 'type' | 'title' | 'artist' | 'dmrn'>>;
+
+export function insertEntity(trx: Transaction<CatalogDb>, row: NewEntityRow): Promise<EntityRow> {
+  return trx
+    .insertInto('entities')
+    .values({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** One entity of the tenant; `forUpdate` locks its row until the transaction ends. */
+export function findEntity(
+  trx: Transaction<CatalogDb>,
+  tenantId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EntityRow | undefined> {
+  let query = trx.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export function findEntityIdByDmrn(trx: Transaction<CatalogDb>, tenantId: string, dmrn: string): Promise<string | undefined> {
+  return trx
+    .selectFrom('entities')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('dmrn', '=', dmrn)
+    .executeTakeFirst()
+    .then((row) => row?.id);
+}
+
+/** Up to `limit` entities of the tenant with an id above `afterId`, by id ascending. */
+export function listEntityRows(
+  trx: Transaction<CatalogDb>,
+  tenantId: string,
+  page: { limit: number; afterId?: string | undefined; type?: string | undefined },
+): Promise<EntityRow[]> {
+  let query = trx.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId);
+  if (page.type !== undefined) query = query.where('type', '=', page.type);
+  if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
+  return query.orderBy('id', 'asc').limit(page.limit).execute();
+}
+
+/** Writes `changes` and moves `updated_at` to the time of the write (not of the transaction start). */
+export function updateEntityRow(trx: Transaction<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
+  return trx
+    .updateTable('entities')
+    .set({ ...changes, updated_at: sql<Date>`clock_timestamp()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function deleteEntityRow(trx: Transaction<CatalogDb>, tenantId: string, id: string): Promise<EntityRow | undefined> {
+  return trx.deleteFrom('entities').where('tenant_id', '=', tenantId).where('id', '=', id).returningAll().executeTakeFirst();
+}

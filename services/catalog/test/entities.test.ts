@@ -1,0 +1,204 @@
+import { newId } from '@catalog/platform';
+import { errorOf, startHarness, type CatalogHarness } from './support.js';
+
+let h: CatalogHarness;
+
+beforeAll(async () => {
+  h = await startHarness('catentities');
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('entity CRUD', () => {
+  test('create, read, update, delete', async () => {
+    const a = h.tenant();
+    const created = await a.call('createEntity', { body: { type: 'song', title: 'Blue Monday', artist: 'New Order' } });
+    expect(created).toMatchObject({ ok: true, status: 201 });
+    const entity = (created as { body: any }).body;
+    expect(entity).toEqual({
+      id: expect.stringMatching(UUID_V7),
+      type: 'song',
+      title: 'Blue Monday',
+      artist: 'New Order',
+      externalReferences: { dmrn: null },
+      primaryAudioVersion: null,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+    });
+    expect(entity.updatedAt).toBe(entity.createdAt);
+
+    expect(await a.call('getEntity', { params: { id: entity.id } })).toEqual({ ok: true, status: 200, body: entity });
+
+    const updated = await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'Blue Monday 88', artist: null } });
+    expect(updated).toMatchObject({ id: entity.id, type: 'song', title: 'Blue Monday 88', artist: null, createdAt: entity.createdAt });
+    expect(Date.parse(updated.updatedAt)).toBeGreaterThanOrEqual(Date.parse(entity.updatedAt));
+    expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(updated);
+
+    expect(await a.call('deleteEntity', { params: { id: entity.id } })).toEqual({ ok: true, status: 204, body: null });
+    expect(errorOf(await a.call('getEntity', { params: { id: entity.id } }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(errorOf(await a.call('deleteEntity', { params: { id: entity.id } }))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  test('create with a DMRN; artist defaults to null', async () => {
+    const a = h.tenant();
+    const entity = await a.ok('createEntity', { body: { type: 'jingle', title: 'Station ID', externalReferences: { dmrn: 'DMRN-0001' } } });
+    expect(entity).toMatchObject({ type: 'jingle', artist: null, externalReferences: { dmrn: 'DMRN-0001' } });
+    const empty = await a.ok('createEntity', { body: { type: 'jingle', title: 'Other', externalReferences: {} } });
+    expect(empty.externalReferences).toEqual({ dmrn: null });
+  });
+
+  test('unknown ids are 404 for every entity operation', async () => {
+    const a = h.tenant();
+    const params = { id: newId() };
+    for (const [operation, body] of [
+      ['getEntity', null],
+      ['updateEntity', { title: 'x' }],
+      ['deleteEntity', null],
+      ['attachDmrn', { value: 'D-1' }],
+      ['detachDmrn', null],
+    ] as const) {
+      expect(errorOf(await a.call(operation, { params, body }))).toEqual({ status: 404, code: 'not_found', message: 'entity not found' });
+    }
+  });
+
+  test('bad input from a caller that skipped the gateway is a clear 4xx, never a 500', async () => {
+    const a = h.tenant();
+    // Ids that are not plain UUIDs (ajv's uuid format also admits a urn:uuid: prefix) are unknown ids.
+    for (const id of ['nope', `urn:uuid:${newId()}`]) {
+      expect(errorOf(await a.call('getEntity', { params: { id } }))).toMatchObject({ status: 404, code: 'not_found' });
+    }
+    const missingTitle = errorOf(await a.call('createEntity', { body: { type: 'song' } }));
+    expect(missingTitle).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(missingTitle.details).toEqual({ fields: [{ location: 'body', path: '/title', message: 'is required' }] });
+    expect(errorOf(await a.call('createEntity', { body: { type: 'Song!', title: 't' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('createEntity', {}))).toMatchObject({ status: 400, code: 'invalid_body' });
+    const entity = await a.ok('createEntity', { body: { type: 'song', title: 't' } });
+    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: {} }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: { dmrn: 'x' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('listEntities', { query: { limit: 0 } }))).toMatchObject({ status: 400, code: 'invalid_query' });
+    expect(errorOf(await a.call('listEntities', { query: { limit: 201 } }))).toMatchObject({ status: 400, code: 'invalid_query' });
+    expect(errorOf(await a.call('attachDmrn', { params: { id: entity.id }, body: { value: '' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    // JSON may carry NUL characters; Postgres text cannot.
+    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: { artist: 'a\u0000b' } }))).toEqual({
+      status: 400,
+      code: 'invalid_body',
+      message: 'invalid body',
+      details: { fields: [{ location: 'body', path: '/artist', message: 'must not contain NUL characters' }] },
+    });
+    expect(errorOf(await a.call('createEntity', { body: { type: 'song', title: '\u0000' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);
+  });
+});
+
+describe('listing', () => {
+  test('keyset pages across the whole list, without duplicates; the last cursor is null', async () => {
+    const a = h.tenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i += 1) ids.push((await a.ok('createEntity', { body: { type: 'song', title: `Song ${i}` } })).id);
+
+    const seen: string[] = [];
+    const pages: Array<{ count: number; hasMore: boolean; nextCursor: string | null }> = [];
+    let after: string | undefined;
+    do {
+      const page = await a.ok('listEntities', { query: { limit: 3, ...(after ? { after } : {}) } });
+      seen.push(...page.entities.map((e: { id: string }) => e.id));
+      pages.push({ count: page.entities.length, hasMore: page.hasMore, nextCursor: page.nextCursor });
+      after = page.nextCursor ?? undefined;
+    } while (after);
+
+    expect(pages.map((p) => [p.count, p.hasMore])).toEqual([
+      [3, true],
+      [3, true],
+      [1, false],
+    ]);
+    expect(pages[2]!.nextCursor).toBeNull();
+    expect(seen).toEqual(ids); // oldest first, each once
+    expect(new Set(seen).size).toBe(7);
+  });
+
+  test('a page that ends exactly at the end has no next cursor', async () => {
+    const a = h.tenant();
+    for (let i = 0; i < 4; i += 1) await a.ok('createEntity', { body: { type: 'song', title: `S${i}` } });
+    const first = await a.ok('listEntities', { query: { limit: 2 } });
+    const second = await a.ok('listEntities', { query: { limit: 2, after: first.nextCursor } });
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+    expect(second.entities).toHaveLength(2);
+  });
+
+  test('limit defaults to 50', async () => {
+    const a = h.tenant();
+    for (let i = 0; i < 51; i += 1) await a.ok('createEntity', { body: { type: 'song', title: `S${i}` } });
+    const page = await a.ok('listEntities', {});
+    expect(page.entities).toHaveLength(50);
+    expect(page.hasMore).toBe(true);
+    const rest = await a.ok('listEntities', { query: { after: page.nextCursor } });
+    expect(rest).toMatchObject({ hasMore: false, nextCursor: null });
+    expect(rest.entities).toHaveLength(1);
+  });
+
+  test('an empty list', async () => {
+    expect(await h.tenant().ok('listEntities', { query: { limit: 10 } })).toEqual({ entities: [], nextCursor: null, hasMore: false });
+  });
+
+  test('a malformed cursor is 400 invalid_cursor', async () => {
+    const a = h.tenant();
+    const bad = [
+      'not a cursor!',
+      'abc',
+      Buffer.from(JSON.stringify({ v: 2, id: newId() })).toString('base64url'),
+      Buffer.from(JSON.stringify({ v: 1, id: 'x' })).toString('base64url'),
+      Buffer.from(JSON.stringify({ v: 1 })).toString('base64url'),
+    ];
+    for (const after of bad) {
+      const error = errorOf(await a.call('listEntities', { query: { after } }));
+      expect(error).toMatchObject({ status: 400, code: 'invalid_cursor', details: { parameter: 'after' } });
+    }
+  });
+
+  test('type filter, paged', async () => {
+    const a = h.tenant();
+    const songs: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      songs.push((await a.ok('createEntity', { body: { type: 'song', title: `Song ${i}` } })).id);
+      await a.ok('createEntity', { body: { type: 'jingle', title: `Jingle ${i}` } });
+    }
+    const first = await a.ok('listEntities', { query: { type: 'song', limit: 3 } });
+    const second = await a.ok('listEntities', { query: { type: 'song', limit: 3, after: first.nextCursor } });
+    expect([...first.entities, ...second.entities].map((e: { id: string }) => e.id)).toEqual(songs);
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+    expect((await a.ok('listEntities', { query: { type: 'station_id' } })).entities).toEqual([]);
+  });
+});
+
+describe('tenant isolation', () => {
+  test("another tenant's entity answers exactly like a missing one", async () => {
+    const a = h.tenant();
+    const b = h.tenant();
+    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Only A', externalReferences: { dmrn: 'SHARED-1' } } });
+    const missing = { status: 404, code: 'not_found', message: 'entity not found' };
+    expect(errorOf(await b.call('getEntity', { params: { id: entity.id } }))).toEqual(missing);
+    expect(errorOf(await b.call('updateEntity', { params: { id: entity.id }, body: { title: 'B was here' } }))).toEqual(missing);
+    expect(errorOf(await b.call('attachDmrn', { params: { id: entity.id }, body: { value: 'B-1' } }))).toEqual(missing);
+    expect(errorOf(await b.call('detachDmrn', { params: { id: entity.id } }))).toEqual(missing);
+    expect(errorOf(await b.call('deleteEntity', { params: { id: entity.id } }))).toEqual(missing);
+    expect((await b.ok('listEntities', {})).entities).toEqual([]);
+
+    // A cursor names a position, not a tenant: B following A's cursor still sees only B's entities.
+    const bEntity = await b.ok('createEntity', { body: { type: 'song', title: 'Only B' } });
+    const aPage = await a.ok('listEntities', { query: { limit: 1 } });
+    expect(aPage.entities.map((e: { id: string }) => e.id)).toEqual([entity.id]);
+    const bList = await b.ok('listEntities', {});
+    expect(bList.entities.map((e: { id: string }) => e.id)).toEqual([bEntity.id]);
+
+    // DMRNs are unique per tenant: B may use the value A uses.
+    const bWithSame = await b.ok('createEntity', { body: { type: 'song', title: 'B', externalReferences: { dmrn: 'SHARED-1' } } });
+    expect(bWithSame.externalReferences.dmrn).toBe('SHARED-1');
+
+    expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);
+  });
+});

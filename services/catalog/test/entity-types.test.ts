@@ -1,0 +1,86 @@
+import { errorOf, startHarness, type CatalogHarness } from './support.js';
+
+let h: CatalogHarness;
+
+beforeAll(async () => {
+  h = await startHarness('cattypes');
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('entity types', () => {
+  test('a type never configured is 404', async () => {
+    const a = h.tenant();
+    expect(errorOf(await a.call('getEntityType', { params: { name: 'song' } }))).toEqual({ status: 404, code: 'not_found', message: 'entity type not found' });
+    expect(await a.ok('listEntityTypes')).toEqual({ entityTypes: [] });
+  });
+
+  test('PUT upserts; the event is recorded only when the configuration changes', async () => {
+    const a = h.tenant();
+    const created = await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo', 'loudness'] } });
+    expect(created).toMatchObject({ ok: true, status: 200 });
+    const song = (created as { body: any }).body;
+    // A set, shown in the canonical order of analysis types.
+    expect(song).toEqual({ name: 'song', automaticAnalyses: ['loudness', 'tempo'], createdAt: expect.any(String), updatedAt: song.createdAt });
+    expect(await a.ok('getEntityType', { params: { name: 'song' } })).toEqual(song);
+
+    // The same set in another order changes nothing.
+    expect(await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['loudness', 'tempo'] } })).toEqual(song);
+    expect(await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo', 'loudness'] } })).toEqual(song);
+
+    const changed = await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['key'] } });
+    expect(changed).toMatchObject({ name: 'song', automaticAnalyses: ['key'], createdAt: song.createdAt });
+    expect(Date.parse(changed.updatedAt)).toBeGreaterThanOrEqual(Date.parse(song.updatedAt));
+    const cleared = await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: [] } });
+    expect(cleared.automaticAnalyses).toEqual([]);
+
+    const events = await h.outbox({ tenantId: a.tenantId, type: 'entity_type.updated' });
+    expect(events.map((e) => e.data)).toEqual([
+      { name: 'song', automaticAnalyses: ['loudness', 'tempo'] },
+      { name: 'song', automaticAnalyses: ['key'] },
+      { name: 'song', automaticAnalyses: [] },
+    ]);
+    expect(events[0]).toMatchObject({
+      product: 'catalog',
+      resource_kind: 'entity_type',
+      resource_id: null,
+      dmrn: null,
+      schema_version: 1,
+      source_system: `public-api:${a.keyId}`,
+    });
+  });
+
+  test('list is sorted by name and limited to the tenant', async () => {
+    const a = h.tenant();
+    const b = h.tenant();
+    for (const name of ['station_id', 'jingle', 'song', 'ad-break']) {
+      await a.ok('putEntityType', { params: { name }, body: { automaticAnalyses: ['loudness'] } });
+    }
+    await b.ok('putEntityType', { params: { name: 'promo' }, body: { automaticAnalyses: [] } });
+    const list = await a.ok('listEntityTypes');
+    expect(list.entityTypes.map((t: { name: string }) => t.name)).toEqual(['ad-break', 'jingle', 'song', 'station_id']);
+    expect((await b.ok('listEntityTypes')).entityTypes.map((t: { name: string }) => t.name)).toEqual(['promo']);
+    expect(errorOf(await b.call('getEntityType', { params: { name: 'song' } }))).toMatchObject({ status: 404 });
+  });
+
+  test('bad names and bodies are clear 4xx', async () => {
+    const a = h.tenant();
+    expect(errorOf(await a.call('getEntityType', { params: { name: 'Not A Name' } }))).toMatchObject({ status: 404, code: 'not_found' });
+    const unknown = errorOf(await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['mood'] } }));
+    expect(unknown).toMatchObject({ status: 400, code: 'invalid_body' });
+    const duplicate = errorOf(await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['key', 'key'] } }));
+    expect(duplicate).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(await h.outbox({ tenantId: a.tenantId })).toEqual([]);
+  });
+
+  test('concurrent first PUTs of one type: all succeed, one event', async () => {
+    const a = h.tenant();
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => a.call('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: ['cue_points'] } })),
+    );
+    expect(replies.every((r) => r.ok && r.status === 200)).toBe(true);
+    expect(await h.outbox({ tenantId: a.tenantId, type: 'entity_type.updated' })).toHaveLength(1);
+  });
+});

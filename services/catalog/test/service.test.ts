@@ -1,0 +1,140 @@
+import { createServer, type AddressInfo } from 'node:net';
+import pg from 'pg';
+import { eventType, routesOf } from '@catalog/contracts';
+import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
+import { testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/platform/testing';
+import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
+import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
+import { startHarness, type CatalogHarness } from './support.js';
+
+let h: CatalogHarness;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  h = await startHarness('catservice');
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('service', () => {
+  test('answers /healthz and /readyz on its HTTP port; stop() stops its endpoints', async () => {
+    const port = await freePort();
+    const natsPrefix = uniqueNatsPrefix('catready');
+    const config = readConfig(readCatalogConfig, {
+      DATABASE_URL: h.database.url,
+      NATS_URL: testInfrastructure().natsUrl,
+      NATS_PREFIX: natsPrefix,
+      CATALOG_HTTP_PORT: String(port),
+      HTTP_HOST: '127.0.0.1',
+    });
+    const service = await startCatalogService(config, { logger: testLogger('catalog') });
+    let stopped = false;
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ready' });
+      const call = { tenantId: newId(), keyId: null, sourceSystem: 'test', requestId: newId() };
+      const rpc = { nc: service.nc, subjects: subjectsFor(natsPrefix), timeoutMs: 2000 };
+      const reply = await callRpc(rpc, 'catalog', 'listEntities', { params: {}, query: {}, body: null }, call);
+      expect(reply).toEqual({ ok: true, status: 200, body: { entities: [], nextCursor: null, hasMore: false } });
+      await service.stop();
+      stopped = true;
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    } finally {
+      if (!stopped) await service.stop();
+    }
+  });
+
+  test('handles exactly its operations of the route table', () => {
+    const handlers = catalogHandlers({ db: h.service.database.db });
+    const catalogOperations = routesOf('catalog').map((r) => r.operationId);
+    for (const operation of Object.keys(handlers)) expect(catalogOperations).toContain(operation);
+    expect(Object.keys(handlers).sort()).toEqual([...CATALOG_OPERATIONS].sort());
+  });
+
+  test('changedFields order follows the registry', () => {
+    const schema = eventType('entity.updated').data as unknown as {
+      properties: { changedFields: { items: { anyOf: Array<{ const: string }> } } };
+    };
+    expect(schema.properties.changedFields.items.anyOf.map((s) => s.const)).toEqual([...ENTITY_FIELD_ORDER]);
+  });
+
+  test('migrations are recorded in the catalog schema and re-running them applies nothing', async () => {
+    const again = await migrateSchema({ url: h.database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations });
+    expect(again).toEqual([]);
+    const { rows } = await h.sql.query<{ name: string }>('select name from catalog.kysely_migration order by name');
+    expect(rows.map((r) => r.name)).toEqual(['0001_entities']);
+  });
+
+  test('the tables are under row-level security, also for the owner', async () => {
+    const { rows } = await h.sql.query<{ relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean }>(
+      `select c.relname, c.relrowsecurity, c.relforcerowsecurity
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'catalog' and c.relname in ('entities', 'entity_types') order by c.relname`,
+    );
+    expect(rows).toEqual([
+      { relname: 'entities', relrowsecurity: true, relforcerowsecurity: true },
+      { relname: 'entity_types', relrowsecurity: true, relforcerowsecurity: true },
+    ]);
+  });
+
+  test('the working role sees no rows without a tenant and only its tenant with one', async () => {
+    const a = h.tenant();
+    await a.ok('createEntity', { body: { type: 'song', title: 'secret' } });
+    await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: [] } });
+    const client = new pg.Client({ connectionString: h.database.url });
+    await client.connect();
+    try {
+      await client.query('set role catalog_app');
+      for (const table of ['catalog.entities', 'catalog.entity_types']) {
+        expect((await client.query(`select * from ${table}`)).rows).toEqual([]);
+      }
+      await client.query('begin');
+      await client.query(`select set_config('app.tenant_id', $1, true)`, [newId()]);
+      expect((await client.query('select * from catalog.entities')).rows).toEqual([]);
+      await client.query('rollback');
+      await client.query('begin');
+      await client.query(`select set_config('app.tenant_id', $1, true)`, [a.tenantId]);
+      expect((await client.query('select title from catalog.entities')).rows).toEqual([{ title: 'secret' }]);
+      await expect(
+        client.query(`insert into catalog.entities (id, tenant_id, type, title) values ($1, $2, 'song', 'x')`, [newId(), newId()]),
+      ).rejects.toThrow(/row-level security/);
+      await client.query('rollback');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('the listing uses the keyset index', async () => {
+    const client = new pg.Client({ connectionString: h.database.url });
+    await client.connect();
+    try {
+      await client.query('set enable_seqscan = off');
+      const plan = await client.query(
+        `explain select * from catalog.entities where tenant_id = $1 and id > $2 order by id limit 51`,
+        [newId(), newId()],
+      );
+      expect(JSON.stringify(plan.rows)).toMatch(/entities_tenant_id_idx/);
+      const typed = await client.query(
+        `explain select * from catalog.entities where tenant_id = $1 and type = 'song' and id > $2 order by id limit 51`,
+        [newId(), newId()],
+      );
+      expect(JSON.stringify(typed.rows)).toMatch(/entities_tenant_type_id_idx/);
+    } finally {
+      await client.end();
+    }
+  });
+});
