@@ -19,10 +19,6 @@ export async function startCatalogService(config: CatalogConfig, options: { logg
     version: packageVersion(),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  // pg-pool emits 'error' when Postgres ends an idle connection (restart, failover,
-  // pg_terminate_backend); without a listener that event would crash the process. The pool
-  // replaces the connection on its own, so a log line is all it needs.
-  runtime.database.pool.on('error', (error) => runtime.logger.warn({ err: error }, 'idle database connection lost'));
   try {
     const handlers = catalogHandlers({ db: runtime.database.db });
     const unanswered = routesOf('catalog')

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { AnalysisTypeSchema, EntityTypeName } from '../schemas/catalog.js';
 import type { EventTypeDefinition } from './types.js';
 
-const ENTITY_FIELDS = ['type', 'title', 'artist', 'externalReferences'] as const;
+export const ENTITY_FIELDS = ['type', 'title', 'artist', 'externalReferences'] as const;
 export type EntityField = (typeof ENTITY_FIELDS)[number];
 
 /** Events of the entities family. */

@@ -1,14 +1,15 @@
+import { assetEvents } from './asset.js';
 import { entityEvents } from './entity.js';
 import type { EventTypeDefinition } from './types.js';
 
 export * from './types.js';
-export type { EntityField } from './entity.js';
+export { ENTITY_FIELDS, type EntityField } from './entity.js';
 
 /**
  * Every event type the system records. Each family keeps its definitions in a file of its own
  * under events/; `docs/events.md` is generated from this list.
  */
-export const eventTypes: EventTypeDefinition[] = [...entityEvents];
+export const eventTypes: EventTypeDefinition[] = [...entityEvents, ...assetEvents];
 
 /** Types reserved for later use: accepted by the feed's `types` filter, recorded by nobody yet. */
 export const RESERVED_EVENT_TYPES = ['ping'] as const;

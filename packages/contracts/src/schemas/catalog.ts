@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { Text, Timestamp, Uuid } from './common.js';
 
 /** Analysis types an entity type may run automatically (the analysis service owns their results). */
 export const ANALYSIS_TYPES = ['loudness', 'tempo', 'key', 'cue_points'] as const;
@@ -27,8 +27,8 @@ export const Entity = Type.Object(
 );
 export type Entity = Static<typeof Entity>;
 
-const Title = Type.String({ minLength: 1, maxLength: 500 });
-const Artist = Type.String({ minLength: 1, maxLength: 500 });
+const Title = Text(1, 500);
+const Artist = Text(1, 500);
 
 export const CreateEntityBody = Type.Object(
   {

@@ -1,6 +1,15 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUIDv7 identifier' });
+export const Uuid = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'UUIDv7 identifier',
+});
+
+/** Free text: bounded length and no NUL character (Postgres text cannot hold one). */
+export function Text(minLength: number, maxLength: number, description?: string) {
+  return Type.String({ minLength, maxLength, pattern: '^[^\\u0000]*$', ...(description ? { description } : {}) });
+}
 export const Timestamp = Type.String({ format: 'date-time' });
 
 export const ErrorBody = Type.Object(

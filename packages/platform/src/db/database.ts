@@ -14,6 +14,11 @@ export interface DatabaseSettings {
   role: string;
   poolSize?: number;
   applicationName?: string;
+  /**
+   * Told when Postgres ends an idle pooled connection (restart, failover, termination). The pool
+   * replaces the connection itself; without a listener the event would crash the process.
+   */
+  onIdleConnectionError?: (error: Error) => void;
 }
 
 export interface Database<DB> {
@@ -39,6 +44,7 @@ export function createDatabase<DB>(settings: DatabaseSettings): Database<DB> {
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
+  pool.on('error', (error) => settings.onIdleConnectionError?.(error));
   // Queued on the new client before any other query, so every connection works as the app role.
   pool.on('connect', (client) => {
     client.query(`SET ROLE ${role}`).catch(() => undefined);

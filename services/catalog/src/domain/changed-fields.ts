@@ -1,8 +1,8 @@
-import type { EntityField } from '@catalog/contracts';
+import { ENTITY_FIELDS, type EntityField } from '@catalog/contracts';
 import type { EntityChanges, EntityRow } from '../persistence/entities.js';
 
-/** The order in which `changedFields` names fields: the order of `EntityField` in the event registry. */
-export const ENTITY_FIELD_ORDER = ['type', 'title', 'artist', 'externalReferences'] as const satisfies readonly EntityField[];
+/** The order in which `changedFields` names fields: the order of the event registry. */
+export const ENTITY_FIELD_ORDER: readonly EntityField[] = ENTITY_FIELDS;
 
 export interface EntityPatch {
   type?: string | undefined;
