@@ -2,6 +2,7 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDefinition } from './routes.js';
+import { NUL_FREE_PATTERN } from './schemas/common.js';
 
 // ajv and ajv-formats are CommonJS with a default export.
 const Ajv = AjvModule.default ?? (AjvModule as unknown as typeof AjvModule.default);
@@ -37,8 +38,10 @@ function compile(ajv: ReturnType<typeof makeAjv>, schema: TSchema | undefined): 
   return schema ? ajv.compile(schema) : null;
 }
 
+/** One issue per offending path (the first, most specific error Ajv reports for it). */
 function issues(location: RequestPart, errors: ErrorObject[] | null | undefined): ValidationIssue[] {
-  return (errors ?? []).map((e) => {
+  const byPath = new Map<string, ValidationIssue>();
+  for (const e of errors ?? []) {
     let path = e.instancePath || '/';
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties') {
@@ -48,9 +51,12 @@ function issues(location: RequestPart, errors: ErrorObject[] | null | undefined)
     } else if (e.keyword === 'required') {
       path = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
       message = 'is required';
+    } else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === NUL_FREE_PATTERN) {
+      message = 'must not contain NUL characters';
     }
-    return { location, path, message };
-  });
+    if (!byPath.has(path)) byPath.set(path, { location, path, message });
+  }
+  return [...byPath.values()];
 }
 
 /** Compiles the params, query and body schemas of a route once; `validate` checks a request. */

@@ -6,9 +6,12 @@ export const Uuid = Type.String({
   description: 'UUIDv7 identifier',
 });
 
-/** Free text: bounded length and no NUL character (Postgres text cannot hold one). */
+/** Postgres text cannot hold a NUL character, so no free text may contain one. */
+export const NUL_FREE_PATTERN = '^[^\\u0000]*$';
+
+/** Free text: bounded length and no NUL character. */
 export function Text(minLength: number, maxLength: number, description?: string) {
-  return Type.String({ minLength, maxLength, pattern: '^[^\\u0000]*$', ...(description ? { description } : {}) });
+  return Type.String({ minLength, maxLength, pattern: NUL_FREE_PATTERN, ...(description ? { description } : {}) });
 }
 export const Timestamp = Type.String({ format: 'date-time' });
 

@@ -1,0 +1,100 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp, Uuid } from './common.js';
+
+/** Content kinds of versions and assets; an asset's kind follows from its content type. */
+export const ASSET_KINDS = ['AUDIO', 'ARTWORK', 'VIDEO'] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
+export const AssetKindSchema = Type.Union(ASSET_KINDS.map((k) => Type.Literal(k)));
+
+export const ASSET_STATUSES = ['PENDING_UPLOAD', 'ONLINE', 'FAILED', 'EXPIRED'] as const;
+export type AssetStatus = (typeof ASSET_STATUSES)[number];
+export const AssetStatusSchema = Type.Union(ASSET_STATUSES.map((s) => Type.Literal(s)));
+
+/**
+ * `standalone`: a temporary file that belongs to no entity, removed after the retention period.
+ * `attached`: a file kept for as long as the catalog uses it (a version's file).
+ */
+export const ASSET_RETENTIONS = ['standalone', 'attached'] as const;
+export type AssetRetention = (typeof ASSET_RETENTIONS)[number];
+export const AssetRetentionSchema = Type.Union(ASSET_RETENTIONS.map((r) => Type.Literal(r)));
+
+/** `sha256:` and 64 hex digits: the SHA-256 of the file's bytes. */
+export const Checksum = Type.String({ pattern: '^sha256:[0-9a-fA-F]{64}$', description: 'sha256:<64 hex digits> of the bytes' });
+export const ContentType = Type.String({
+  pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$",
+  description: 'MIME type without parameters, e.g. audio/mpeg, audio/wav, image/jpeg, video/mp4',
+});
+export const Filename = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$',
+  description: 'file name shown in Content-Disposition on download (no path)',
+});
+
+/** What the client is about to upload. */
+export const UploadDescription = Type.Object(
+  {
+    filename: Filename,
+    contentType: ContentType,
+    size: Type.Optional(Type.Integer({ minimum: 1, description: 'bytes; the upload must have exactly this length' })),
+    checksum: Type.Optional(Checksum),
+  },
+  { additionalProperties: false },
+);
+export type UploadDescription = Static<typeof UploadDescription>;
+
+/** A signed upload target: send the bytes with `method` to `url` with exactly `headers`. */
+export const UploadTarget = Type.Object({
+  url: Type.String({ description: 'signed URL; it is the credential, keep it private' }),
+  method: Type.Literal('PUT'),
+  headers: Type.Record(Type.String(), Type.String()),
+  expiresAt: Timestamp,
+});
+export type UploadTarget = Static<typeof UploadTarget>;
+
+export const AssetFailure = Type.Object({ code: Type.String(), message: Type.String() });
+
+export const Asset = Type.Object({
+  id: Uuid,
+  status: AssetStatusSchema,
+  retention: AssetRetentionSchema,
+  kind: AssetKindSchema,
+  filename: Type.String(),
+  contentType: Type.String(),
+  size: Type.Union([Type.Integer(), Type.Null()], { description: 'declared bytes until confirmed, then the stored length' }),
+  checksum: Type.Union([Checksum, Type.Null()], { description: 'declared until confirmed, then the stored bytes\' sha256' }),
+  durationMs: Type.Union([Type.Integer(), Type.Null()], { description: 'AUDIO: read from the file at confirmation' }),
+  entityId: Type.Union([Uuid, Type.Null()], { description: 'the entity whose version uses the file, when known' }),
+  failure: Type.Union([AssetFailure, Type.Null()], { description: 'why the asset is FAILED or EXPIRED' }),
+  expiresAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'when the asset becomes EXPIRED unless something happens first (confirmation, attachment)',
+  }),
+  confirmedAt: Type.Union([Timestamp, Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Asset = Static<typeof Asset>;
+
+export const CreateAssetBody = Type.Object(
+  { retention: AssetRetentionSchema, upload: UploadDescription },
+  { additionalProperties: false },
+);
+export type CreateAssetBody = Static<typeof CreateAssetBody>;
+
+/** The create and new-upload responses: the asset, its id as `assetId`, and the upload target. */
+export const AssetWithUpload = Type.Intersect([Asset, Type.Object({ assetId: Uuid, upload: UploadTarget })]);
+export type AssetWithUpload = Static<typeof AssetWithUpload>;
+
+/**
+ * Internal (service-to-service over NATS, never public): the catalog creates an asset for a
+ * version's upload with the entity it belongs to.
+ */
+export const CreateAssetRpcBody = Type.Object(
+  { retention: AssetRetentionSchema, upload: UploadDescription, entityId: Type.Optional(Uuid) },
+  { additionalProperties: false },
+);
+export type CreateAssetRpcBody = Static<typeof CreateAssetRpcBody>;
+
+/** Internal: the catalog makes an existing asset a version's file (it stops expiring). */
+export const AttachAssetRpcBody = Type.Object({ entityId: Type.Optional(Uuid) }, { additionalProperties: false });
+export type AttachAssetRpcBody = Static<typeof AttachAssetRpcBody>;
