@@ -54,6 +54,8 @@ function startService(name: string, httpPort: number, color: number): ChildProce
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Each service in a process group of its own: a Ctrl-C reaches it once, forwarded from here.
+    detached: true,
   });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream! }).on('line', (line) => show(name, color, line));
@@ -128,6 +130,9 @@ async function stopAll(code: number): Promise<void> {
   process.exit(code);
 }
 
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 

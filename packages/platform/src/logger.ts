@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -46,6 +46,7 @@ export function createLogger(settings: LoggerSettings): Logger {
       const span = trace.getActiveSpan();
       if (!span) return {};
       const context = span.spanContext();
+      if (!isSpanContextValid(context)) return {};
       return { traceId: context.traceId, spanId: context.spanId };
     },
   };

@@ -10,13 +10,22 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+/** Keeps spans (and so trace ids in logs and propagated context) without exporting them. */
+const keepOnly: SpanProcessor = {
+  onStart: () => undefined,
+  onEnd: () => undefined,
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT);
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? 'catalog-service',
-    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : { spanProcessors: [] }),
+    spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : keepOnly],
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
