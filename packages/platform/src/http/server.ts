@@ -32,8 +32,11 @@ export async function listen(app: Koa<any>, port: number, host = '0.0.0.0'): Pro
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
         timer.unref();
+        // Keep-alive connections become idle as their last response goes out: close them then.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(idle);
           resolve();
         });
         server.closeIdleConnections();
