@@ -5,7 +5,9 @@ import {
   connectBus,
   createDatabase,
   enableTenantRlsV1,
+  inTenantScope,
   inTenantTransaction,
+  withoutTenant,
   migrateSchema,
   newId,
   outboxFor,
@@ -71,6 +73,21 @@ describe('database', () => {
       await expect(
         inTenantTransaction(database.db, tenantA, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'x' }).execute()),
       ).rejects.toThrow(/row-level security/);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('pooled connections never carry a tenant into another context (one connection, interleaved tenants)', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1 });
+    try {
+      const read = (tenant: string) => inTenantScope(database.db, tenant, (db) => db.selectFrom('notes').select('text').orderBy('text').execute());
+      const results = await Promise.all([read(tenantA), read(tenantB), read(tenantA), read(tenantB)]);
+      expect(results.map((rows) => rows.map((r) => r.text))).toEqual([['a'], ['b'], ['a'], ['b']]);
+      // The same single connection, now used outside any tenant context, sees nothing.
+      expect(await database.db.selectFrom('notes').selectAll().execute()).toEqual([]);
+      expect(await inTenantScope(database.db, tenantA, () => withoutTenant(() => database.db.selectFrom('notes').selectAll().execute()))).toEqual([]);
+      await expect(inTenantScope(database.db, 'not-a-uuid', async () => 1)).rejects.toThrow(/UUID/);
     } finally {
       await database.close();
     }

@@ -1,5 +1,5 @@
 import type { CreateEntityBody, Entity, UpdateEntityBody } from '@catalog/contracts';
-import { conflict, inTenantTransaction, newId, notFound, type AppError, type CallContext, type Kysely } from '@catalog/platform';
+import { conflict, inTenantScope, inTenantTransaction, newId, notFound, type AppError, type CallContext, type Kysely } from '@catalog/platform';
 import {
   deleteEntityRow,
   ENTITY_DMRN_UNIQUE_INDEX,
@@ -41,7 +41,7 @@ async function guardDmrn<T>(deps: EntityDeps, call: CallContext, dmrn: string | 
     return await write();
   } catch (error) {
     if (dmrn === null || !isUniqueViolation(error, ENTITY_DMRN_UNIQUE_INDEX)) throw error;
-    const holder = await inTenantTransaction(deps.db, call.tenantId, (trx) => findEntityIdByDmrn(trx, call.tenantId, dmrn));
+    const holder = await inTenantScope(deps.db, call.tenantId, (db) => findEntityIdByDmrn(db, call.tenantId, dmrn));
     throw conflict('dmrn_in_use', 'this DMRN is already attached to another entity', {
       dmrn,
       ...(holder ? { entityId: holder } : {}),
@@ -74,8 +74,8 @@ export async function listEntities(
 ): Promise<EntityPage> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const afterId = query.after !== undefined ? entityCursor.decode(query.after).id : undefined;
-  const rows = await inTenantTransaction(deps.db, call.tenantId, (trx) =>
-    listEntityRows(trx, call.tenantId, { limit: limit + 1, afterId, type: query.type }),
+  const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
+    listEntityRows(db, call.tenantId, { limit: limit + 1, afterId, type: query.type }),
   );
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
@@ -88,7 +88,7 @@ export async function listEntities(
 }
 
 export async function getEntity(deps: EntityDeps, call: CallContext, id: string): Promise<Entity> {
-  const row = await inTenantTransaction(deps.db, call.tenantId, (trx) => findEntity(trx, call.tenantId, id));
+  const row = await inTenantScope(deps.db, call.tenantId, (db) => findEntity(db, call.tenantId, id));
   if (!row) throw entityNotFound();
   return entityView(row);
 }

@@ -1,5 +1,5 @@
 import { ANALYSIS_TYPES, type AnalysisType, type EntityType } from '@catalog/contracts';
-import { badRequest, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
+import { badRequest, inTenantScope, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
 import {
   findEntityTypeRow,
   insertEntityTypeIfAbsent,
@@ -49,13 +49,13 @@ function normalizeStored(values: readonly string[]): AnalysisType[] {
 }
 
 export async function listEntityTypes(deps: EntityTypeDeps, call: CallContext): Promise<{ entityTypes: EntityType[] }> {
-  const rows = await inTenantTransaction(deps.db, call.tenantId, (trx) => listEntityTypeRows(trx, call.tenantId));
+  const rows = await inTenantScope(deps.db, call.tenantId, (db) => listEntityTypeRows(db, call.tenantId));
   return { entityTypes: rows.map(entityTypeView) };
 }
 
 /** A type that was never configured is unknown (404): it has no automatic analyses. */
 export async function getEntityType(deps: EntityTypeDeps, call: CallContext, name: string): Promise<EntityType> {
-  const row = await inTenantTransaction(deps.db, call.tenantId, (trx) => findEntityTypeRow(trx, call.tenantId, name));
+  const row = await inTenantScope(deps.db, call.tenantId, (db) => findEntityTypeRow(db, call.tenantId, name));
   if (!row) throw notFound('entity type');
   return entityTypeView(row);
 }

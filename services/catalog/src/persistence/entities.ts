@@ -1,8 +1,8 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable, type Kysely } from 'kysely';
 import type { CatalogDb, EntitiesTable } from './tables.js';
 
 /**
- * Queries of `catalog.entities`. Each takes a transaction opened with `inTenantTransaction` (so
+ * Queries of `catalog.entities`. Each runs in a tenant context (`inTenantTransaction` or `inTenantScope`, so
  * row-level security applies) and filters by `tenant_id` as well.
  */
 export type EntityRow = Selectable<EntitiesTable>;
@@ -21,8 +21,8 @@ export interface NewEntityRow {
 
 export type EntityChanges = Partial<Pick<EntityRow, 'type' | 'title' | 'artist' | 'dmrn'>>;
 
-export function insertEntity(trx: Transaction<CatalogDb>, row: NewEntityRow): Promise<EntityRow> {
-  return trx
+export function insertEntity(db: Kysely<CatalogDb>, row: NewEntityRow): Promise<EntityRow> {
+  return db
     .insertInto('entities')
     .values({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })
     .returningAll()
@@ -31,18 +31,18 @@ export function insertEntity(trx: Transaction<CatalogDb>, row: NewEntityRow): Pr
 
 /** One entity of the tenant; `forUpdate` locks its row until the transaction ends. */
 export function findEntity(
-  trx: Transaction<CatalogDb>,
+  db: Kysely<CatalogDb>,
   tenantId: string,
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<EntityRow | undefined> {
-  let query = trx.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  let query = db.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
-export function findEntityIdByDmrn(trx: Transaction<CatalogDb>, tenantId: string, dmrn: string): Promise<string | undefined> {
-  return trx
+export function findEntityIdByDmrn(db: Kysely<CatalogDb>, tenantId: string, dmrn: string): Promise<string | undefined> {
+  return db
     .selectFrom('entities')
     .select('id')
     .where('tenant_id', '=', tenantId)
@@ -53,19 +53,19 @@ export function findEntityIdByDmrn(trx: Transaction<CatalogDb>, tenantId: string
 
 /** Up to `limit` entities of the tenant with an id above `afterId`, by id ascending. */
 export function listEntityRows(
-  trx: Transaction<CatalogDb>,
+  db: Kysely<CatalogDb>,
   tenantId: string,
   page: { limit: number; afterId?: string | undefined; type?: string | undefined },
 ): Promise<EntityRow[]> {
-  let query = trx.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId);
+  let query = db.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId);
   if (page.type !== undefined) query = query.where('type', '=', page.type);
   if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
   return query.orderBy('id', 'asc').limit(page.limit).execute();
 }
 
 /** Writes `changes` and moves `updated_at` to the time of the write (not of the transaction start). */
-export function updateEntityRow(trx: Transaction<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
-  return trx
+export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
+  return db
     .updateTable('entities')
     .set({ ...changes, updated_at: sql<Date>`clock_timestamp()` })
     .where('tenant_id', '=', tenantId)
@@ -74,6 +74,6 @@ export function updateEntityRow(trx: Transaction<CatalogDb>, tenantId: string, i
     .executeTakeFirstOrThrow();
 }
 
-export function deleteEntityRow(trx: Transaction<CatalogDb>, tenantId: string, id: string): Promise<EntityRow | undefined> {
-  return trx.deleteFrom('entities').where('tenant_id', '=', tenantId).where('id', '=', id).returningAll().executeTakeFirst();
+export function deleteEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityRow | undefined> {
+  return db.deleteFrom('entities').where('tenant_id', '=', tenantId).where('id', '=', id).returningAll().executeTakeFirst();
 }

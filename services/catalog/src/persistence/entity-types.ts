@@ -1,14 +1,14 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable, type Kysely } from 'kysely';
 import type { CatalogDb, EntityTypesTable } from './tables.js';
 
 /**
- * Queries of `catalog.entity_types`. Each takes a transaction opened with `inTenantTransaction`
- * (so row-level security applies) and filters by `tenant_id` as well.
+ * Queries of `catalog.entity_types`. Each runs in a tenant context (`inTenantTransaction` or `inTenantScope`,
+ * so row-level security applies) and filters by `tenant_id` as well.
  */
 export type EntityTypeRow = Selectable<EntityTypesTable>;
 
-export function listEntityTypeRows(trx: Transaction<CatalogDb>, tenantId: string): Promise<EntityTypeRow[]> {
-  return trx
+export function listEntityTypeRows(db: Kysely<CatalogDb>, tenantId: string): Promise<EntityTypeRow[]> {
+  return db
     .selectFrom('entity_types')
     .selectAll()
     .where('tenant_id', '=', tenantId)
@@ -17,22 +17,22 @@ export function listEntityTypeRows(trx: Transaction<CatalogDb>, tenantId: string
 }
 
 export function findEntityTypeRow(
-  trx: Transaction<CatalogDb>,
+  db: Kysely<CatalogDb>,
   tenantId: string,
   name: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<EntityTypeRow | undefined> {
-  let query = trx.selectFrom('entity_types').selectAll().where('tenant_id', '=', tenantId).where('name', '=', name);
+  let query = db.selectFrom('entity_types').selectAll().where('tenant_id', '=', tenantId).where('name', '=', name);
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
 /** Inserts the entity type unless the tenant has it already; returns the new row, or undefined. */
 export function insertEntityTypeIfAbsent(
-  trx: Transaction<CatalogDb>,
+  db: Kysely<CatalogDb>,
   row: { tenantId: string; name: string; automaticAnalyses: string[] },
 ): Promise<EntityTypeRow | undefined> {
-  return trx
+  return db
     .insertInto('entity_types')
     .values({ tenant_id: row.tenantId, name: row.name, automatic_analyses: row.automaticAnalyses })
     .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing())
@@ -41,12 +41,12 @@ export function insertEntityTypeIfAbsent(
 }
 
 export function updateEntityTypeAnalyses(
-  trx: Transaction<CatalogDb>,
+  db: Kysely<CatalogDb>,
   tenantId: string,
   name: string,
   automaticAnalyses: string[],
 ): Promise<EntityTypeRow> {
-  return trx
+  return db
     .updateTable('entity_types')
     .set({ automatic_analyses: automaticAnalyses, updated_at: sql<Date>`clock_timestamp()` })
     .where('tenant_id', '=', tenantId)
