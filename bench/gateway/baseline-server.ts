@@ -1,10 +1,10 @@
 /**
  * The baseline of bench/gateway: the same entity read served by one Koa process straight on
- * Postgres (same pool settings, same tenant transaction and query as the catalog service), with no
+ * Postgres (same pool settings, same tenant-scoped query as the catalog service), with no
  * authentication, no NATS hop and no second process.
  */
 import Koa from 'koa';
-import { createDatabase, inTenantTransaction } from '@catalog/platform';
+import { createDatabase, inTenantScope } from '@catalog/platform';
 
 interface Db {
   entities: { id: string; tenant_id: string; type: string; title: string; artist: string | null; dmrn: string | null; created_at: Date; updated_at: Date };
@@ -20,8 +20,8 @@ app.use(async (ctx) => {
     ctx.status = 404;
     return;
   }
-  const row = await inTenantTransaction(database.db, tenantId, (trx) =>
-    trx.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId).where('id', '=', match[1]!).executeTakeFirst(),
+  const row = await inTenantScope(database.db, tenantId, (db) =>
+    db.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId).where('id', '=', match[1]!).executeTakeFirst(),
   );
   if (!row) {
     ctx.status = 404;

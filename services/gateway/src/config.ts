@@ -7,6 +7,8 @@ export interface GatewayConfig extends CommonConfig {
   rpcTimeoutMs: number;
   trustProxy: boolean;
   ipRateLimit: IpRateLimitSettings;
+  /** Fixed base URL of the asset service's HTTP listener; unset: found over NATS. */
+  assetHttpUrl: string | undefined;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -22,5 +24,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
       perMinute: env.int('IP_RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }),
       burst: env.int('IP_RATE_LIMIT_BURST', 600, { min: 1 }),
     },
+    assetHttpUrl: env.optionalString('ASSET_HTTP_URL') === undefined ? undefined : env.url('ASSET_HTTP_URL', undefined, ['http', 'https']),
   };
 }

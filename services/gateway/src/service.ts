@@ -2,6 +2,7 @@ import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/
 import type { GatewayConfig } from './config.js';
 import { adminHandlers } from './domain/admin.js';
 import { mountGateway } from './http/app.js';
+import { blobProxy } from './http/blob-proxy.js';
 import { publicRouter } from './http/router.js';
 import { gatewayMigrations } from './migrations/index.js';
 import type { GatewayDb } from './persistence/tables.js';
@@ -23,14 +24,17 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   });
   try {
     const db = runtime.database.db;
+    const blobs = blobProxy({ nc: runtime.nc, natsPrefix: runtime.subjects.prefix, assetHttpUrl: config.assetHttpUrl });
     const router = publicRouter({
       db,
+      pool: runtime.database.pool,
+      stream: blobs.download,
       rpc: { nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.rpcTimeoutMs },
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       localHandlers: adminHandlers(db),
     });
-    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit), { accessLog: true, trustProxy: config.trustProxy });
+    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit, blobs.uploads), { accessLog: true, trustProxy: config.trustProxy });
     return { runtime, url: server.url, port: server.port };
   } catch (error) {
     await runtime.stop();

@@ -49,12 +49,13 @@ type TrackedClient = pg.PoolClient & { [SESSION_TENANT]?: string };
  * the tenant costs no extra round trip: a tenant-scoped read is one round trip, not four
  * (BEGIN, set_config, SELECT, COMMIT).
  */
+type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: any) => void) => void;
+
 class TenantScopedPool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
-  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: any) => void) => void): void;
-  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: any) => void) => void): Promise<pg.PoolClient> | void {
-    if (callback) throw new Error('TenantScopedPool: use the promise form of connect()');
-    return super.connect().then(async (client: TrackedClient) => {
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    const connected = super.connect().then(async (client: TrackedClient) => {
       const wanted = currentTenant.getStore() ?? '';
       if (client[SESSION_TENANT] !== wanted) {
         try {
@@ -67,6 +68,12 @@ class TenantScopedPool extends pg.Pool {
       }
       return client;
     });
+    if (!callback) return connected;
+    // pool.query() uses the callback form.
+    connected.then(
+      (client) => callback(undefined, client, (release?: any) => client.release(release)),
+      (error: Error) => callback(error, undefined, () => undefined),
+    );
   }
 }
 

@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
 import { AppError, forbidden, unauthorized } from '@catalog/platform';
 import type { Permission, Product } from '@catalog/contracts';
 import { parseKey, secretMatches } from './api-keys.js';
 import { findActiveKeyCredentials } from '../persistence/api-keys.js';
-import type { GatewayDb } from '../persistence/tables.js';
 
 export interface Caller {
   tenantId: string;
@@ -15,13 +14,13 @@ export interface Caller {
 }
 
 /** Reads `Authorization: Bearer sk_…` and checks it against the stored key, on every request. */
-export async function authenticate(db: Kysely<GatewayDb>, authorization: string | undefined): Promise<Caller> {
+export async function authenticate(pool: Pool, authorization: string | undefined): Promise<Caller> {
   if (!authorization) throw unauthorized('missing API key: send Authorization: Bearer <API_KEY>');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('malformed Authorization header: expected Bearer <API_KEY>');
   const parsed = parseKey(match[1]!);
   if (!parsed) throw unauthorized('invalid API key');
-  const credentials = await findActiveKeyCredentials(db, parsed.keyId);
+  const credentials = await findActiveKeyCredentials(pool, parsed.keyId);
   if (!secretMatches(parsed.secret, credentials?.secret_hash ?? null) || !credentials) throw unauthorized('invalid API key');
   return {
     tenantId: credentials.organization_id,

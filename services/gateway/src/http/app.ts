@@ -1,11 +1,16 @@
 import type Koa from 'koa';
+import type { Middleware } from 'koa';
 import { AppError, type HttpContext, type HttpState } from '@catalog/platform';
 import type Router from '@koa/router';
 import { ipRateLimit, type IpRateLimitSettings } from './ip-rate-limit.js';
 
-/** Mounts the gateway's middleware on the platform app: IP limit first, then the routes, then 404/405. */
-export function mountGateway(app: Koa<HttpState>, router: Router<HttpState>, limits: IpRateLimitSettings): void {
+/**
+ * Mounts the gateway's middleware on the platform app: IP limit first, then signed blob uploads
+ * (streamed to the asset service, see blob-proxy.ts), then the routes, then 404/405.
+ */
+export function mountGateway(app: Koa<HttpState>, router: Router<HttpState>, limits: IpRateLimitSettings, uploads?: Middleware<HttpState>): void {
   app.use(ipRateLimit(limits));
+  if (uploads) app.use(uploads);
   app.use(router.routes());
   app.use(async (ctx: HttpContext) => {
     const allowed = router.stack.filter((layer) => layer.match(ctx.path)).flatMap((layer) => layer.methods);

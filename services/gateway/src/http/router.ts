@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Next } from 'koa';
 import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
 import {
   AppError,
   badRequest,
@@ -17,14 +18,19 @@ import { authenticate, authorize } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
 import type { LocalHandler } from '../domain/admin.js';
 import type { GatewayDb } from '../persistence/tables.js';
+import { keyRateLimit } from './key-rate-limit.js';
 
 export interface RouterSettings {
   db: Kysely<GatewayDb>;
+  /** The same database's pool, for the per-request key lookup (a prepared statement). */
+  pool: Pool;
   rpc: RpcCallSettings;
   adminToken: string;
   bodyLimitBytes: number;
   /** Operations the gateway answers itself (the admin area), by operation id. */
   localHandlers: Record<string, LocalHandler>;
+  /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
+  stream?: (ctx: HttpContext, reply: unknown) => Promise<void>;
 }
 
 /** `/api/v1/catalog/entities/{id}` → `/api/v1/catalog/entities/:id` */
@@ -65,11 +71,13 @@ export function publicRouter(settings: RouterSettings): Router<HttpState> {
 
 function operationHandler(settings: RouterSettings, route: RouteDefinition, local: LocalHandler | undefined) {
   const validator = requestValidator(route);
+  const limiter = route.rateLimit ? keyRateLimit(settings.db) : null;
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
     let call: { tenantId: string; keyId: string | null; sourceSystem: string } | null = null;
     if (route.auth.kind === 'apiKey') {
-      const caller = await authenticate(settings.db, ctx.get('authorization') || undefined);
+      const caller = await authenticate(settings.pool, ctx.get('authorization') || undefined);
       authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
+      if (limiter && route.rateLimit) await limiter.take(caller.keyId, route.operationId, route.rateLimit.perMinute);
       call = { tenantId: caller.tenantId, keyId: caller.keyId, sourceSystem: caller.sourceSystem };
     } else if (route.auth.kind === 'admin') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
@@ -89,6 +97,11 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
     }
     const reply = await callRpc(settings.rpc, route.service, route.operationId, request, { ...call!, requestId: ctx.state.requestId });
     if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+    if (route.success.stream) {
+      if (!settings.stream) throw new Error(`no stream handler for ${route.operationId}`);
+      await settings.stream(ctx, reply.body);
+      return;
+    }
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
     respond(ctx, reply.status, reply.body);
   };

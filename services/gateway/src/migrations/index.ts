@@ -1,6 +1,8 @@
 import type { Migrations } from '@catalog/platform';
 import { organizationsAndKeys } from './0001_organizations_and_keys.js';
+import { keyRateLimits } from './0002_key_rate_limits.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
+  '0002_key_rate_limits': keyRateLimits,
 };

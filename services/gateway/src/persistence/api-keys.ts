@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Pool } from 'pg';
 import type { ApiKeysTable, GatewayDb } from './tables.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -13,14 +14,19 @@ export interface KeyCredentials {
   products: string[];
 }
 
-export function findActiveKeyCredentials(db: Kysely<GatewayDb>, keyId: string): Promise<KeyCredentials | undefined> {
-  return db
-    .selectFrom('api_keys as k')
-    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
-    .select(['k.id', 'k.secret_hash', 'k.permissions', 'k.source_system', 'k.organization_id', 'o.products'])
-    .where('k.id', '=', keyId)
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+/**
+ * The lookup behind every authenticated request: a named (server-side prepared) statement on the
+ * pool, so neither the query builder nor Postgres' parser and planner run per request.
+ */
+export async function findActiveKeyCredentials(pool: Pool, keyId: string): Promise<KeyCredentials | undefined> {
+  const result = await pool.query<KeyCredentials>({
+    name: 'gateway_active_key_credentials',
+    text: `select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
+             from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
+            where k.id = $1 and k.revoked_at is null`,
+    values: [keyId],
+  });
+  return result.rows[0];
 }
 
 export function insertApiKey(
