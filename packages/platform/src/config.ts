@@ -124,6 +124,8 @@ export interface CommonConfig {
   httpHost: string;
   httpPort: number;
   shutdownTimeoutMs: number;
+  /** Apply the service's migrations when it starts (off when a deployment job runs them). */
+  migrateOnStart: boolean;
 }
 
 export function readCommonConfig(env: EnvReader, serviceName: string, defaultPort: number): CommonConfig {
@@ -139,5 +141,6 @@ export function readCommonConfig(env: EnvReader, serviceName: string, defaultPor
     httpHost: env.string('HTTP_HOST', '0.0.0.0'),
     httpPort: env.int(`${serviceName.toUpperCase()}_HTTP_PORT`, defaultPort, { min: 0, max: 65535 }),
     shutdownTimeoutMs: env.int('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0 }),
+    migrateOnStart: env.bool('MIGRATE_ON_START', true),
   };
 }

@@ -9,6 +9,7 @@ import { migrateSchema, type Migrations } from './db/migrate.js';
 import { createHttpApp, type HttpState } from './http/app.js';
 import { listen, type RunningServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 
 export interface ServiceRuntimeSettings {
   config: CommonConfig;
@@ -19,6 +20,11 @@ export interface ServiceRuntimeSettings {
   /** Apply migrations at start (the default); production may run `npm run migrate` instead. */
   migrate?: boolean;
   logger?: Logger;
+  /**
+   * The service records events in `<schema>.outbox`: run its relay to the events stream (started
+   * once NATS is connected, stopped first). `true` takes the default relay settings.
+   */
+  outbox?: boolean | OutboxRelayOptions;
 }
 
 export interface ServiceRuntime<DB> {
@@ -31,6 +37,8 @@ export interface ServiceRuntime<DB> {
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
   /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
   listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean; trustProxy?: boolean }): Promise<RunningServer>;
+  /** The HTTP listener once `listen` has started it. */
+  readonly http: RunningServer | null;
   /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
   onStop(stop: () => Promise<void>): void;
   stop(): Promise<void>;
@@ -44,7 +52,7 @@ export interface ServiceRuntime<DB> {
 export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings): Promise<ServiceRuntime<DB>> {
   const { config } = settings;
   const logger = settings.logger ?? createLogger({ service: config.serviceName, level: config.logLevel });
-  if (settings.migrate !== false) {
+  if (settings.migrate ?? config.migrateOnStart) {
     await migrateSchema({
       url: config.migrationDatabaseUrl,
       schema: settings.schema,
@@ -59,11 +67,25 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
     role: `${settings.schema}_app`,
     poolSize: config.dbPoolSize,
     applicationName: config.serviceName,
+    onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
   });
   const nc = await connectBus({ url: config.natsUrl, name: config.serviceName, logger });
   const subjects = subjectsFor(config.natsPrefix);
+  const relay: OutboxRelay | null = settings.outbox
+    ? startOutboxRelay({
+        ...(typeof settings.outbox === 'object' ? settings.outbox : {}),
+        schema: settings.schema,
+        pool: database.pool,
+        connectionString: config.databaseUrl,
+        role: `${settings.schema}_app`,
+        nc,
+        subjects,
+        logger,
+      })
+    : null;
   const stops: Array<() => Promise<void>> = [];
   let stopped = false;
+  let http: RunningServer | null = null;
 
   const runtime: ServiceRuntime<DB> = {
     name: config.serviceName,
@@ -71,6 +93,9 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
     database,
     nc,
     subjects,
+    get http() {
+      return http;
+    },
     async serve(handlers) {
       const service = await serveRpc({ nc, subjects, service: config.serviceName, version: settings.version, handlers, logger });
       stops.push(async () => {
@@ -90,7 +115,8 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
       extend?.(app);
       const server = await listen(app, config.httpPort, config.httpHost);
       stops.push(() => server.close(config.shutdownTimeoutMs));
-      logger.info({ url: server.url }, 'http listening');
+      http = server;
+      logger.info({ address: server.url }, 'http listening');
       return server;
     },
     onStop(stop) {
@@ -99,6 +125,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
     async stop() {
       if (stopped) return;
       stopped = true;
+      await relay?.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox relay failed'));
       for (const stop of [...stops].reverse()) {
         await stop().catch((error: unknown) => logger.error({ err: error }, 'stop step failed'));
       }

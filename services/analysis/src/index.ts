@@ -1,2 +1,3 @@
 export { readAnalysisConfig, type AnalysisConfig } from './config.js';
 export { startAnalysisService } from './service.js';
+export { analysisMigrations } from './migrations/index.js';

@@ -1,2 +1,3 @@
 export * from './database.js';
+export * from './leader.js';
 export * from './migrate.js';

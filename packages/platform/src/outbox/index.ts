@@ -1,1 +1,3 @@
 export * from './outbox.js';
+export * from './notify.js';
+export * from './relay.js';

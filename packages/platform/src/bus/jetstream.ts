@@ -1,0 +1,134 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type JetStreamManager,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Subjects } from './subjects.js';
+
+export type { JetStreamManager } from '@nats-io/jetstream';
+
+const MS_TO_NS = 1_000_000;
+
+export interface EventsStreamSettings {
+  /** How long the stream keeps a message; the feed table, not the stream, is the 30-day record. */
+  maxAgeMs?: number;
+  /**
+   * Window in which a repeated `Nats-Msg-Id` is dropped. It must cover the longest time a relay
+   * can take to re-publish a row after a crash (read, publish, crash before marking, restart).
+   */
+  duplicateWindowMs?: number;
+}
+
+export const EVENTS_STREAM_DEFAULTS = {
+  maxAgeMs: 7 * 24 * 3600_000,
+  duplicateWindowMs: 10 * 60_000,
+} as const;
+
+/** JetStream API error codes used here (nats-server `errors.json`). */
+const STREAM_NAME_IN_USE = 10058;
+const STREAM_NOT_FOUND = 10059;
+const CONSUMER_NOT_FOUND = 10014;
+
+export function isJetStreamApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
+
+/** The events stream is missing (never created, deleted, or the server lost its store). */
+export function isStreamMissing(error: unknown): boolean {
+  if (isJetStreamApiError(error, STREAM_NOT_FOUND)) return true;
+  // A publish to a subject no stream captures is answered by nobody.
+  const name = (error as { name?: string } | null)?.name;
+  const message = (error as { message?: string } | null)?.message ?? '';
+  return name === 'NoRespondersError' || /no responders/i.test(message);
+}
+
+export function isConsumerMissing(error: unknown): boolean {
+  return isJetStreamApiError(error, CONSUMER_NOT_FOUND) || isJetStreamApiError(error, STREAM_NOT_FOUND);
+}
+
+/**
+ * Creates the events stream (`<PREFIX>_EVENTS` on `<prefix>.events.>`) or brings an existing one
+ * to the expected limits. Idempotent and safe when several services start at once: whoever loses
+ * the creation race updates instead. File storage, limits retention, and a duplicate window long
+ * enough for a relay to re-publish after a crash without the message being stored twice.
+ */
+export async function ensureEventsStream(nc: NatsConnection, subjects: Subjects, settings: EventsStreamSettings = {}): Promise<StreamInfo> {
+  const jsm = await jetstreamManager(nc);
+  const maxAge = (settings.maxAgeMs ?? EVENTS_STREAM_DEFAULTS.maxAgeMs) * MS_TO_NS;
+  const duplicateWindow = Math.min(settings.duplicateWindowMs ?? EVENTS_STREAM_DEFAULTS.duplicateWindowMs, settings.maxAgeMs ?? Infinity) * MS_TO_NS;
+  const wanted = {
+    subjects: [subjects.eventsWildcard],
+    max_age: maxAge,
+    duplicate_window: duplicateWindow,
+  };
+  const current = await streamInfo(jsm, subjects.eventsStream);
+  if (!current) {
+    try {
+      return await jsm.streams.add({
+        name: subjects.eventsStream,
+        ...wanted,
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+        allow_direct: true,
+      });
+    } catch (error) {
+      if (!isJetStreamApiError(error, STREAM_NAME_IN_USE)) throw error;
+      // Another service created it between our look-up and our add; converge on its config.
+    }
+  }
+  const existing = current ?? (await jsm.streams.info(subjects.eventsStream));
+  const config = existing.config;
+  if (
+    config.max_age === wanted.max_age &&
+    config.duplicate_window === wanted.duplicate_window &&
+    config.subjects?.length === 1 &&
+    config.subjects[0] === subjects.eventsWildcard
+  ) {
+    return existing;
+  }
+  return jsm.streams.update(subjects.eventsStream, { ...config, ...wanted });
+}
+
+async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {
+  try {
+    return await jsm.streams.info(name);
+  } catch (error) {
+    if (isJetStreamApiError(error, STREAM_NOT_FOUND)) return null;
+    throw error;
+  }
+}
+
+export interface DurableConsumerSettings {
+  stream: string;
+  durable: string;
+  filterSubject?: string;
+  ackWaitMs: number;
+  maxAckPending: number;
+}
+
+/**
+ * Creates a durable pull consumer or updates the settings that may change (create-or-update);
+ * it delivers every message of the stream from the first one, with explicit acks and unlimited
+ * redeliveries (an event is never dropped by the consumer).
+ */
+export async function ensureDurableConsumer(nc: NatsConnection, settings: DurableConsumerSettings): Promise<ConsumerInfo> {
+  const jsm = await jetstreamManager(nc);
+  const config: Partial<ConsumerConfig> = {
+    durable_name: settings.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: settings.ackWaitMs * MS_TO_NS,
+    max_ack_pending: settings.maxAckPending,
+    max_deliver: -1,
+    ...(settings.filterSubject ? { filter_subject: settings.filterSubject } : {}),
+  };
+  return jsm.consumers.add(settings.stream, config);
+}

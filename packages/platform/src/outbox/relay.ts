@@ -1,0 +1,309 @@
+import { jetstream } from '@nats-io/jetstream';
+import type pg from 'pg';
+import { encodeBusEvent, type BusEvent } from '../bus/event-message.js';
+import { ensureEventsStream, isStreamMissing, type EventsStreamSettings } from '../bus/jetstream.js';
+import type { NatsConnection } from '../bus/connect.js';
+import type { Subjects } from '../bus/subjects.js';
+import type { EnvReader } from '../config.js';
+import { assertIdentifier } from '../db/database.js';
+import { runAsLeader, type Leadership } from '../db/leader.js';
+import type { Logger } from '../logger.js';
+import { outboxChannel } from './notify.js';
+
+/** Tunables of a relay; every field has a default. */
+export interface OutboxRelayOptions {
+  /** Rows read and published per round. */
+  batchSize?: number;
+  /** Longest wait between rounds when no NOTIFY arrives (rows held back by an open transaction). */
+  pollIntervalMs?: number;
+  /** Published rows older than this are deleted. */
+  retentionMs?: number;
+  pruneIntervalMs?: number;
+  /** Time to wait for one PubAck before the publish counts as failed. */
+  publishTimeoutMs?: number;
+  /** First and longest wait between attempts after a failure (doubling in between). */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  /** How often a replica that is not the relay leader tries to become it. */
+  leaseRetryMs?: number;
+  stream?: EventsStreamSettings;
+}
+
+export interface OutboxRelaySettings extends OutboxRelayOptions {
+  schema: string;
+  /** Pool of the service (app role); reads and marks the outbox. */
+  pool: pg.Pool;
+  /** For the relay's own connection: leader lease and LISTEN. */
+  connectionString: string;
+  role: string;
+  nc: NatsConnection;
+  subjects: Subjects;
+  logger: Logger;
+}
+
+export interface OutboxRelay {
+  /** Stops publishing; rows not yet marked are published by the next relay of this schema. */
+  stop(): Promise<void>;
+}
+
+export const OUTBOX_RELAY_DEFAULTS = {
+  batchSize: 500,
+  pollIntervalMs: 50,
+  retentionMs: 7 * 24 * 3600_000,
+  pruneIntervalMs: 60_000,
+  publishTimeoutMs: 5_000,
+  retryMinMs: 100,
+  retryMaxMs: 5_000,
+  leaseRetryMs: 1_000,
+} as const;
+
+/** Relay settings from the environment, for services that run one (`OUTBOX_*`). */
+export function readOutboxRelayConfig(env: EnvReader): OutboxRelayOptions {
+  return {
+    batchSize: env.int('OUTBOX_BATCH_SIZE', OUTBOX_RELAY_DEFAULTS.batchSize, { min: 1, max: 5_000 }),
+    pollIntervalMs: env.int('OUTBOX_POLL_INTERVAL_MS', OUTBOX_RELAY_DEFAULTS.pollIntervalMs, { min: 5, max: 60_000 }),
+    retentionMs: env.int('OUTBOX_RETENTION_DAYS', 7, { min: 1, max: 365 }) * 24 * 3600_000,
+  };
+}
+
+interface OutboxRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  product: string;
+  type: string;
+  resource_kind: string;
+  resource_id: string | null;
+  dmrn: string | null;
+  source_system: string;
+  batch_id: string;
+  schema_version: number;
+  data: Record<string, unknown>;
+  occurred_at: Date;
+}
+
+/** Some rows of a round were published (and are marked), then a publish failed. */
+class PartialPublishError extends Error {
+  constructor(
+    readonly published: string[],
+    override readonly cause: unknown,
+  ) {
+    super(`publish failed after ${published.length} rows: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/**
+ * Publishes a service's outbox to the events stream, in commit order, and marks rows sent.
+ *
+ * - Order: rows are read by `(tx_id, seq)` and only below `pg_snapshot_xmin` of the reading
+ *   statement, so a transaction still open is never overtaken by later ones.
+ * - Per-resource order survives failures: a round is published in windows in which no two rows
+ *   concern the same resource, each window awaited in full (every PubAck) before the next; on a
+ *   failure the acknowledged rows are marked and the rest are read again, oldest first.
+ * - At least once: a row is marked only after its PubAck. A crash between PubAck and marking
+ *   re-publishes the row; `Nats-Msg-Id` = event id makes JetStream drop the copy, and the feed
+ *   insert is idempotent besides.
+ * - One publisher per schema: replicas compete for an advisory-lock lease (see `runAsLeader`).
+ * - Prompt: a NOTIFY from the outbox trigger wakes it; otherwise it polls every `pollIntervalMs`.
+ * - NATS or Postgres down: retries with backoff, never marks what was not acknowledged.
+ * - Published rows older than `retentionMs` are pruned.
+ */
+export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
+  const schema = assertIdentifier(settings.schema);
+  const d = OUTBOX_RELAY_DEFAULTS;
+  const o = {
+    batchSize: settings.batchSize ?? d.batchSize,
+    pollIntervalMs: settings.pollIntervalMs ?? d.pollIntervalMs,
+    retentionMs: settings.retentionMs ?? d.retentionMs,
+    pruneIntervalMs: settings.pruneIntervalMs ?? d.pruneIntervalMs,
+    publishTimeoutMs: settings.publishTimeoutMs ?? d.publishTimeoutMs,
+    retryMinMs: settings.retryMinMs ?? d.retryMinMs,
+    retryMaxMs: settings.retryMaxMs ?? d.retryMaxMs,
+    leaseRetryMs: settings.leaseRetryMs ?? d.leaseRetryMs,
+    stream: settings.stream ?? {},
+  };
+  const log = settings.logger.child({ component: 'outbox-relay', schema });
+  const js = jetstream(settings.nc);
+  const table = `${schema}.outbox`;
+
+  const selectRows = `
+    select seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn, source_system,
+           batch_id, schema_version, data, occurred_at
+      from ${table}
+     where published_at is null
+       and tx_id < pg_snapshot_xmin(pg_current_snapshot())
+     order by tx_id, seq
+     limit $1`;
+
+  const publish = async (rows: OutboxRow[]): Promise<string[]> => {
+    const done: string[] = [];
+    for (const window of resourceWindows(rows)) {
+      const results = await Promise.allSettled(
+        window.map((row) =>
+          js.publish(settings.subjects.events(row.product, row.type), encodeBusEvent(toBusEvent(row)), {
+            msgID: row.id,
+            timeout: o.publishTimeoutMs,
+          }),
+        ),
+      );
+      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      window.forEach((row, i) => {
+        if (results[i]?.status === 'fulfilled') done.push(row.seq);
+      });
+      if (failure) throw new PartialPublishError(done, failure.reason);
+    }
+    return done;
+  };
+
+  const markPublished = async (seqs: string[]): Promise<void> => {
+    if (seqs.length === 0) return;
+    await settings.pool.query(`update ${table} set published_at = now() where seq = any($1::bigint[])`, [seqs]);
+  };
+
+  const prune = async (): Promise<void> => {
+    let removed = 0;
+    for (;;) {
+      const result = await settings.pool.query(
+        `delete from ${table} where seq in (
+           select seq from ${table} where published_at < now() - make_interval(secs => $1) limit 5000)`,
+        [o.retentionMs / 1000],
+      );
+      removed += result.rowCount ?? 0;
+      if ((result.rowCount ?? 0) < 5000) break;
+    }
+    if (removed > 0) log.info({ removed }, 'pruned published outbox rows');
+  };
+
+  const relay = async ({ client, signal }: Leadership): Promise<void> => {
+    const wake = wakeSignal(signal);
+    client.on('notification', wake.notify);
+    await client.query(`LISTEN ${outboxChannel(schema)}`);
+    let streamReady = false;
+    let retryMs = o.retryMinMs;
+    let nextPruneAt = Date.now();
+    const failed = async (error: unknown, what: string): Promise<void> => {
+      log.warn({ err: error, retryInMs: retryMs }, what);
+      await wake.wait(retryMs);
+      retryMs = Math.min(retryMs * 2, o.retryMaxMs);
+    };
+    while (!signal.aborted) {
+      if (Date.now() >= nextPruneAt) {
+        nextPruneAt = Date.now() + o.pruneIntervalMs;
+        await prune().catch((error: unknown) => log.warn({ err: error }, 'pruning the outbox failed'));
+      }
+      try {
+        if (!streamReady) {
+          await ensureEventsStream(settings.nc, settings.subjects, o.stream);
+          streamReady = true;
+        }
+        const { rows } = await settings.pool.query<OutboxRow>(selectRows, [o.batchSize]);
+        if (rows.length > 0) {
+          try {
+            await markPublished(await publish(rows));
+          } catch (error) {
+            if (!(error instanceof PartialPublishError)) throw error;
+            await markPublished(error.published);
+            if (isStreamMissing(error.cause)) streamReady = false;
+            throw error.cause;
+          }
+          log.debug({ published: rows.length }, 'published outbox rows');
+        }
+        retryMs = o.retryMinMs;
+        // A full batch means there is probably more to read right away.
+        if (rows.length < o.batchSize) await wake.wait(o.pollIntervalMs);
+      } catch (error) {
+        if (signal.aborted) break;
+        if (isStreamMissing(error)) streamReady = false;
+        await failed(error, 'outbox relay round failed; retrying');
+      }
+    }
+    client.removeListener('notification', wake.notify);
+  };
+
+  const leader = runAsLeader(
+    {
+      connectionString: settings.connectionString,
+      role: settings.role,
+      lockName: `outbox-relay:${schema}`,
+      logger: log,
+      retryMs: o.leaseRetryMs,
+    },
+    relay,
+  );
+  log.info('outbox relay started');
+  return {
+    async stop() {
+      await leader.stop();
+      log.info('outbox relay stopped');
+    },
+  };
+}
+
+function toBusEvent(row: OutboxRow): BusEvent {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    type: row.type,
+    occurredAt: row.occurred_at.toISOString(),
+    product: row.product,
+    resourceKind: row.resource_kind,
+    resourceId: row.resource_id,
+    dmrn: row.dmrn,
+    sourceSystem: row.source_system,
+    batchId: row.batch_id,
+    schemaVersion: row.schema_version,
+    data: row.data,
+  };
+}
+
+/**
+ * Splits rows (already in commit order) into consecutive windows in which each resource appears
+ * at most once, so publishing a window concurrently can never reorder two events of a resource.
+ */
+export function resourceWindows<R extends { resource_kind: string; resource_id: string | null }>(rows: R[]): R[][] {
+  const windows: R[][] = [];
+  let current: R[] = [];
+  let keys = new Set<string>();
+  for (const row of rows) {
+    const key = `${row.resource_kind}:${row.resource_id ?? ''}`;
+    if (keys.has(key)) {
+      windows.push(current);
+      current = [];
+      keys = new Set();
+    }
+    current.push(row);
+    keys.add(key);
+  }
+  if (current.length > 0) windows.push(current);
+  return windows;
+}
+
+/** A wake-up flag: `notify` ends the current (or the next) `wait` early. */
+function wakeSignal(signal: AbortSignal): { notify: () => void; wait: (ms: number) => Promise<void> } {
+  let pending = false;
+  let release: (() => void) | null = null;
+  signal.addEventListener('abort', () => release?.(), { once: true });
+  return {
+    notify() {
+      pending = true;
+      release?.();
+    },
+    wait(ms) {
+      if (pending || signal.aborted) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done(): void {
+          clearTimeout(timer);
+          release = null;
+          pending = false;
+          resolve();
+        }
+        release = done;
+      });
+    },
+  };
+}
+

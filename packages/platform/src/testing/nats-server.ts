@@ -1,0 +1,96 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A nats-server of a test's own (JetStream on, loopback, a temporary store), for tests that stop
+ * and restart the server. The binary is `NATS_SERVER_BIN`, `nats-server` on PATH, or the one the
+ * project's scripts install under `~/.cache/catalog-tools/bin`.
+ */
+export interface OwnNatsServer {
+  url: string;
+  port: number;
+  storeDir: string;
+  /** Kills the server process (SIGKILL by default: no clean shutdown). */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port with the same store. */
+  restart(): Promise<void>;
+  /** Stops it and removes the store. */
+  stop(): Promise<void>;
+}
+
+export function natsServerBinary(): string {
+  const fromEnv = process.env.NATS_SERVER_BIN;
+  if (fromEnv && existsSync(fromEnv)) return fromEnv;
+  const onPath = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const cached = join(homedir(), '.cache', 'catalog-tools', 'bin', 'nats-server');
+  if (existsSync(cached)) return cached;
+  throw new Error('nats-server not found: set NATS_SERVER_BIN or put nats-server on PATH');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`nats-server did not become ready:\n${output}`));
+    }, 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-8000);
+      if (output.includes('Server is ready')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nats-server exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+}
+
+export async function startOwnNatsServer(): Promise<OwnNatsServer> {
+  const binary = natsServerBinary();
+  const port = await freePort();
+  const storeDir = mkdtempSync(join(tmpdir(), 'catalog-nats-'));
+  let child: ChildProcess | null = await launch(binary, port, storeDir);
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      running.once('exit', () => resolve());
+      running.kill(signal);
+    });
+  };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    storeDir,
+    kill,
+    async restart() {
+      await kill();
+      child = await launch(binary, port, storeDir);
+    },
+    async stop() {
+      await kill('SIGTERM');
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}

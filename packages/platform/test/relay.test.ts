@@ -1,0 +1,269 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import {
+  connectBus,
+  createDatabase,
+  createOutboxRelaySupportV1,
+  createOutboxTableV1,
+  decodeBusEvent,
+  inTenantTransaction,
+  migrateSchema,
+  newId,
+  outboxFor,
+  resourceWindows,
+  sql,
+  startOutboxRelay,
+  subjectsFor,
+  type BusEvent,
+  type Database,
+  type Migrations,
+  type NatsConnection,
+  type OutboxRelay,
+  type Subjects,
+} from '@catalog/platform';
+import {
+  createTestDatabase,
+  eventually,
+  startOwnNatsServer,
+  testInfrastructure,
+  testLogger,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/platform/testing';
+
+const SCHEMA = 'relaytest';
+const migrations: Migrations = {
+  '0001_outbox': { up: (db) => createOutboxTableV1(db, SCHEMA) },
+  '0002_outbox_relay': { up: (db) => createOutboxRelaySupportV1(db, SCHEMA) },
+};
+
+interface TestDb {
+  outbox: { seq: string; id: string; published_at: Date | null };
+}
+
+let testDb: TestDatabase;
+let database: Database<TestDb>;
+const logger = testLogger('relay');
+const tenant = newId();
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('relay');
+  await migrateSchema({ url: testDb.url, schema: SCHEMA, role: `${SCHEMA}_app`, migrations });
+  database = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: `${SCHEMA}_app` });
+});
+
+afterAll(async () => {
+  await database.close();
+  await testDb.drop();
+});
+
+async function record(resourceId: string, type = 'note.updated'): Promise<string> {
+  return inTenantTransaction(database.db, tenant, async (trx) =>
+    outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({ type, resourceKind: 'note', resourceId, data: { n: 1 } }),
+  );
+}
+
+function relayFor(nc: NatsConnection, subjects: Subjects, extra: Partial<Parameters<typeof startOutboxRelay>[0]> = {}): OutboxRelay {
+  return startOutboxRelay({
+    schema: SCHEMA,
+    pool: database.pool,
+    connectionString: testDb.url,
+    role: `${SCHEMA}_app`,
+    nc,
+    subjects,
+    logger,
+    retryMaxMs: 500,
+    leaseRetryMs: 200,
+    ...extra,
+  });
+}
+
+/** Every message of the events stream, in stream order. */
+async function streamEvents(nc: NatsConnection, subjects: Subjects): Promise<Array<BusEvent & { subject: string }>> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(subjects.eventsStream);
+  const events: Array<BusEvent & { subject: string }> = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const msg = await jsm.streams.getMessage(subjects.eventsStream, { seq });
+    if (msg) events.push({ ...decodeBusEvent(msg.data)!, subject: msg.subject });
+  }
+  return events;
+}
+
+async function unpublished(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from relaytest.outbox where published_at is null`.execute(database.db);
+  return rows[0]!.n;
+}
+
+async function clearOutbox(): Promise<void> {
+  const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
+  await sql`delete from relaytest.outbox`.execute(owner.db);
+  await owner.close();
+}
+
+describe('resource windows', () => {
+  test('split rows so no resource appears twice in a window, keeping order', () => {
+    const row = (id: string | null, n: number) => ({ resource_kind: 'note', resource_id: id, n });
+    const windows = resourceWindows([row('a', 1), row('b', 2), row('a', 3), row(null, 4), row('c', 5), row(null, 6)]);
+    expect(windows.map((w) => w.map((r) => r.n))).toEqual([[1, 2], [3, 4, 5], [6]]);
+  });
+});
+
+describe('outbox relay', () => {
+  let nc: NatsConnection;
+  let subjects: Subjects;
+
+  beforeEach(async () => {
+    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'relay-test', logger });
+    subjects = subjectsFor(uniqueNatsPrefix('relay'));
+    await clearOutbox();
+  });
+
+  afterEach(async () => {
+    await nc.drain();
+  });
+
+  test('publishes every row with its event id as Nats-Msg-Id, in commit order, and marks it', async () => {
+    const relay = relayFor(nc, subjects);
+    try {
+      const resource = newId();
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i += 1) ids.push(await record(resource));
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      const events = await streamEvents(nc, subjects);
+      expect(events.map((e) => e.id)).toEqual(ids);
+      expect(events[0]).toMatchObject({
+        tenantId: tenant,
+        type: 'note.updated',
+        product: 'catalog',
+        resourceKind: 'note',
+        resourceId: resource,
+        dmrn: null,
+        sourceSystem: 'test',
+        schemaVersion: 1,
+        data: { n: 1 },
+        subject: subjects.events('catalog', 'note.updated'),
+      });
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test('a transaction still open holds back later commits instead of being overtaken', async () => {
+    const relay = relayFor(nc, subjects);
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let heldId = '';
+      let recorded!: () => void;
+      const heldRecorded = new Promise<void>((resolve) => {
+        recorded = resolve;
+      });
+      const holder = inTenantTransaction(database.db, tenant, async (trx) => {
+        heldId = await outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
+          type: 'note.created',
+          resourceKind: 'note',
+          resourceId: newId(),
+          data: {},
+        });
+        recorded();
+        await held;
+      });
+      await heldRecorded;
+      const later = await record(newId());
+      // The later row is committed, but it must wait for the open transaction below it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await unpublished()).toBe(2);
+      release();
+      await holder;
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([heldId, later]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test('replicas of a relay publish each row once, one at a time', async () => {
+    const relays = [relayFor(nc, subjects), relayFor(nc, subjects), relayFor(nc, subjects)];
+    try {
+      const ids: string[] = [];
+      const writers = Array.from({ length: 5 }, async () => {
+        for (let i = 0; i < 40; i += 1) ids.push(await record(newId()));
+      });
+      await Promise.all(writers);
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      const events = await streamEvents(nc, subjects);
+      expect(events).toHaveLength(ids.length);
+      expect(new Set(events.map((e) => e.id))).toEqual(new Set(ids));
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+    }
+  });
+
+  test('a stopped leader hands over: the next replica publishes what is left', async () => {
+    const first = relayFor(nc, subjects);
+    const second = relayFor(nc, subjects);
+    try {
+      const before = await record(newId());
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      await first.stop();
+      const after = await record(newId());
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([before, after]);
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  });
+
+  test('prunes published rows older than the retention, never unpublished ones', async () => {
+    const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
+    const nowhere = await connectBus({ url: testInfrastructure().natsUrl, name: 'prune', logger });
+    try {
+      const old = await record(newId());
+      const pending = await record(newId());
+      await sql`update relaytest.outbox set published_at = now() - interval '8 days' where id = ${old}`.execute(owner.db);
+      // A relay whose stream cannot be reached: nothing gets published, but pruning still runs.
+      const relay = relayFor(nowhere, subjects, { pruneIntervalMs: 100, retentionMs: 7 * 24 * 3600_000 });
+      await nowhere.close();
+      try {
+        await eventually(async () => {
+          const { rows } = await sql<{ id: string }>`select id from relaytest.outbox`.execute(owner.db);
+          return rows.length === 1 ? rows : undefined;
+        }).then((rows) => expect(rows.map((r) => r.id)).toEqual([pending]));
+      } finally {
+        await relay.stop();
+      }
+    } finally {
+      await owner.close();
+    }
+  });
+});
+
+describe('outbox relay and a NATS server that goes away', () => {
+  test('keeps retrying, never marks what was not acknowledged, publishes everything once back', async () => {
+    await clearOutbox();
+    const server = await startOwnNatsServer();
+    const nc = await connectBus({ url: server.url, name: 'relay-restart', logger });
+    const subjects = subjectsFor(uniqueNatsPrefix('relayrestart'));
+    const relay = relayFor(nc, subjects, { publishTimeoutMs: 1000 });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i += 1) ids.push(await record(newId()));
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      await server.kill('SIGKILL');
+      for (let i = 0; i < 10; i += 1) ids.push(await record(newId()));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await unpublished()).toBe(10);
+      await server.restart();
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 30_000);
+      const events = await streamEvents(nc, subjects);
+      expect(events.map((e) => e.id)).toEqual(ids);
+    } finally {
+      await relay.stop();
+      await nc.close();
+      await server.stop();
+    }
+  }, 60_000);
+});
