@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: build + typecheck + test every workspace through turbo.
 #
-# Needs PostgreSQL and NATS: when DATABASE_URL / NATS_URL are not set, starts
+# Needs PostgreSQL, NATS and MinIO: when DATABASE_URL / NATS_URL / S3_ENDPOINT are not set, starts
 # throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID on 127.0.0.1:55432
-# (Postgres, fsync off) and 127.0.0.1:54222 (NATS JetStream), reusing ones that
+# (Postgres, fsync off), 127.0.0.1:54222 (NATS JetStream) and 127.0.0.1:54900 (MinIO), reusing ones that
 # already listen there, and stops the ones it started on exit.
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
@@ -16,9 +16,11 @@ source scripts/lib/infra.sh
 state_dir="${TMPDIR:-/tmp}/catalog-test-$UID"
 started_pg=0
 started_nats=0
+started_minio=0
 turbo_log=""
 
 cleanup() {
+  if ((started_minio)); then stop_minio "$state_dir/minio" || true; fi
   if ((started_nats)); then stop_nats "$state_dir/nats" || true; fi
   if ((started_pg)); then stop_postgres "$state_dir/pg" || true; fi
   if [[ -n $turbo_log ]]; then rm -f "$turbo_log"; fi
@@ -29,7 +31,7 @@ trap 'exit 143' TERM
 
 ensure_node_modules
 
-if [[ -z ${DATABASE_URL:-} || -z ${NATS_URL:-} ]]; then
+if [[ -z ${DATABASE_URL:-} || -z ${NATS_URL:-} || -z ${S3_ENDPOINT:-} ]]; then
   mkdir -p "$state_dir"
   chmod 755 "$state_dir" # the postgres system user must reach $state_dir/pg
 fi
@@ -43,7 +45,11 @@ if [[ -z ${NATS_URL:-} ]]; then
   start_nats "$state_dir/nats" 54222
   started_nats=$INFRA_NATS_STARTED
 fi
-echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL" >&2
+if [[ -z ${S3_ENDPOINT:-} ]]; then
+  start_minio "$state_dir/minio" 54900 # exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET
+  started_minio=$INFRA_MINIO_STARTED
+fi
+echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
 export TURBO_TELEMETRY_DISABLED=1
 turbo_log=$(mktemp "${TMPDIR:-/tmp}/catalog-turbo.XXXXXX")

@@ -12,6 +12,9 @@
 #   start_nats DATA_DIR PORT         -> start (or reuse) nats-server -js, exports NATS_URL
 #   stop_nats DATA_DIR               -> stops the nats-server started in DATA_DIR
 #   infra_apt_install PKG...         -> apt-get install (apt-get update once per shell)
+#   ensure_minio                     -> builds/caches the pinned MinIO server, exports MINIO_BIN
+#   start_minio DATA_DIR PORT        -> start (or reuse) MinIO on 127.0.0.1, exports S3_* for tests
+#   stop_minio DATA_DIR              -> stops the MinIO started in DATA_DIR
 #
 # After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
 # when this call started the server, 0 when an already running one was reused.
@@ -29,6 +32,14 @@ INFRA_REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 INFRA_NATS_VERSION="${INFRA_NATS_VERSION:-v2.11.8}"
 INFRA_PG_STARTED="${INFRA_PG_STARTED:-0}"
 INFRA_NATS_STARTED="${INFRA_NATS_STARTED:-0}"
+# MinIO publishes no Go-module release versions; this pseudo-version is the final commit of
+# github.com/minio/minio (RELEASE.2025-10-15T17-29-55Z plus its later fixes; the project is in
+# maintenance mode). It builds with Go 1.24+.
+INFRA_MINIO_VERSION="${INFRA_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
+INFRA_MINIO_STARTED="${INFRA_MINIO_STARTED:-0}"
+# Fixed local credentials of the throwaway test server (it listens on 127.0.0.1 only).
+INFRA_MINIO_USER=catalog-test
+INFRA_MINIO_PASSWORD=catalog-test-secret
 _INFRA_APT_UPDATED=0
 
 infra_log() { printf '[infra] %s\n' "$*" >&2; }
@@ -567,6 +578,136 @@ stop_nats() {
   while _infra_pid_alive "$pid"; do
     if ((SECONDS >= deadline)); then
       infra_log "NATS did not exit after SIGTERM; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+  rm -f "$pidfile"
+}
+
+# ---------------------------------------------------------------------------
+# MinIO (S3 blob backend tests)
+
+ensure_minio() {
+  local tools dir go
+  if [[ -n ${MINIO_BIN:-} && -x ${MINIO_BIN} ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  dir=$tools/minio-$INFRA_MINIO_VERSION
+  if [[ ! -x $dir/minio ]]; then
+    go=$(_infra_go_bin) || {
+      infra_err "go not found: it is needed once to build the MinIO server (github.com/minio/minio@$INFRA_MINIO_VERSION)"
+      return 1
+    }
+    infra_log "building minio $INFRA_MINIO_VERSION (go install, one-off, several minutes; cached in $dir)"
+    mkdir -p "$dir"
+    GOBIN="$dir" CGO_ENABLED=0 "$go" install "github.com/minio/minio@$INFRA_MINIO_VERSION" >&2 || {
+      infra_err "go install minio failed"
+      return 1
+    }
+  fi
+  MINIO_BIN=$dir/minio
+  export MINIO_BIN
+  infra_log "minio: $MINIO_BIN ($INFRA_MINIO_VERSION)"
+}
+
+# True if 127.0.0.1:PORT answers MinIO's liveness probe with 200.
+_infra_is_minio() {
+  local line
+  # shellcheck disable=SC2016 # $1/$l expand in the child shell
+  line=$(timeout 3 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET /minio/health/live HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3 && IFS= read -r -t 2 l <&3 && printf %s "$l"' _ "$1" 2>/dev/null || true)
+  [[ $line == HTTP/1.[01]\ 200* ]]
+}
+
+_infra_export_s3() {
+  if [[ -z ${S3_ENDPOINT:-} ]]; then
+    S3_ENDPOINT="http://127.0.0.1:$1"
+    S3_ACCESS_KEY=$INFRA_MINIO_USER
+    S3_SECRET_KEY=$INFRA_MINIO_PASSWORD
+    S3_BUCKET="${S3_BUCKET:-catalog-test}"
+    export S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET
+  fi
+}
+
+# start_minio DATA_DIR PORT : MinIO on 127.0.0.1:PORT (console on PORT+1, also loopback only).
+start_minio() {
+  local data_dir=${1:?usage: start_minio DATA_DIR PORT}
+  local port=${2:?usage: start_minio DATA_DIR PORT}
+  local logfile pidfile pid deadline
+  local -a launcher=()
+  INFRA_MINIO_STARTED=0
+
+  ensure_minio || return 1
+  if _infra_tcp_open "$port"; then
+    if _infra_is_minio "$port"; then
+      infra_log "reusing MinIO already listening on 127.0.0.1:$port"
+      _infra_export_s3 "$port"
+      return 0
+    fi
+    infra_err "127.0.0.1:$port is in use by something that is not MinIO"
+    return 1
+  fi
+
+  data_dir=$(_infra_abspath "$data_dir") || {
+    infra_err "cannot create $data_dir"
+    return 1
+  }
+  mkdir -p "$data_dir/data"
+  logfile=$data_dir/minio.log
+  pidfile=$data_dir/minio.pid
+  if command -v setsid >/dev/null 2>&1; then launcher=(setsid); fi
+  infra_log "starting MinIO on 127.0.0.1:$port (data $data_dir)"
+  MINIO_ROOT_USER=$INFRA_MINIO_USER MINIO_ROOT_PASSWORD=$INFRA_MINIO_PASSWORD \
+    MINIO_BROWSER=off MINIO_UPDATE=off \
+    "${launcher[@]}" "$MINIO_BIN" server "$data_dir/data" --quiet \
+    --address "127.0.0.1:$port" --console-address "127.0.0.1:$((port + 1))" \
+    >>"$logfile" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pidfile"
+
+  deadline=$((SECONDS + 30))
+  until _infra_is_minio "$port"; do
+    if ! _infra_pid_alive "$pid"; then
+      _infra_log_tail "$logfile"
+      infra_err "minio exited during startup (log: $logfile)"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      kill "$pid" 2>/dev/null || true
+      _infra_log_tail "$logfile"
+      infra_err "minio did not become live on 127.0.0.1:$port within 30s (log: $logfile)"
+      return 1
+    fi
+    sleep 0.2
+  done
+  INFRA_MINIO_STARTED=1
+  _infra_export_s3 "$port"
+  infra_log "MinIO ready: http://127.0.0.1:$port"
+}
+
+# stop_minio DATA_DIR
+stop_minio() {
+  local data_dir=${1:?usage: stop_minio DATA_DIR}
+  local pidfile=$data_dir/minio.pid pid deadline
+  if [[ ! -f $pidfile ]]; then
+    infra_log "MinIO ($data_dir) not running"
+    return 0
+  fi
+  pid=$(<"$pidfile")
+  if [[ ! $pid =~ ^[0-9]+$ ]] || ! _infra_pid_alive "$pid" ||
+    [[ $(cat "/proc/$pid/comm" 2>/dev/null) != minio ]]; then
+    infra_log "MinIO ($data_dir) not running (stale pid file)"
+    rm -f "$pidfile"
+    return 0
+  fi
+  infra_log "stopping MinIO (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + 10))
+  while _infra_pid_alive "$pid"; do
+    if ((SECONDS >= deadline)); then
+      infra_log "MinIO did not exit after SIGTERM; sending SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
       break
     fi

@@ -45,19 +45,22 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     LIBRARY_HTTP_PORT: '0',
     ADMIN_TOKEN,
     BLOB_DIR: blobDir,
+    BLOB_SIGNING_SECRET: 'system-test-blob-signing-secret-0123456789abcdef',
     DB_POOL_SIZE: '5',
     ...overrides,
   };
   const logger: Logger = testLogger('system');
   const running: Stoppable[] = [];
   try {
+    // The gateway first: its address is the public base of the signed upload URLs (PUBLIC_BASE_URL).
+    const gateway = await startGateway(readConfig(readGatewayConfig, env), { logger });
+    running.push(gateway.runtime);
+    env.PUBLIC_BASE_URL ??= gateway.url;
     running.push(await startCatalogService(readConfig(readCatalogConfig, env), { logger }));
     running.push(await startAssetService(readConfig(readAssetConfig, env), { logger }));
     running.push(await startAnalysisService(readConfig(readAnalysisConfig, env), { logger }));
     running.push(await startEventsService(readConfig(readEventsConfig, env), { logger }));
     running.push(await startLibraryService(readConfig(readLibraryConfig, env), { logger }));
-    const gateway = await startGateway(readConfig(readGatewayConfig, env), { logger });
-    running.push(gateway.runtime);
     return {
       baseUrl: gateway.url,
       env,

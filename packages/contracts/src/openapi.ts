@@ -11,6 +11,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'state conflict',
   413: 'request too large',
   415: 'unsupported content type',
+  416: 'the Range cannot be satisfied',
   429: 'rate limit exceeded; wait for Retry-After seconds',
 };
 
@@ -47,7 +48,9 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     [route.success.status]: {
       description: route.success.description,
       ...(route.success.schema ? { content: { 'application/json': { schema: plain(route.success.schema) } } } : {}),
+      ...(route.success.stream ? { content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } : {}),
     },
+    ...(route.success.stream ? { 206: { description: 'the requested byte range (Range: bytes=…)', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } } : {}),
   };
   for (const status of errorStatuses(route)) {
     responses[status] = {

@@ -172,11 +172,15 @@ describe('outbox relay', () => {
       });
       await heldRecorded;
       const later = await record(newId());
-      // The later row is committed, but it must wait for the open transaction below it.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(await unpublished()).toBe(2);
-      release();
-      await holder;
+      try {
+        // The later row is committed (the held one is not visible yet), but it must wait for the
+        // open transaction below it.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(await unpublished()).toBe(1);
+      } finally {
+        release();
+        await holder;
+      }
       await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
       expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([heldId, later]);
     } finally {

@@ -1,2 +1,3 @@
-export { readAssetConfig, type AssetConfig } from './config.js';
-export { startAssetService } from './service.js';
+export { readAssetConfig, type AssetConfig, type BlobConfig } from './config.js';
+export { startAssetService, type AssetServiceHandle } from './service.js';
+export { assetMigrations } from './migrations/index.js';

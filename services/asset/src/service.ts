@@ -1,20 +1,72 @@
 import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret } from './blob/index.js';
 import type { AssetConfig } from './config.js';
+import { AssetService } from './domain/assets.js';
+import { startSweeper, sweepOnce, type SweeperDeps } from './domain/retention.js';
+import { mountBlobRoutes } from './http/listener.js';
+import { ffprobeAudio } from './media/probe.js';
+import { answerListenerDiscovery } from './messaging/discovery.js';
 import { assetMigrations } from './migrations/index.js';
+import type { AssetDb } from './persistence/tables.js';
+import { assetRpcHandlers } from './rpc/handlers.js';
 
-/** Starts the asset service: migrations, NATS endpoints, health checks. */
-export async function startAssetService(config: AssetConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<unknown>> {
-  const runtime = await startServiceRuntime<unknown>({
+export interface AssetServiceHandle extends ServiceRuntime<AssetDb> {
+  /** Base URL of this replica's HTTP listener. */
+  listenerUrl: string;
+  /** Runs one retention sweep now (the sweeper also runs on its own every ASSET_SWEEP_INTERVAL_MS). */
+  sweep(): Promise<number>;
+}
+
+const STALE_TEMP_MS = 24 * 3600 * 1000;
+
+/**
+ * Starts the asset service: migrations, the blob store (fs or s3), its HTTP listener (fs uploads
+ * and the internal downloads the gateway streams), the NATS operations, the listener discovery
+ * answer and the retention sweeper.
+ */
+export async function startAssetService(config: AssetConfig, options: { logger?: Logger } = {}): Promise<AssetServiceHandle> {
+  const runtime = await startServiceRuntime<AssetDb>({
     config,
     schema: 'asset',
     migrations: assetMigrations,
     version: '0.1.0',
+    // Asset events go from the outbox to the events stream, where the catalog learns status changes.
+    outbox: true,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    await runtime.serve({});
-    await runtime.listen();
-    return runtime;
+    const { logger } = runtime;
+    if (!config.signingSecret) {
+      logger.warn('BLOB_SIGNING_SECRET is not set: signed URLs use a random key of this process, so they fail on other replicas and after a restart');
+    }
+    const signer = createUrlSigner(config.signingSecret ?? randomSigningSecret());
+    const store = await createBlobStore(config, signer, logger);
+    await store.start();
+    let listenerUrl = '';
+    const assets = new AssetService({
+      db: runtime.database.db,
+      store,
+      signer,
+      policy: config,
+      probe: ffprobeAudio(config.ffprobePath, config.probeTimeoutMs),
+      logger,
+      listenerUrl: () => listenerUrl,
+    });
+    const fsStore = store instanceof FsBlobStore ? store : null;
+    const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }));
+    listenerUrl = config.internalUrl ?? server.url;
+    await runtime.serve(assetRpcHandlers(assets));
+    runtime.onStop(answerListenerDiscovery(runtime.nc, runtime.subjects.prefix, listenerUrl, logger));
+    const sweeper: SweeperDeps = {
+      db: runtime.database.db,
+      store,
+      logger,
+      batchSize: config.sweepBatchSize,
+      ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
+    };
+    runtime.onStop(startSweeper(sweeper, config.sweepIntervalMs));
+    logger.info({ backend: store.backend }, 'blob store ready');
+    return Object.assign(runtime, { listenerUrl, sweep: () => sweepOnce(sweeper) });
   } catch (error) {
     await runtime.stop();
     throw error;

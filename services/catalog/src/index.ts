@@ -4,3 +4,5 @@ export { catalogHandlers, CATALOG_OPERATIONS, type CatalogHandlerDeps, type Cata
 export { catalogMigrations } from './migrations/index.js';
 export type { CatalogDb, EntitiesTable, EntityTypesTable } from './persistence/tables.js';
 export type { EntityPage } from './domain/entities.js';
+export { assetClient, type AssetClient } from './integration/asset-client.js';
+export type { VersionsTable, AssetStatesTable } from './persistence/tables.js';

@@ -76,9 +76,10 @@ describe('entity events in the outbox', () => {
   test('a failed write records no event', async () => {
     const a = h.tenant();
     await song(a, { externalReferences: { dmrn: 'DM-TAKEN' } });
-    const before = await h.outbox({ tenantId: a.tenantId });
+    // Ids only: the outbox relay may mark rows published meanwhile.
+    const before = (await h.outbox({ tenantId: a.tenantId })).map((row) => row.id);
     errorOf(await a.call('createEntity', { body: { type: 'song', title: 'dup', externalReferences: { dmrn: 'DM-TAKEN' } } }));
-    expect(await h.outbox({ tenantId: a.tenantId })).toEqual(before);
+    expect((await h.outbox({ tenantId: a.tenantId })).map((row) => row.id)).toEqual(before);
     expect((await a.ok('listEntities', {})).entities).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog
 import { testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/platform/testing';
 import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
+import { assetClient } from '../src/integration/asset-client.js';
 import { startHarness, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;
@@ -59,7 +60,8 @@ describe('service', () => {
   });
 
   test('handles exactly its operations of the route table', () => {
-    const handlers = catalogHandlers({ db: h.service.database.db });
+    const assets = assetClient({ nc: h.service.nc, subjects: h.service.subjects });
+    const handlers = catalogHandlers({ db: h.service.database.db, assets, maxVersionsPerEntity: 10 });
     const catalogOperations = routesOf('catalog').map((r) => r.operationId);
     for (const operation of Object.keys(handlers)) expect(catalogOperations).toContain(operation);
     expect(Object.keys(handlers).sort()).toEqual([...CATALOG_OPERATIONS].sort());
@@ -76,7 +78,7 @@ describe('service', () => {
     const again = await migrateSchema({ url: h.database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations });
     expect(again).toEqual([]);
     const { rows } = await h.sql.query<{ name: string }>('select name from catalog.kysely_migration order by name');
-    expect(rows.map((r) => r.name)).toEqual(['0001_entities']);
+    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay']);
   });
 
   test('the tables are under row-level security, also for the owner', async () => {

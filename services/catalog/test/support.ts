@@ -1,4 +1,12 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
 import { callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type NatsConnection, type RpcReply, type RpcRequest, type ServiceRuntime } from '@catalog/platform';
 import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import { readCatalogConfig, startCatalogService, type CatalogDb } from '../src/index.js';
@@ -32,65 +40,102 @@ export interface OutboxRow {
 
 export interface CatalogHarness {
   service: ServiceRuntime<CatalogDb>;
+  /** The asset service, when the harness was started `withAssets`. */
+  asset: AssetServiceHandle | null;
+  natsPrefix: string;
   database: TestDatabase;
   /** Superuser connection to the test database (bypasses row-level security). */
   sql: pg.Client;
   tenant(): Caller;
+  /** A caller of the asset service's NATS operations for the tenant of `caller`. */
+  assets(caller: Caller): AssetCaller;
   outbox(filter?: { tenantId?: string; resourceId?: string; type?: string }): Promise<OutboxRow[]>;
   stop(): Promise<void>;
 }
 
+export interface AssetCaller {
+  call(operation: string, request?: Partial<RpcRequest>): Promise<RpcReply>;
+  ok<T = any>(operation: string, request?: Partial<RpcRequest>): Promise<T>;
+}
+
+export interface HarnessOptions {
+  /**
+   * Also start the asset service (same database, own schema; same NATS prefix), whose outbox relay
+   * publishes the asset events the catalog follows. Versions need it.
+   */
+  withAssets?: boolean;
+  /** Extra environment for both services. */
+  env?: Record<string, string>;
+}
+
 /** Starts the catalog service on a database and NATS prefix of its own, with a NATS client to call it. */
-export async function startHarness(label: string): Promise<CatalogHarness> {
+export async function startHarness(label: string, options: HarnessOptions = {}): Promise<CatalogHarness> {
   const { natsUrl } = testInfrastructure();
   const database = await createTestDatabase(label);
   const natsPrefix = uniqueNatsPrefix(label);
-  const config = readConfig(readCatalogConfig, {
+  const blobDir = options.withAssets ? mkdtempSync(join(tmpdir(), 'catalog-test-blobs-')) : null;
+  const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: natsUrl,
     NATS_PREFIX: natsPrefix,
     CATALOG_HTTP_PORT: '0',
+    ASSET_HTTP_PORT: '0',
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
-  });
+    DB_POOL_SIZE: '10',
+    ...(blobDir ? { BLOB_DIR: blobDir, BLOB_SIGNING_SECRET: randomBytes(32).toString('hex') } : {}),
+    ...options.env,
+  };
+  const config = readConfig(readCatalogConfig, env);
   let service: ServiceRuntime<CatalogDb> | undefined;
+  let asset: AssetServiceHandle | undefined;
   let client: NatsConnection | undefined;
   const sql = new pg.Client({ connectionString: database.url });
   try {
     service = await startCatalogService(config, { logger: testLogger('catalog') });
+    if (options.withAssets) asset = await startAssetService(readConfig(readAssetConfig, env), { logger: testLogger('asset') });
     client = await connectBus({ url: natsUrl, name: `${label}-client`, logger: testLogger('client') });
     await sql.connect();
   } catch (error) {
+    await asset?.stop();
     await service?.stop();
     await client?.drain().catch(() => undefined);
     await sql.end().catch(() => undefined);
     await database.drop();
+    if (blobDir) rmSync(blobDir, { recursive: true, force: true });
     throw error;
   }
   const rpc = { nc: client, subjects: subjectsFor(natsPrefix) };
   const started = service;
   const nc = client;
 
+  const caller = (service: string, context: () => CallContext) => {
+    const call = (operation: string, request: Partial<RpcRequest> = {}) =>
+      callRpc(rpc, service, operation, { params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null }, context());
+    return {
+      call,
+      async ok(operation: string, request?: Partial<RpcRequest>) {
+        const reply = await call(operation, request);
+        if (!reply.ok) throw new Error(`${operation} failed: ${JSON.stringify(reply.error)}`);
+        return reply.body as any;
+      },
+    };
+  };
+
   return {
     service: started,
+    asset: asset ?? null,
+    natsPrefix,
     database,
     sql,
+    assets(tenant) {
+      return caller('asset', () => ({ tenantId: tenant.tenantId, keyId: tenant.keyId, sourceSystem: `public-api:${tenant.keyId}`, requestId: newId() }));
+    },
     tenant() {
       const tenantId = newId();
       const keyId = newId();
       const context = (): CallContext => ({ tenantId, keyId, sourceSystem: `public-api:${keyId}`, requestId: newId() });
-      const call = (operation: string, request: Partial<RpcRequest> = {}) =>
-        callRpc(rpc, 'catalog', operation, { params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null }, context());
-      return {
-        tenantId,
-        keyId,
-        call,
-        async ok(operation, request) {
-          const reply = await call(operation, request);
-          if (!reply.ok) throw new Error(`${operation} failed: ${JSON.stringify(reply.error)}`);
-          return reply.body as any;
-        },
-      };
+      return { tenantId, keyId, ...caller('catalog', context) };
     },
     async outbox(filter = {}) {
       const conditions: string[] = [];
@@ -104,9 +149,11 @@ export async function startHarness(label: string): Promise<CatalogHarness> {
     },
     async stop() {
       await nc.drain().catch(() => undefined);
+      await asset?.stop();
       await started.stop();
       await sql.end().catch(() => undefined);
       await database.drop();
+      if (blobDir) rmSync(blobDir, { recursive: true, force: true });
     },
   };
 }
@@ -115,4 +162,58 @@ export async function startHarness(label: string): Promise<CatalogHarness> {
 export function errorOf(reply: RpcReply): { status: number; code: string; message: string; details?: Record<string, unknown> } {
   if (reply.ok) throw new Error(`expected an error, got ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.error;
+}
+
+/**
+ * PUTs bytes to a signed upload target. The URL starts with the public base (the gateway, which
+ * passes `/uploads/…` through unchanged); without a gateway the same path goes to the asset
+ * service's listener directly.
+ */
+export async function uploadBytes(h: CatalogHarness, upload: { url: string; headers: Record<string, string> }, bytes: Uint8Array): Promise<number> {
+  const target = new URL(upload.url);
+  const listener = new URL(h.asset!.listenerUrl);
+  target.protocol = listener.protocol;
+  target.host = listener.host;
+  const response = await fetch(target, { method: 'PUT', headers: upload.headers, body: bytes });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+const run = promisify(execFile);
+
+/** A WAV file of a 440 Hz tone made by ffmpeg, `seconds` long (16-bit PCM, 8 kHz mono: small). */
+export async function sineWav(seconds: number): Promise<Uint8Array> {
+  const dir = mkdtempSync(join(tmpdir(), 'catalog-test-wav-'));
+  try {
+    const path = join(dir, 'tone.wav');
+    await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=8000:duration=${seconds}`, '-ac', '1', '-c:a', 'pcm_s16le', path]);
+    return new Uint8Array(await readFile(path));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface UploadVersionOptions {
+  filename?: string;
+  contentType?: string;
+  size?: number;
+  label?: string;
+  versionType?: string;
+  kind?: string;
+  isPrimary?: boolean;
+}
+
+/** POST createVersion with a `source.upload` (defaults: an AUDIO radio edit, audio/wav). */
+export function addUploadVersion(caller: Caller, entityId: string, options: UploadVersionOptions = {}): Promise<RpcReply> {
+  const { filename = 'edit.wav', contentType = 'audio/wav', size, label = 'Radio edit', versionType = 'radio_edit', kind, isPrimary } = options;
+  return caller.call('createVersion', {
+    params: { id: entityId },
+    body: {
+      source: { upload: { filename, contentType, ...(size !== undefined ? { size } : {}) } },
+      label,
+      versionType,
+      ...(kind !== undefined ? { kind } : {}),
+      ...(isPrimary !== undefined ? { isPrimary } : {}),
+    },
+  });
 }

@@ -1,8 +1,14 @@
 import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { EventsConfig } from './config.js';
+import { feedCursors } from './feed/cursor.js';
+import { listEventsHandler } from './feed/handler.js';
 import { eventsMigrations } from './migrations/index.js';
+import { startFeedWriter } from './writer/feed-writer.js';
 
-/** Starts the events service: migrations, NATS endpoints, health checks. */
+/**
+ * Starts the events service: migrations of the `events` schema, the feed writer (events stream →
+ * `events.feed`, one active replica at a time) and the `listEvents` operation on NATS.
+ */
 export async function startEventsService(config: EventsConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<unknown>> {
   const runtime = await startServiceRuntime<unknown>({
     config,
@@ -12,7 +18,18 @@ export async function startEventsService(config: EventsConfig, options: { logger
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    await runtime.serve({});
+    const db = runtime.database.db as never;
+    const writer = startFeedWriter({
+      db,
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      logger: runtime.logger,
+      connectionString: config.databaseUrl,
+      role: 'events_app',
+      config: config.feedWriter,
+    });
+    runtime.onStop(() => writer.stop());
+    await runtime.serve({ listEvents: listEventsHandler(db, feedCursors(config.feedCursorSecret)) });
     await runtime.listen();
     return runtime;
   } catch (error) {

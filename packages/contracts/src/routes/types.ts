@@ -22,7 +22,21 @@ export interface RouteDefinition {
   query?: TSchema;
   body?: TSchema;
   /** Success status and its body schema (undefined: no body, e.g. 204). */
-  success: { status: number; description: string; schema?: TSchema };
+  success: {
+    status: number;
+    description: string;
+    schema?: TSchema;
+    /**
+     * The answer is a byte stream, not JSON: the service replies `{location}` (a short-lived signed
+     * URL of its HTTP listener) and the gateway streams that URL's response to the client.
+     */
+    stream?: boolean;
+  };
+  /**
+   * Requests per minute per API key (any 60-second span), shared by all gateway replicas; over it
+   * the gateway answers 429 with Retry-After. Only for API-key routes.
+   */
+  rateLimit?: { perMinute: number };
   /** Error statuses this operation documents besides the ones every authenticated route has. */
   errors?: number[];
 }

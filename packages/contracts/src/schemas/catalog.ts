@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Text, Timestamp, Uuid } from './common.js';
+import { PrimaryAudioVersion } from './versions.js';
+
+export * from './versions.js';
 
 /** Analysis types an entity type may run automatically (the analysis service owns their results). */
 export const ANALYSIS_TYPES = ['loudness', 'tempo', 'key', 'cue_points'] as const;
@@ -18,8 +21,8 @@ export const Entity = Type.Object(
     title: Type.String(),
     artist: Type.Union([Type.String(), Type.Null()]),
     externalReferences: ExternalReferences,
-    primaryAudioVersion: Type.Union([Type.Object({ id: Uuid }, { additionalProperties: true }), Type.Null()], {
-      description: 'the primary AUDIO version whose asset is ONLINE; the default analysis source',
+    primaryAudioVersion: Type.Union([PrimaryAudioVersion, Type.Null()], {
+      description: 'the primary AUDIO version while its file is ONLINE (else null); the default analysis source',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -1,6 +1,10 @@
 import type { Migrations } from '@catalog/platform';
 import { outbox } from './0001_outbox.js';
+import { assets } from './0002_assets.js';
+import { outboxRelay } from './0003_outbox_relay.js';
 
 export const assetMigrations: Migrations = {
   '0001_outbox': outbox,
+  '0002_assets': assets,
+  '0003_outbox_relay': outboxRelay,
 };

@@ -6,10 +6,11 @@ import {
   findEntity,
   findEntityIdByDmrn,
   insertEntity,
-  listEntityRows,
   updateEntityRow,
 } from '../persistence/entities.js';
+import { findEntityView, listEntityViews } from '../persistence/entity-views.js';
 import type { CatalogDb } from '../persistence/tables.js';
+import { listVersionsOfEntity } from '../persistence/versions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { diffEntityPatch } from './changed-fields.js';
 import { entityCursor } from './entity-cursor.js';
@@ -75,7 +76,7 @@ export async function listEntities(
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const afterId = query.after !== undefined ? entityCursor.decode(query.after).id : undefined;
   const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
-    listEntityRows(db, call.tenantId, { limit: limit + 1, afterId, type: query.type }),
+    listEntityViews(db, call.tenantId, { limit: limit + 1, afterId, type: query.type }),
   );
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
@@ -88,7 +89,7 @@ export async function listEntities(
 }
 
 export async function getEntity(deps: EntityDeps, call: CallContext, id: string): Promise<Entity> {
-  const row = await inTenantScope(deps.db, call.tenantId, (db) => findEntity(db, call.tenantId, id));
+  const row = await inTenantScope(deps.db, call.tenantId, (db) => findEntityView(db, call.tenantId, id));
   if (!row) throw entityNotFound();
   return entityView(row);
 }
@@ -103,20 +104,41 @@ export async function updateEntity(deps: EntityDeps, call: CallContext, id: stri
     const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
     if (!current) throw entityNotFound();
     const { changes, changedFields } = diffEntityPatch(current, patch);
-    if (changedFields.length === 0) return entityView(current);
+    if (changedFields.length === 0) return currentView(trx, call.tenantId, id);
     const row = await updateEntityRow(trx, call.tenantId, id, changes);
     await catalogEventsFor(trx, call).record('entity.updated', { resourceId: row.id, dmrn: row.dmrn, data: { changedFields } });
-    return entityView(row);
+    return currentView(trx, call.tenantId, id);
   });
 }
 
-/** Deletes the entity for good; the event carries the DMRN it had so consumers can match it. */
+/**
+ * Deletes the entity for good, with its versions (version.deleted, reason entity_deleted, for each;
+ * their files stay with the asset service). The events carry the DMRN it had so consumers can
+ * match them.
+ */
 export async function deleteEntity(deps: EntityDeps, call: CallContext, id: string): Promise<void> {
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+    const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
+    if (!current) throw entityNotFound();
+    const events = catalogEventsFor(trx, call);
+    for (const version of await listVersionsOfEntity(trx, call.tenantId, id)) {
+      await events.record('version.deleted', {
+        resourceId: version.id,
+        dmrn: current.dmrn,
+        data: { entityId: id, kind: version.kind, assetId: version.asset_id, reason: 'entity_deleted' },
+      });
+    }
     const row = await deleteEntityRow(trx, call.tenantId, id);
     if (!row) throw entityNotFound();
-    await catalogEventsFor(trx, call).record('entity.deleted', { resourceId: row.id, dmrn: row.dmrn, data: {} });
+    await events.record('entity.deleted', { resourceId: row.id, dmrn: row.dmrn, data: {} });
   });
+}
+
+/** The entity as the API shows it, read in the transaction that just wrote it. */
+async function currentView(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<Entity> {
+  const row = await findEntityView(db, tenantId, id);
+  if (!row) throw entityNotFound();
+  return entityView(row);
 }
 
 /**
@@ -128,14 +150,14 @@ export async function attachDmrn(deps: EntityDeps, call: CallContext, id: string
     inTenantTransaction(deps.db, call.tenantId, async (trx) => {
       const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
       if (!current) throw entityNotFound();
-      if (current.dmrn === value) return entityView(current);
+      if (current.dmrn === value) return currentView(trx, call.tenantId, id);
       const row = await updateEntityRow(trx, call.tenantId, id, { dmrn: value });
       await catalogEventsFor(trx, call).record('entity.updated', {
         resourceId: row.id,
         dmrn: row.dmrn,
         data: { changedFields: ['externalReferences'] },
       });
-      return entityView(row);
+      return currentView(trx, call.tenantId, id);
     }),
   );
 }

@@ -1,4 +1,12 @@
-import { eventType, schemaValidator, type AnalysisType, type EntityField } from '@catalog/contracts';
+import {
+  eventType,
+  schemaValidator,
+  type AnalysisType,
+  type AssetKind,
+  type EntityField,
+  type MarkerType,
+  type VersionField,
+} from '@catalog/contracts';
 import { outboxFor, type CallContext, type Transaction } from '@catalog/platform';
 
 /** The `data` of each event type the catalog records (the registry in contracts has the schemas). */
@@ -7,6 +15,12 @@ export interface CatalogEventData {
   'entity.updated': { changedFields: EntityField[] };
   'entity.deleted': Record<string, never>;
   'entity_type.updated': { name: string; automaticAnalyses: AnalysisType[] };
+  'version.created': { entityId: string; kind: AssetKind; versionType: string; assetId: string; isPrimary: boolean };
+  'version.updated': { entityId: string; kind: AssetKind; changedFields: VersionField[] };
+  'version.deleted': { entityId: string; kind: AssetKind; assetId: string; reason: 'deleted' | 'entity_deleted' };
+  'version.primary_changed': { kind: AssetKind; versionId: string | null; previousVersionId: string | null };
+  'markers.updated': { entityId: string; count: number; types: MarkerType[] };
+  'version.analyses_requested': { entityId: string; assetId: string; entityType: string; analysisTypes: AnalysisType[] };
 }
 
 export type CatalogEventType = keyof CatalogEventData;
@@ -39,7 +53,7 @@ function checkData(type: string, data: unknown): void {
  * the write they describe. Product, resource kind and schema version come from the event registry;
  * the data is checked against the registered schema before it is written.
  */
-export function catalogEventsFor<DB>(trx: Transaction<DB>, call: CallContext): CatalogEvents {
+export function catalogEventsFor<DB>(trx: Transaction<DB>, call: Pick<CallContext, 'tenantId' | 'sourceSystem'>): CatalogEvents {
   const outbox = outboxFor(trx, 'catalog', { tenantId: call.tenantId, sourceSystem: call.sourceSystem });
   return {
     record(type, event) {

@@ -51,18 +51,6 @@ export function findEntityIdByDmrn(db: Kysely<CatalogDb>, tenantId: string, dmrn
     .then((row) => row?.id);
 }
 
-/** Up to `limit` entities of the tenant with an id above `afterId`, by id ascending. */
-export function listEntityRows(
-  db: Kysely<CatalogDb>,
-  tenantId: string,
-  page: { limit: number; afterId?: string | undefined; type?: string | undefined },
-): Promise<EntityRow[]> {
-  let query = db.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId);
-  if (page.type !== undefined) query = query.where('type', '=', page.type);
-  if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
-  return query.orderBy('id', 'asc').limit(page.limit).execute();
-}
-
 /** Writes `changes` and moves `updated_at` to the time of the write (not of the transaction start). */
 export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
   return db

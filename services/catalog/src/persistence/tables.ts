@@ -1,3 +1,4 @@
+import type { AssetKind, AssetStatus, Marker } from '@catalog/contracts';
 import type { ColumnType } from 'kysely';
 
 /** Timestamps the database sets on insert; updates set them explicitly (to `clock_timestamp()`). */
@@ -22,8 +23,46 @@ export interface EntitiesTable {
   updated_at: Timestamp;
 }
 
+/** int8 columns arrive as strings (pg keeps 64-bit integers exact). */
+type NullableInt8 = ColumnType<string | null, number | string | null, number | string | null>;
+
+export interface AssetStatesTable {
+  tenant_id: string;
+  asset_id: string;
+  status: AssetStatus;
+  kind: AssetKind;
+  content_type: string;
+  size: NullableInt8;
+  duration_ms: number | null;
+  /** Incarnation (creation time) of the events stream the row's event came from; '' for an RPC answer. */
+  event_stream: ColumnType<string, string | undefined, string>;
+  /** Stream sequence of the asset event the row reflects; 0 for what an RPC answer said. */
+  event_seq: ColumnType<string, number | string | undefined, number | string>;
+  /** When the asset service wrote these facts: the event's occurredAt, or the answer's updatedAt. */
+  facts_at: Date;
+  updated_at: Timestamp;
+}
+
+export interface VersionsTable {
+  id: string;
+  tenant_id: string;
+  entity_id: string;
+  kind: AssetKind;
+  label: string;
+  version_type: string;
+  is_primary: boolean;
+  asset_id: string;
+  markers: ColumnType<Marker[], string | undefined, string>;
+  analyses_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** The tables of the `catalog` schema as the service's queries see them. */
 export interface CatalogDb {
   entity_types: EntityTypesTable;
   entities: EntitiesTable;
+  asset_states: AssetStatesTable;
+  versions: VersionsTable;
 }
+

@@ -2,11 +2,16 @@ import type { AttachDmrnBody, CreateEntityBody, ListEntitiesQuery, PutEntityType
 import type { Kysely, RpcHandler } from '@catalog/platform';
 import { attachDmrn, createEntity, deleteEntity, detachDmrn, getEntity, listEntities, updateEntity } from '../domain/entities.js';
 import { getEntityType, listEntityTypes, putEntityType } from '../domain/entity-types.js';
+import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { validatedHandler } from './validated-handler.js';
+import { VERSION_OPERATIONS, versionHandlers } from './version-handlers.js';
 
 export interface CatalogHandlerDeps {
   db: Kysely<CatalogDb>;
+  /** The asset service, for the files of versions. */
+  assets: AssetClient;
+  maxVersionsPerEntity: number;
 }
 
 export const CATALOG_OPERATIONS = [
@@ -20,6 +25,7 @@ export const CATALOG_OPERATIONS = [
   'listEntityTypes',
   'getEntityType',
   'putEntityType',
+  ...VERSION_OPERATIONS,
 ] as const;
 
 export type CatalogOperation = (typeof CATALOG_OPERATIONS)[number];
@@ -80,5 +86,6 @@ export function catalogHandlers(deps: CatalogHandlerDeps): Record<CatalogOperati
         body: await putEntityType(deps, call, name(params), (body as PutEntityTypeBody).automaticAnalyses),
       }),
     }),
+    ...versionHandlers(deps),
   };
 }

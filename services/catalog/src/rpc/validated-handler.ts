@@ -8,8 +8,11 @@ export interface ValidatedRequest {
 }
 
 export interface OperationSettings {
-  /** What a path parameter names, for the 404 of an unknown or malformed one ("entity"). */
-  resource: string;
+  /**
+   * What the path parameters name, for the 404 of an unknown or malformed one: one name for all
+   * ("entity"), or one per parameter (`{id: 'entity', versionId: 'version'}`).
+   */
+  resource: string | Record<string, string>;
   handle: (request: ValidatedRequest, call: CallContext) => Promise<RpcResult>;
 }
 
@@ -24,6 +27,8 @@ export interface OperationSettings {
  */
 export function validatedHandler(operationId: string, settings: OperationSettings): RpcHandler {
   const validator = requestValidator(routeById(operationId));
+  const resourceOf = (param: string | undefined): string =>
+    typeof settings.resource === 'string' ? settings.resource : (param !== undefined ? settings.resource[param] : undefined) ?? 'resource';
   return async (request, call) => {
     if (!isUuid(call.tenantId)) throw new AppError(400, 'bad_envelope', 'the call context carries no valid tenant id');
     const raw = (typeof request === 'object' && request !== null ? request : {}) as Partial<ValidatedRequest>;
@@ -33,11 +38,14 @@ export function validatedHandler(operationId: string, settings: OperationSetting
       body: raw.body ?? undefined,
     });
     if (!checked.ok) {
-      if (checked.part === 'params') throw notFound(settings.resource);
+      if (checked.part === 'params') throw notFound(resourceOf(checked.issues[0]?.path.split('/')[1]));
       throw badRequest(checked.part === 'query' ? 'invalid_query' : 'invalid_body', `invalid ${checked.part}`, { fields: checked.issues });
     }
-    if (checked.params.id !== undefined && !isUuid(checked.params.id)) throw notFound(settings.resource);
-    if (nulPath(checked.params) !== null) throw notFound(settings.resource);
+    for (const [name, value] of Object.entries(checked.params)) {
+      if ((name === 'id' || name.endsWith('Id')) && !isUuid(value)) throw notFound(resourceOf(name));
+    }
+    const nulParam = nulPath(checked.params);
+    if (nulParam !== null) throw notFound(resourceOf(nulParam.split('/')[1]));
     for (const part of ['query', 'body'] as const) {
       const path = nulPath(checked[part]);
       if (path !== null) {

@@ -1,6 +1,8 @@
 import type { Migrations } from '@catalog/platform';
 import { feed } from './0001_feed.js';
+import { feedWriter } from './0002_feed_writer.js';
 
 export const eventsMigrations: Migrations = {
   '0001_feed': feed,
+  '0002_feed_writer': feedWriter,
 };

@@ -1,6 +1,8 @@
 import type { Migrations } from '@catalog/platform';
 import { outbox } from './0001_outbox.js';
+import { outboxRelay } from './0002_outbox_relay.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
+  '0002_outbox_relay': outboxRelay,
 };

@@ -1,0 +1,385 @@
+/**
+ * Events feed benchmarks (bench/events). Results: bench/results/events.json and a summary on stdout.
+ *
+ *   page  feed page latency (limit 500, with and without `types`) on 1,000,000 events across 10
+ *         tenants inserted with generate_series, through the events service's `listEvents` over
+ *         NATS; EXPLAIN ANALYZE of the page queries in bench/results/events-explain.txt
+ *   e2e   (a) entity writes through the gateway for BENCH_E2E_SECONDS (60) with 32 concurrent
+ *         writers → visible in the feed; (b) visibility latency at 500 writes/s (open loop, 30 s)
+ *
+ * `node --conditions=source --import tsx bench/events/run.ts [page|e2e]` with DATABASE_URL and
+ * NATS_URL set (or `npm run bench -- events`). Services run from source (tsx) as child processes.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { callRpc, connectBus, createLogger, migrateSchema, newId, readConfig, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
+import { eventsMigrations, feedCursors, readEventsConfig, startEventsService } from '@catalog/events';
+import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+
+const adminUrl = process.env.DATABASE_URL;
+const natsUrl = process.env.NATS_URL;
+if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- events)');
+const logger = createLogger({ service: 'bench-events', level: 'warn' });
+const CURSOR_SECRET = `bench-${randomBytes(16).toString('hex')}`;
+const resultsDir = join(repoRoot, 'bench', 'results');
+
+async function createDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_events_${label}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+function percentiles(values: number[]): { n: number; p50: number; p90: number; p99: number; max: number; mean: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return {
+    n: sorted.length,
+    p50: round(at(0.5)),
+    p90: round(at(0.9)),
+    p99: round(at(0.99)),
+    max: round(sorted[sorted.length - 1] ?? NaN),
+    mean: round(sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length)),
+  };
+}
+
+function feedCaller(nc: NatsConnection, subjects: Subjects) {
+  return async (tenantId: string, query: Record<string, unknown>): Promise<any> => {
+    const reply = await callRpc({ nc, subjects, timeoutMs: 30_000 }, 'events', 'listEvents', { params: {}, query, body: null }, {
+      tenantId,
+      keyId: null,
+      sourceSystem: 'bench',
+      requestId: 'bench',
+    });
+    if (!reply.ok) throw new Error(`listEvents: ${JSON.stringify(reply.error)}`);
+    return reply.body;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) page latency on a million events
+
+const TOTAL = Number(process.env.BENCH_FEED_ROWS ?? 1_000_000);
+const TENANTS = 10;
+const PER_TX = 50;
+
+/** The page queries of services/events/src/feed/query.ts, for EXPLAIN ANALYZE. */
+const PLAIN_SQL = `
+  select f.tx_id::text as tx, f.id, f.type, f.occurred_at, f.product, f.resource_kind, f.resource_id, f.dmrn,
+         f.source_system, f.batch_id, f.schema_version, f.data
+    from events.feed f
+   where f.tenant_id = $1 and f.product = 'catalog' and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+     and (f.tx_id, f.id) > ($2::xid8, $3::uuid)
+   order by f.tx_id, f.id
+   limit 501`;
+const TYPES_SQL = `
+  select f.* from unnest($4::text[]) as t(type)
+   cross join lateral (
+     select f.tx_id::text as tx, f.id, f.type, f.occurred_at, f.product, f.resource_kind, f.resource_id, f.dmrn,
+            f.source_system, f.batch_id, f.schema_version, f.data
+       from events.feed f
+      where f.tenant_id = $1 and f.product = 'catalog' and f.type = t.type
+        and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+        and (f.tx_id, f.id) > ($2::xid8, $3::uuid)
+      order by f.tx_id, f.id
+      limit 501) as f
+   order by f.tx::xid8, f.id
+   limit 501`;
+
+async function pageBench(): Promise<Record<string, unknown>> {
+  const database = await createDatabase('page');
+  const prefix = `benchfeed${randomBytes(3).toString('hex')}`;
+  const tenants = Array.from({ length: TENANTS }, () => newId());
+  const owner = new pg.Client({ connectionString: database.url });
+  let events: Awaited<ReturnType<typeof startEventsService>> | null = null;
+  let nc: NatsConnection | null = null;
+  try {
+    await migrateSchema({ url: database.url, schema: 'events', role: 'events_app', migrations: eventsMigrations });
+    await owner.connect();
+    const t0 = Date.now();
+    // 95% catalog, 5% library; types: 60% entity.updated, 15% version.created, 10% entity.created,
+    // 10% asset.confirmed, 4% version.deleted, 1% entity.deleted. tx_id: 50 events per transaction.
+    await owner.query(
+      `insert into events.feed (tx_id, id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn,
+                                source_system, batch_id, schema_version, data)
+       select ((g / ${PER_TX}) + 3)::text::xid8,
+              md5('e' || g)::uuid,
+              ($1::uuid[])[1 + (g % ${TENANTS})],
+              case when g % 20 = 7 then 'library' else 'catalog' end,
+              case when g % 100 < 60 then 'entity.updated' when g % 100 < 75 then 'version.created'
+                   when g % 100 < 85 then 'entity.created' when g % 100 < 95 then 'asset.confirmed'
+                   when g % 100 < 99 then 'version.deleted' else 'entity.deleted' end,
+              now() - (${TOTAL} - g) * interval '10 ms',
+              'entity', md5('r' || (g % 50000))::uuid, null, 'public-api:bench', md5('b' || (g / ${PER_TX}))::uuid, 1,
+              '{"changedFields":["title"]}'::jsonb
+         from generate_series(1, ${TOTAL}) as g`,
+      [tenants],
+    );
+    await owner.query('vacuum analyze events.feed');
+    const loadSeconds = (Date.now() - t0) / 1000;
+    const maxTx = Math.floor(TOTAL / PER_TX) + 3;
+
+    const env = {
+      DATABASE_URL: database.url,
+      NATS_URL: natsUrl!,
+      NATS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      HTTP_HOST: '127.0.0.1',
+      EVENTS_HTTP_PORT: '0',
+      FEED_CURSOR_SECRET: CURSOR_SECRET,
+      DB_POOL_SIZE: '10',
+    };
+    events = await startEventsService(readConfig(readEventsConfig, env), { logger });
+    nc = await connectBus({ url: natsUrl!, name: 'bench-feed', logger });
+    const call = feedCaller(nc, subjectsFor(prefix));
+    const cursors = feedCursors(CURSOR_SECRET);
+    const randomCursor = (tenant: string) =>
+      cursors.encode(tenant, { tx: String(3 + Math.floor(Math.random() * (maxTx - 3) * 0.95)), id: '00000000-0000-0000-0000-000000000000' });
+    const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+
+    const scenarios: Array<{ name: string; query: (tenant: string) => Record<string, unknown> }> = [
+      { name: 'limit 500, no types, random position', query: (t) => ({ limit: 500, after: randomCursor(t) }) },
+      { name: 'limit 500, no types, from the start', query: () => ({ limit: 500 }) },
+      { name: 'limit 500, types=entity.updated (60%)', query: (t) => ({ limit: 500, types: 'entity.updated', after: randomCursor(t) }) },
+      { name: 'limit 500, types=entity.created,version.created (25%)', query: (t) => ({ limit: 500, types: 'entity.created,version.created', after: randomCursor(t) }) },
+      { name: 'limit 500, types=entity.deleted (1%)', query: (t) => ({ limit: 500, types: 'entity.deleted', after: randomCursor(t) }) },
+    ];
+    const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
+    const results: Record<string, unknown> = {};
+    for (const scenario of scenarios) {
+      for (let i = 0; i < 50; i += 1) {
+        const tenant = pick(tenants);
+        await call(tenant, scenario.query(tenant)); // warm-up
+      }
+      const latencies: number[] = [];
+      let returned = 0;
+      for (let i = 0; i < REQUESTS; i += 1) {
+        const tenant = pick(tenants);
+        const start = performance.now();
+        const page = await call(tenant, scenario.query(tenant));
+        latencies.push(performance.now() - start);
+        returned += page.events.length;
+      }
+      results[scenario.name] = { latencyMs: percentiles(latencies), meanEvents: Math.round(returned / REQUESTS) };
+      console.log(`[page] ${scenario.name}: ${JSON.stringify(results[scenario.name])}`);
+    }
+
+    // EXPLAIN ANALYZE as the service runs it: the app role, one tenant set for row-level security.
+    const explain = async (label: string, text: string, params: unknown[]): Promise<string> => {
+      await owner.query('begin');
+      try {
+        await owner.query('set local role events_app');
+        await owner.query(`select set_config('app.tenant_id', $1, true)`, [params[0]]);
+        const { rows } = await owner.query(`explain (analyze, buffers) ${text}`, params);
+        return `-- ${label}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n`;
+      } finally {
+        await owner.query('rollback');
+      }
+    };
+    const midTx = String(Math.floor(maxTx / 2));
+    const zero = '00000000-0000-0000-0000-000000000000';
+    const plans = [
+      await explain('no types, mid-feed cursor', PLAIN_SQL, [tenants[3], midTx, zero]),
+      await explain('types=entity.updated, mid-feed cursor', TYPES_SQL, [tenants[3], midTx, zero, ['entity.updated']]),
+      await explain('types=entity.created,version.created, mid-feed cursor', TYPES_SQL, [tenants[3], midTx, zero, ['entity.created', 'version.created']]),
+      await explain('types=entity.deleted (rare), mid-feed cursor', TYPES_SQL, [tenants[3], midTx, zero, ['entity.deleted']]),
+    ].join('\n');
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(join(resultsDir, 'events-explain.txt'), plans);
+    return { rows: TOTAL, tenants: TENANTS, loadSeconds, requestsPerScenario: REQUESTS, scenarios: results, target: { p99Ms: 25 } };
+  } finally {
+    await nc?.drain().catch(() => undefined);
+    await events?.stop().catch(() => undefined);
+    await owner.end().catch(() => undefined);
+    await database.drop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (a) end-to-end throughput and (b) visibility latency
+
+async function json(url: string, init: RequestInit): Promise<any> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${init.method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+interface Follower {
+  seenAt: Map<string, number>;
+  stop(): Promise<void>;
+}
+
+/** Follows a tenant's feed as a client does (cursor, limit 500, polls every 10 ms when caught up). */
+function follow(call: ReturnType<typeof feedCaller>, tenantId: string): Follower {
+  const seenAt = new Map<string, number>();
+  let running = true;
+  const loop = (async () => {
+    let cursor: string | null = null;
+    while (running) {
+      const page = await call(tenantId, { limit: 500, ...(cursor ? { after: cursor } : {}) });
+      const now = performance.now();
+      for (const event of page.events) if (!seenAt.has(event.resourceId)) seenAt.set(event.resourceId, now);
+      if (page.nextCursor) cursor = page.nextCursor;
+      if (!page.hasMore) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    seenAt,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+async function waitAllSeen(follower: Follower, ids: Iterable<string>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  const wanted = [...ids];
+  while (Date.now() < deadline) {
+    if (wanted.every((id) => follower.seenAt.has(id))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+async function e2eBench(): Promise<Record<string, unknown>> {
+  const database = await createDatabase('e2e');
+  const adminToken = randomBytes(16).toString('hex');
+  const prefix = `benche2e${randomBytes(3).toString('hex')}`;
+  const env = {
+    DATABASE_URL: database.url,
+    NATS_URL: natsUrl!,
+    NATS_PREFIX: prefix,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    ADMIN_TOKEN: adminToken,
+    IP_RATE_LIMIT_PER_MINUTE: '0',
+    HTTP_HOST: '127.0.0.1',
+    DB_POOL_SIZE: '20',
+    OTEL_SDK_DISABLED: 'true',
+    FEED_CURSOR_SECRET: CURSOR_SECRET,
+  };
+  const tsx = ['--conditions=source', '--import', 'tsx'];
+  const processes: BenchProcess[] = [];
+  let nc: NatsConnection | null = null;
+  try {
+    processes.push(startProcess('catalog', 'services/catalog/src/main.ts', { ...env, CATALOG_HTTP_PORT: '18281' }, tsx));
+    await waitReady('http://127.0.0.1:18281/readyz');
+    processes.push(startProcess('events', 'services/events/src/main.ts', { ...env, EVENTS_HTTP_PORT: '18284' }, tsx));
+    await waitReady('http://127.0.0.1:18284/readyz');
+    processes.push(startProcess('gateway', 'services/gateway/src/main.ts', { ...env, PORT: '18280' }, tsx));
+    await waitReady('http://127.0.0.1:18280/readyz');
+    const base = 'http://127.0.0.1:18280';
+    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+    const org = await json(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
+    const key = await json(`${base}/admin/v1/organizations/${org.id}/api-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }) });
+    const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+    nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
+    const call = feedCaller(nc, subjectsFor(prefix));
+    let n = 0;
+    const write = async (): Promise<{ id: string; respondedAt: number }> => {
+      const entity = await json(`${base}/api/v1/catalog/entities`, { method: 'POST', headers, body: JSON.stringify({ type: 'song', title: `Track ${(n += 1)}` }) });
+      return { id: entity.id, respondedAt: performance.now() };
+    };
+    for (let i = 0; i < 200; i += 1) await write(); // warm-up
+
+    // (a) throughput: 32 closed-loop writers for the duration.
+    const seconds = Number(process.env.BENCH_E2E_SECONDS ?? 60);
+    const throughputFollower = follow(call, org.id);
+    const written = new Map<string, number>();
+    const start = performance.now();
+    const end = start + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (performance.now() < end) {
+          const w = await write();
+          written.set(w.id, w.respondedAt);
+        }
+      }),
+    );
+    const writesDone = performance.now();
+    const allSeen = await waitAllSeen(throughputFollower, written.keys(), 120_000);
+    await throughputFollower.stop();
+    const lastSeen = Math.max(...[...written.keys()].map((id) => throughputFollower.seenAt.get(id) ?? Infinity));
+    const lagDuringRun = [...written.entries()].map(([id, at]) => (throughputFollower.seenAt.get(id) ?? Infinity) - at);
+    const throughput = {
+      seconds,
+      writers: 32,
+      events: written.size,
+      allSeen,
+      httpWritesPerSecond: Math.round(written.size / ((writesDone - start) / 1000)),
+      visibleEventsPerSecond: Math.round(written.size / ((lastSeen - start) / 1000)),
+      visibilityUnderSaturationMs: percentiles(lagDuringRun),
+      target: { eventsPerSecond: 2000 },
+    };
+    console.log(`[e2e] throughput: ${JSON.stringify(throughput)}`);
+
+    // (b) visibility latency at a fixed rate (open loop, default 500 writes/s).
+    const rate = Number(process.env.BENCH_VISIBILITY_RATE ?? 500);
+    const rateSeconds = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 30);
+    const follower = follow(call, org.id);
+    const respondedAt = new Map<string, number>();
+    const pending: Array<Promise<void>> = [];
+    const rateStart = performance.now();
+    let issued = 0;
+    while (performance.now() < rateStart + rateSeconds * 1000) {
+      const due = Math.floor(((performance.now() - rateStart) / 1000) * rate);
+      while (issued < due) {
+        issued += 1;
+        pending.push(write().then((w) => void respondedAt.set(w.id, w.respondedAt)));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await Promise.all(pending);
+    const achievedRate = Math.round(respondedAt.size / ((performance.now() - rateStart) / 1000));
+    const visibleAll = await waitAllSeen(follower, respondedAt.keys(), 60_000);
+    await follower.stop();
+    const latencies = [...respondedAt.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+    const visibility = {
+      targetRate: rate,
+      achievedRate,
+      seconds: rateSeconds,
+      events: respondedAt.size,
+      allSeen: visibleAll,
+      latencyMs: percentiles(latencies),
+      note: 'from the 201 of the write (after its commit) to the first feed poll that returned it; the follower polls every 10 ms when caught up',
+      target: { p99Ms: 250 },
+    };
+    console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
+    return { throughput, visibility, peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])) };
+  } finally {
+    await nc?.drain().catch(() => undefined);
+    for (const p of processes.reverse()) await p.stop();
+    await database.drop();
+  }
+}
+
+const which = process.argv[2] ?? 'all';
+const resultsFile = join(resultsDir, 'events.json');
+let previous: Record<string, unknown> = {};
+try {
+  previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown>;
+} catch {
+  // first run
+}
+const results: Record<string, unknown> = { ...previous, machine: machine(), at: new Date().toISOString() };
+if (which === 'page' || which === 'all') results.page = await pageBench();
+if (which === 'e2e' || which === 'all') results.e2e = await e2eBench();
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`results in ${resultsFile}`);
+process.exit(0);

@@ -1,0 +1,202 @@
+/**
+ * bench/upload: a 1 GiB audio file uploaded and downloaded through the gateway on the fs blob
+ * backend (client → gateway → asset service listener → disk, and back), against a plain `cp` of
+ * the same file on the same disk in the same run; peak RSS (VmHWM) of the gateway and the asset
+ * service, each a child process running the built output. The client is curl, streaming.
+ *
+ * Needs DATABASE_URL and NATS_URL (scripts/bench.sh starts them), built services (`npm run build`),
+ * curl and ffmpeg. BENCH_DIR (default the system temp dir) is where the file, the copies and the
+ * blob store live; BENCH_UPLOAD_MIB sets the size (default 1024). Results: bench/results/upload.json.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, mkdirSync, readFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+
+const run = promisify(execFile);
+const MiB = 1024 * 1024;
+const SIZE_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_upload_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+async function json(url: string, init: RequestInit): Promise<any> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${init.method} ${new URL(url).pathname}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function sha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 * MiB })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Runs a command and returns how long it took in seconds. */
+async function timed(command: string, args: string[]): Promise<number> {
+  const started = process.hrtime.bigint();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited ${code}`))));
+  });
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Resident set size now (VmRSS), in MiB. */
+function rssMiB(pid: number | undefined): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const mbPerSecond = (bytes: number, seconds: number): number => Math.round((bytes / 1e6 / seconds) * 10) / 10;
+
+async function main(): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL;
+  const natsUrl = process.env.NATS_URL;
+  if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- upload)');
+  const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-upload-'));
+  const database = await createDatabase(adminUrl);
+  const processes: BenchProcess[] = [];
+  try {
+    // The file: a sine tone as 44.1 kHz mono 16-bit WAV (88,200 bytes a second) of SIZE_MIB.
+    const source = join(work, 'mix.wav');
+    const seconds = Math.ceil((SIZE_MIB * MiB) / 88_200);
+    await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${seconds}`, '-ac', '1', '-c:a', 'pcm_s16le', source]);
+    const size = statSync(source).size;
+    const sourceSha = await sha256(source); // also puts the file in the page cache for every reader below
+
+    const cpSeconds = await timed('cp', [source, join(work, 'copy.wav')]);
+    const cpSyncSeconds = await timed('dd', [`if=${source}`, `of=${join(work, 'copy-synced.wav')}`, 'bs=4M', 'conv=fsync', 'status=none']);
+    rmSync(join(work, 'copy.wav'));
+    rmSync(join(work, 'copy-synced.wav'));
+
+    const adminToken = randomBytes(16).toString('hex');
+    const gatewayPort = await freePort();
+    const assetPort = await freePort();
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const env = {
+      DATABASE_URL: database.url,
+      NATS_URL: natsUrl,
+      NATS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      ADMIN_TOKEN: adminToken,
+      IP_RATE_LIMIT_PER_MINUTE: '0',
+      HTTP_HOST: '127.0.0.1',
+      DB_POOL_SIZE: '5',
+      OTEL_SDK_DISABLED: 'true',
+      BLOB_BACKEND: 'fs',
+      BLOB_DIR: join(work, 'blobs'),
+      BLOB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      PUBLIC_BASE_URL: gatewayUrl,
+      RPC_TIMEOUT_MS: '60000',
+    };
+    const asset = startProcess('asset', 'services/asset/dist/main.js', { ...env, ASSET_HTTP_PORT: String(assetPort) });
+    processes.push(asset);
+    await waitReady(`http://127.0.0.1:${assetPort}/readyz`);
+    const gateway = startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: String(gatewayPort) });
+    processes.push(gateway);
+    await waitReady(`${gatewayUrl}/readyz`);
+
+    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+    const org = await json(`${gatewayUrl}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
+    const key = await json(`${gatewayUrl}/admin/v1/organizations/${org.id}/api-keys`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }),
+    });
+    const auth = { authorization: `Bearer ${key.key}` };
+    const created = await json(`${gatewayUrl}/api/v1/catalog/assets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ retention: 'standalone', upload: { filename: 'mix.wav', contentType: 'audio/wav', size, checksum: `sha256:${sourceSha}` } }),
+    });
+
+    const idleRssMiB = { gateway: rssMiB(gateway.child.pid), asset: rssMiB(asset.child.pid) };
+    const uploadHeaders = Object.entries(created.upload.headers as Record<string, string>).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const uploadSeconds = await timed('curl', ['-sS', '-f', '-o', '/dev/null', '-T', source, ...uploadHeaders, created.upload.url]);
+
+    const confirmStarted = process.hrtime.bigint();
+    const confirmed = await json(`${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/confirm`, { method: 'POST', headers: auth });
+    const confirmSeconds = Number(process.hrtime.bigint() - confirmStarted) / 1e9;
+    if (confirmed.status !== 'ONLINE') throw new Error(`confirm: ${JSON.stringify(confirmed)}`);
+
+    const downloaded = join(work, 'downloaded.wav');
+    const downloadSeconds = await timed('curl', ['-sS', '-f', '-o', downloaded, '-H', `authorization: ${auth.authorization}`, `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`]);
+    const downloadedSha = await sha256(downloaded);
+    if (downloadedSha !== sourceSha) throw new Error('the downloaded bytes differ from the uploaded ones');
+
+    const cp = mbPerSecond(size, cpSeconds);
+    const upload = mbPerSecond(size, uploadSeconds);
+    const download = mbPerSecond(size, downloadSeconds);
+    const peakRssMiB = { gateway: gateway.peakRssMiB(), asset: asset.peakRssMiB() };
+    const results = {
+      benchmark: 'upload',
+      date: new Date().toISOString(),
+      machine: machine(),
+      file: { bytes: size, contentType: 'audio/wav', sha256Verified: true },
+      seconds: { cp: cpSeconds, cpWithFsync: cpSyncSeconds, upload: uploadSeconds, confirm: confirmSeconds, download: downloadSeconds },
+      mbPerSecond: { cp, cpWithFsync: mbPerSecond(size, cpSyncSeconds), upload, download },
+      ratioToCp: { upload: Math.round((upload / cp) * 1000) / 1000, download: Math.round((download / cp) * 1000) / 1000 },
+      peakRssMiB,
+      idleRssMiBBeforeTransfer: idleRssMiB,
+      targets: { ratioToCpAtLeast: 0.5, peakRssBelowMiB: 150 },
+      met: {
+        upload: upload / cp >= 0.5,
+        download: download / cp >= 0.5,
+        rss: peakRssMiB.gateway < 150 && peakRssMiB.asset < 150,
+      },
+    };
+    mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(repoRoot, 'bench', 'results', 'upload.json'), `${JSON.stringify(results, null, 2)}\n`);
+    console.table({
+      cp: { 'MB/s': cp, seconds: cpSeconds },
+      'cp + fsync (dd)': { 'MB/s': results.mbPerSecond.cpWithFsync, seconds: cpSyncSeconds },
+      'upload via gateway': { 'MB/s': upload, seconds: uploadSeconds },
+      'download via gateway': { 'MB/s': download, seconds: downloadSeconds },
+    });
+    console.log(JSON.stringify({ ratioToCp: results.ratioToCp, peakRssMiB, idleRssMiB, confirmSeconds, met: results.met }));
+  } finally {
+    for (const child of processes.reverse()) await child.stop();
+    await database.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,37 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp, Uuid } from './common.js';
+
+/** One event of the feed (part 6 of the interface). */
+export const FeedEvent = Type.Object({
+  id: Uuid,
+  type: Type.String({ description: 'event type; see docs/events.md' }),
+  occurredAt: Timestamp,
+  product: Type.String({ description: 'always `catalog` in the catalog feed' }),
+  resourceKind: Type.String(),
+  resourceId: Type.Union([Uuid, Type.Null()]),
+  dmrn: Type.Union([Type.String(), Type.Null()], { description: 'the DMRN of the resource; null when it has none' }),
+  sourceSystem: Type.String({ description: '`public-api:<keyId>`, or the name the key is bound to' }),
+  batchId: Uuid,
+  schemaVersion: Type.Integer({ minimum: 1 }),
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'identifiers and small facts, never snapshots' }),
+});
+export type FeedEvent = Static<typeof FeedEvent>;
+
+export const EventsPage = Type.Object({
+  events: Type.Array(FeedEvent),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'pass as `after` once the page is processed; null on an empty page (keep the previous cursor)',
+  }),
+  hasMore: Type.Boolean({ description: 'another page was available when the request ran' }),
+});
+
+export const ListEventsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    types: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'comma-separated event types; an unknown type is a 400' }),
+    ),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'nextCursor of a previous page' })),
+  },
+  { additionalProperties: false },
+);

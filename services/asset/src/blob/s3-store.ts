@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Client } from 'minio';
+import type { Logger } from '@catalog/platform';
+import type { BlobDigest, BlobStat, BlobStore, ByteRange, SignedTarget, UploadSpec } from './store.js';
+
+export interface S3Settings {
+  endpoint: string;
+  publicEndpoint: string;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region: string;
+}
+
+function client(endpoint: string, settings: S3Settings): Client {
+  const url = new URL(endpoint);
+  const useSSL = url.protocol === 'https:';
+  return new Client({
+    endPoint: url.hostname,
+    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    useSSL,
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    // A fixed region: presigning then needs no request to the server.
+    region: settings.region,
+    pathStyle: true,
+  });
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'NotFound' || code === 'NoSuchKey';
+}
+
+/**
+ * MinIO or any S3 endpoint through the `minio` client. Clients upload with a presigned PUT straight
+ * to the endpoint (signed for `publicEndpoint`, the address they can reach); the service reads
+ * objects as streams for confirmation, downloads and ffprobe. The bucket is created at start.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly backend = 's3' as const;
+  private readonly s3: Client;
+  private readonly presigner: Client;
+
+  constructor(
+    private readonly settings: S3Settings,
+    private readonly logger: Logger,
+  ) {
+    this.s3 = client(settings.endpoint, settings);
+    this.presigner = settings.publicEndpoint === settings.endpoint ? this.s3 : client(settings.publicEndpoint, settings);
+  }
+
+  async start(): Promise<void> {
+    if (await this.s3.bucketExists(this.settings.bucket)) return;
+    try {
+      await this.s3.makeBucket(this.settings.bucket, this.settings.region);
+      this.logger.info({ bucket: this.settings.bucket }, 'bucket created');
+    } catch (error) {
+      // Another replica created it first.
+      const code = (error as { code?: string }).code;
+      if (code !== 'BucketAlreadyOwnedByYou' && code !== 'BucketAlreadyExists') throw error;
+    }
+  }
+
+  async uploadTarget(spec: UploadSpec): Promise<SignedTarget> {
+    const seconds = Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000));
+    const url = await this.presigner.presignedPutObject(this.settings.bucket, spec.key, seconds);
+    return { url, headers: { 'Content-Type': spec.contentType } };
+  }
+
+  async stat(key: string): Promise<BlobStat | null> {
+    try {
+      const info = await this.s3.statObject(this.settings.bucket, key);
+      return { size: info.size, etag: info.etag };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async digest(key: string): Promise<BlobDigest | null> {
+    let stream: Readable;
+    try {
+      stream = await this.s3.getObject(this.settings.bucket, key);
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    const etag = String((stream as IncomingMessage).headers?.etag ?? '').replace(/^"|"$/g, '');
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+    }
+    return { size, etag, sha256: hash.digest('hex') };
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    return range
+      ? this.s3.getPartialObject(this.settings.bucket, key, range.start, range.end - range.start + 1)
+      : this.s3.getObject(this.settings.bucket, key);
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.s3.removeObject(this.settings.bucket, key);
+  }
+
+  async probeLocation(key: string): Promise<string> {
+    return this.s3.presignedGetObject(this.settings.bucket, key, 300);
+  }
+}

@@ -1,0 +1,376 @@
+import type { Kysely } from 'kysely';
+import {
+  type AppError,
+  conflict,
+  inTenantTransaction,
+  newId,
+  notFound,
+  payloadTooLarge,
+  unsupportedMediaType,
+  type CallContext,
+  type Logger,
+} from '@catalog/platform';
+import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescription } from '@catalog/contracts';
+import { objectKey, type BlobDigest, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
+import type { AudioProbe } from '../media/probe.js';
+import { recordAssetEvent, type Writer } from '../messaging/events.js';
+import { findAsset, insertAsset, setExpiry, updateAsset, type AssetRow } from '../persistence/assets.js';
+import type { AssetDb } from '../persistence/tables.js';
+import { ALLOWED_CONTENT_TYPES, kindOf, normalizeContentType } from './kinds.js';
+import { assetJson } from './representation.js';
+
+export interface AssetPolicy {
+  maxUploadBytes: number;
+  uploadUrlTtlSeconds: number;
+  unconfirmedGraceSeconds: number;
+  standaloneRetentionSeconds: number;
+  downloadUrlTtlSeconds: number;
+}
+
+export interface AssetServiceDeps {
+  db: Kysely<AssetDb>;
+  store: BlobStore;
+  signer: UrlSigner;
+  policy: AssetPolicy;
+  probe: AudioProbe;
+  logger: Logger;
+  /** Base URL of this replica's HTTP listener, where the gateway fetches downloads. */
+  listenerUrl(): string;
+}
+
+interface CheckedDescription {
+  kind: AssetKind;
+  filename: string;
+  contentType: string;
+  size: number | null;
+  sha256: string | null;
+}
+
+interface Verdict {
+  digest: BlobDigest;
+  durationMs: number | null;
+  problem: { code: string; message: string } | null;
+}
+
+/** Ids of a stored upload, as its object key names them. */
+export interface UploadRef {
+  tenantId: string;
+  assetId: string;
+  uploadId: string;
+}
+
+const seconds = (n: number): number => n * 1000;
+
+function writer(call: CallContext): Writer {
+  return { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
+}
+
+function failedError(row: AssetRow): AppError {
+  return conflict('asset_failed', `the upload was rejected: ${row.failure_message ?? row.failure_code}; request a new upload target with POST /api/v1/catalog/assets/${row.id}/upload`, {
+    assetId: row.id,
+    status: row.status,
+    reason: row.failure_code,
+  });
+}
+
+function expiredError(row: AssetRow): AppError {
+  return conflict('asset_expired', 'the asset has expired and its file was removed', { assetId: row.id, reason: row.failure_code });
+}
+
+function uploadClosed(): AppError {
+  return conflict('upload_closed', 'this upload target is no longer open: the asset was confirmed or expired, or a newer upload target was issued');
+}
+
+/**
+ * The asset domain: upload targets, confirmation, downloads and attachment. Every write and its
+ * event commit together; bytes are checked (size, sha256, audio duration) outside the transaction,
+ * which then re-checks under the row lock that the object did not change meanwhile.
+ */
+export class AssetService {
+  constructor(private readonly deps: AssetServiceDeps) {}
+
+  private checkDescription(upload: UploadDescription): CheckedDescription {
+    const contentType = normalizeContentType(upload.contentType);
+    const kind = kindOf(contentType);
+    if (!kind) {
+      throw unsupportedMediaType(`content type ${contentType} is not accepted for assets`, { contentType, allowed: ALLOWED_CONTENT_TYPES });
+    }
+    if (upload.size !== undefined && upload.size > this.deps.policy.maxUploadBytes) {
+      throw payloadTooLarge(`the file is larger than the ${this.deps.policy.maxUploadBytes} bytes an asset may have`, {
+        limitBytes: this.deps.policy.maxUploadBytes,
+        size: upload.size,
+      });
+    }
+    return {
+      kind,
+      filename: upload.filename,
+      contentType,
+      size: upload.size ?? null,
+      sha256: upload.checksum ? upload.checksum.slice('sha256:'.length).toLowerCase() : null,
+    };
+  }
+
+  private async read(tenantId: string, id: string): Promise<AssetRow> {
+    const row = await inTenantTransaction(this.deps.db, tenantId, (trx) => findAsset(trx, tenantId, id));
+    if (!row) throw notFound('asset');
+    return row;
+  }
+
+  private async target(row: AssetRow): Promise<AssetWithUpload['upload']> {
+    const signed = await this.deps.store.uploadTarget({
+      key: row.object_key,
+      contentType: row.content_type,
+      size: row.declared_size === null ? null : Number(row.declared_size),
+      sha256: row.declared_sha256,
+      expiresAt: row.upload_expires_at,
+    });
+    return { url: signed.url, method: 'PUT', headers: signed.headers, expiresAt: row.upload_expires_at.toISOString() };
+  }
+
+  private withUpload(row: AssetRow, upload: AssetWithUpload['upload']): AssetWithUpload {
+    return { ...assetJson(row), assetId: row.id, upload };
+  }
+
+  /** A new asset awaiting its upload, with the signed upload target. */
+  async create(call: CallContext, input: { retention: AssetRetention; upload: UploadDescription; entityId?: string }): Promise<AssetWithUpload> {
+    const description = this.checkDescription(input.upload);
+    const { policy } = this.deps;
+    const id = newId();
+    const uploadId = newId();
+    const uploadExpiresAt = new Date(Date.now() + seconds(policy.uploadUrlTtlSeconds));
+    const expiresAt = new Date(uploadExpiresAt.getTime() + seconds(policy.unconfirmedGraceSeconds));
+    const row = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      const inserted = await insertAsset(trx, {
+        id,
+        tenant_id: call.tenantId,
+        retention: input.retention,
+        kind: description.kind,
+        status: 'PENDING_UPLOAD',
+        entity_id: input.entityId ?? null,
+        filename: description.filename,
+        content_type: description.contentType,
+        declared_size: description.size,
+        declared_sha256: description.sha256,
+        upload_id: uploadId,
+        object_key: objectKey(call.tenantId, id, uploadId),
+        upload_expires_at: uploadExpiresAt,
+        expires_at: expiresAt,
+      });
+      await setExpiry(trx, call.tenantId, id, expiresAt);
+      await recordAssetEvent(trx, writer(call), 'asset.created', inserted);
+      return inserted;
+    });
+    return this.withUpload(row, await this.target(row));
+  }
+
+  async get(call: CallContext, id: string): Promise<Asset> {
+    return assetJson(await this.read(call.tenantId, id));
+  }
+
+  /**
+   * Checks the uploaded bytes and moves the asset to ONLINE; repeating it answers the same.
+   * Nothing uploaded yet → 409 upload_missing. Bytes that do not match the declaration (or audio
+   * ffprobe cannot read) → the asset becomes FAILED, its bytes are removed, and 409 asset_failed.
+   */
+  async confirm(call: CallContext, id: string): Promise<Asset> {
+    const row = await this.read(call.tenantId, id);
+    if (row.status !== 'PENDING_UPLOAD') return this.settled(row);
+    const verdict = await this.inspect(row);
+    const outcome = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      const current = await findAsset(trx, call.tenantId, id, { lock: true });
+      if (!current) throw notFound('asset');
+      if (current.status !== 'PENDING_UPLOAD' || current.upload_id !== row.upload_id) return { row: current, failed: false };
+      const now = await this.deps.store.stat(current.object_key);
+      if (!now || now.etag !== verdict.digest.etag) {
+        throw conflict('upload_in_progress', 'the uploaded file changed while it was being confirmed; confirm again when the upload has finished');
+      }
+      const confirmedAt = new Date();
+      if (verdict.problem) {
+        const failed = await updateAsset(trx, call.tenantId, id, {
+          status: 'FAILED',
+          failure_code: verdict.problem.code,
+          failure_message: verdict.problem.message,
+          expires_at: new Date(confirmedAt.getTime() + seconds(this.deps.policy.unconfirmedGraceSeconds)),
+        });
+        await setExpiry(trx, call.tenantId, id, failed.expires_at);
+        await recordAssetEvent(trx, writer(call), 'asset.failed', failed, { reason: verdict.problem.code });
+        return { row: failed, failed: true };
+      }
+      const expiresAt = current.retention === 'standalone' ? new Date(confirmedAt.getTime() + seconds(this.deps.policy.standaloneRetentionSeconds)) : null;
+      const online = await updateAsset(trx, call.tenantId, id, {
+        status: 'ONLINE',
+        size: verdict.digest.size,
+        sha256: verdict.digest.sha256,
+        blob_etag: verdict.digest.etag,
+        duration_ms: verdict.durationMs,
+        confirmed_at: confirmedAt,
+        expires_at: expiresAt,
+      });
+      await setExpiry(trx, call.tenantId, id, expiresAt);
+      await recordAssetEvent(trx, writer(call), 'asset.confirmed', online);
+      return { row: online, failed: false };
+    });
+    if (outcome.failed) {
+      await this.removeBlob(outcome.row.object_key);
+      throw failedError(outcome.row);
+    }
+    return this.settled(outcome.row);
+  }
+
+  /** The answer of a confirmation for an asset that is no longer awaiting this upload. */
+  private settled(row: AssetRow): Asset {
+    switch (row.status) {
+      case 'ONLINE':
+        return assetJson(row);
+      case 'FAILED':
+        throw failedError(row);
+      case 'EXPIRED':
+        throw expiredError(row);
+      default:
+        throw conflict('upload_changed', 'a new upload target was issued while confirming; upload to it and confirm again');
+    }
+  }
+
+  /** Size, checksum and (audio) duration of the uploaded bytes against the declaration. */
+  private async inspect(row: AssetRow): Promise<Verdict> {
+    const { store, policy } = this.deps;
+    const stat = await store.stat(row.object_key);
+    if (!stat) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
+    const declaredSize = row.declared_size === null ? null : Number(row.declared_size);
+    const unhashed = { ...stat, sha256: '' };
+    if (stat.size > policy.maxUploadBytes) {
+      return { digest: unhashed, durationMs: null, problem: { code: 'too_large', message: `the file has ${stat.size} bytes, more than the ${policy.maxUploadBytes} allowed` } };
+    }
+    if (declaredSize !== null && stat.size !== declaredSize) {
+      return { digest: unhashed, durationMs: null, problem: { code: 'size_mismatch', message: `the file has ${stat.size} bytes, ${declaredSize} were declared` } };
+    }
+    // The fs listener hashed the bytes as they arrived; other backends are read once here.
+    const digest =
+      row.uploaded_etag === stat.etag && row.uploaded_sha256 !== null && row.uploaded_size !== null
+        ? { size: Number(row.uploaded_size), sha256: row.uploaded_sha256, etag: stat.etag }
+        : await store.digest(row.object_key);
+    if (!digest) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
+    if (row.declared_sha256 !== null && digest.sha256 !== row.declared_sha256) {
+      return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
+    }
+    if (row.kind !== 'AUDIO') return { digest, durationMs: null, problem: null };
+    const probed = await this.deps.probe(await store.probeLocation(row.object_key));
+    if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: 'the file is not audio that ffprobe can read' } };
+    return { digest, durationMs: probed.durationMs, problem: null };
+  }
+
+  /**
+   * A new upload target for an asset that is not ONLINE (FAILED, or awaiting an upload whose URL
+   * may have expired), with a new description of the same kind. The former bytes are removed.
+   */
+  async requestUpload(call: CallContext, id: string, upload: UploadDescription): Promise<AssetWithUpload> {
+    const description = this.checkDescription(upload);
+    const { policy } = this.deps;
+    const uploadId = newId();
+    const uploadExpiresAt = new Date(Date.now() + seconds(policy.uploadUrlTtlSeconds));
+    const expiresAt = new Date(uploadExpiresAt.getTime() + seconds(policy.unconfirmedGraceSeconds));
+    const { row, previousKey } = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      const current = await findAsset(trx, call.tenantId, id, { lock: true });
+      if (!current) throw notFound('asset');
+      if (current.status === 'ONLINE') throw conflict('asset_online', 'the asset is already ONLINE; create a new asset for another file', { assetId: id });
+      if (current.status === 'EXPIRED') throw expiredError(current);
+      if (description.kind !== current.kind) {
+        throw unsupportedMediaType(`content type ${description.contentType} is not accepted for an ${current.kind} asset`, {
+          contentType: description.contentType,
+          kind: current.kind,
+          allowed: ALLOWED_CONTENT_TYPES[current.kind],
+        });
+      }
+      const renewed = await updateAsset(trx, call.tenantId, id, {
+        status: 'PENDING_UPLOAD',
+        filename: description.filename,
+        content_type: description.contentType,
+        declared_size: description.size,
+        declared_sha256: description.sha256,
+        upload_id: uploadId,
+        object_key: objectKey(call.tenantId, id, uploadId),
+        upload_expires_at: uploadExpiresAt,
+        uploaded_size: null,
+        uploaded_sha256: null,
+        uploaded_etag: null,
+        failure_code: null,
+        failure_message: null,
+        expires_at: expiresAt,
+      });
+      await setExpiry(trx, call.tenantId, id, expiresAt);
+      await recordAssetEvent(trx, writer(call), 'asset.upload_requested', renewed);
+      return { row: renewed, previousKey: current.object_key };
+    });
+    await this.removeBlob(previousKey);
+    return this.withUpload(row, await this.target(row));
+  }
+
+  /** A short-lived signed URL of this service's listener that streams the file (the gateway follows it). */
+  async downloadLocation(call: CallContext, id: string): Promise<string> {
+    const row = await this.read(call.tenantId, id);
+    if (row.status !== 'ONLINE') {
+      throw conflict('asset_not_online', `the asset is ${row.status}; only ONLINE assets can be downloaded`, { assetId: id, status: row.status });
+    }
+    const path = `/blobs/${row.object_key}`;
+    const params: Record<string, string> = {
+      ct: row.content_type,
+      fn: row.filename,
+      sha256: row.sha256 ?? '',
+      len: String(row.size),
+      betag: row.blob_etag ?? '',
+    };
+    const expiresAt = new Date(Date.now() + seconds(this.deps.policy.downloadUrlTtlSeconds));
+    return `${this.deps.listenerUrl()}${path}?${this.deps.signer.sign('GET', path, params, expiresAt)}`;
+  }
+
+  /**
+   * Makes an asset a version's file (for the catalog): retention becomes `attached`, so an ONLINE
+   * asset no longer expires. Attaching again with the same entity changes nothing and records nothing.
+   */
+  async attach(call: CallContext, id: string, entityId: string | undefined): Promise<Asset> {
+    const row = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      const current = await findAsset(trx, call.tenantId, id, { lock: true });
+      if (!current) throw notFound('asset');
+      if (current.status === 'EXPIRED') throw expiredError(current);
+      const nextEntity = entityId ?? current.entity_id;
+      if (current.retention === 'attached' && current.entity_id === nextEntity) return current;
+      const keepsExpiry = current.status !== 'ONLINE';
+      const attached = await updateAsset(trx, call.tenantId, id, {
+        retention: 'attached',
+        entity_id: nextEntity,
+        expires_at: keepsExpiry ? current.expires_at : null,
+      });
+      await setExpiry(trx, call.tenantId, id, attached.expires_at);
+      await recordAssetEvent(trx, writer(call), 'asset.attached', attached);
+      return attached;
+    });
+    return assetJson(row);
+  }
+
+  /** For the fs listener: 409 unless the asset still awaits this very upload. */
+  async assertUploadOpen(ref: UploadRef): Promise<void> {
+    const row = await inTenantTransaction(this.deps.db, ref.tenantId, (trx) => findAsset(trx, ref.tenantId, ref.assetId));
+    if (!row || row.status !== 'PENDING_UPLOAD' || row.upload_id !== ref.uploadId) throw uploadClosed();
+  }
+
+  /**
+   * For the fs listener: puts verified bytes in place, under the asset's row lock so that a
+   * confirmation or a new upload target cannot interleave, and records their size and sha256.
+   */
+  async commitUpload(ref: UploadRef, staged: StagedUpload): Promise<void> {
+    try {
+      await inTenantTransaction(this.deps.db, ref.tenantId, async (trx) => {
+        const row = await findAsset(trx, ref.tenantId, ref.assetId, { lock: true });
+        if (!row || row.status !== 'PENDING_UPLOAD' || row.upload_id !== ref.uploadId) throw uploadClosed();
+        const stored = await staged.commit();
+        await updateAsset(trx, ref.tenantId, ref.assetId, { uploaded_size: staged.size, uploaded_sha256: staged.sha256, uploaded_etag: stored.etag });
+      });
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  private async removeBlob(key: string): Promise<void> {
+    await this.deps.store.remove(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a blob'));
+  }
+}

@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@catalog/platform';
+import type { BlobStore } from '../blob/index.js';
+import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
+import { actAsTenant, claimDueExpiries, findAsset, lockAssetIfFree, setExpiry, updateAsset } from '../persistence/assets.js';
+import type { AssetDb } from '../persistence/tables.js';
+
+export interface SweeperDeps {
+  db: Kysely<AssetDb>;
+  store: BlobStore;
+  logger: Logger;
+  batchSize: number;
+  /** Extra housekeeping run on every sweep (the fs backend's stale temporary files). */
+  housekeeping?: () => Promise<void>;
+}
+
+/**
+ * One pass of the retention sweeper: every asset whose time is up (standalone files after their
+ * retention, uploads never confirmed) becomes EXPIRED with an `asset.expired` event, and its bytes
+ * are removed once that has committed. Safe with several replicas: due entries and asset rows are
+ * claimed with FOR UPDATE SKIP LOCKED, so two sweepers never take the same asset and an asset being
+ * confirmed right now is left for the next pass. Returns how many assets expired.
+ */
+export async function sweepOnce(deps: SweeperDeps): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { claimed, keys } = await deps.db.transaction().execute(async (trx) => {
+      const due = await claimDueExpiries(trx, deps.batchSize);
+      const removed: string[] = [];
+      const now = new Date();
+      for (const entry of due) {
+        await actAsTenant(trx, entry.tenant_id);
+        const row = await lockAssetIfFree(trx, entry.tenant_id, entry.asset_id);
+        if (!row) {
+          // Busy (skip: next pass) or gone (drop the entry).
+          if (!(await findAsset(trx, entry.tenant_id, entry.asset_id))) await setExpiry(trx, entry.tenant_id, entry.asset_id, null);
+          continue;
+        }
+        if (row.status === 'EXPIRED' || row.expires_at === null || row.expires_at > now) {
+          await setExpiry(trx, row.tenant_id, row.id, row.status === 'EXPIRED' ? null : row.expires_at);
+          continue;
+        }
+        const reason = row.status === 'ONLINE' ? 'retention_elapsed' : 'upload_not_confirmed';
+        const expired = await updateAsset(trx, row.tenant_id, row.id, {
+          status: 'EXPIRED',
+          failure_code: reason,
+          failure_message: reason === 'retention_elapsed' ? 'the retention period of the standalone file ended' : 'the upload was not confirmed in time',
+        });
+        await setExpiry(trx, row.tenant_id, row.id, null);
+        await recordAssetEvent(trx, { tenantId: row.tenant_id, sourceSystem: RETENTION_SOURCE_SYSTEM }, 'asset.expired', expired, { reason });
+        removed.push(row.object_key);
+      }
+      return { claimed: due.length, keys: removed };
+    });
+    for (const key of keys) {
+      await deps.store.remove(key).catch((error: unknown) => deps.logger.warn({ err: error, key }, 'could not remove an expired blob'));
+    }
+    total += keys.length;
+    if (claimed < deps.batchSize || keys.length === 0) break;
+  }
+  if (total > 0) deps.logger.info({ expired: total }, 'assets expired');
+  await deps.housekeeping?.();
+  return total;
+}
+
+/** Runs `sweepOnce` every `intervalMs` until the returned stop function is called. */
+export function startSweeper(deps: SweeperDeps, intervalMs: number): () => Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = (): void => {
+    running = sweepOnce(deps)
+      .then(() => undefined)
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'retention sweep failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  timer = setTimeout(tick, intervalMs);
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  };
+}

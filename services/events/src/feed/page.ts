@@ -1,0 +1,73 @@
+import type { Kysely } from '@catalog/platform';
+import type { FeedCursors } from './cursor.js';
+import { readFeedRows, type FeedRow } from './query.js';
+
+/** An event as the feed returns it (part 6 of the interface). */
+export interface FeedEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  product: string;
+  resourceKind: string;
+  resourceId: string | null;
+  dmrn: string | null;
+  sourceSystem: string;
+  batchId: string;
+  schemaVersion: number;
+  data: Record<string, unknown>;
+}
+
+export interface FeedPage {
+  events: FeedEvent[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface FeedPageRequest {
+  tenantId: string;
+  product: string;
+  limit: number;
+  types: string[] | null;
+  /** The `after` cursor as sent, if any. */
+  after: string | null;
+}
+
+/**
+ * One page of a tenant's feed. The cursor is the position of the page's last event in the
+ * tenant's whole feed (whatever the types filter), so a client that changes its filter and keeps
+ * its cursor continues from the same point and never gets earlier events of newly selected types.
+ */
+export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, request: FeedPageRequest): Promise<FeedPage> {
+  const after = request.after === null ? null : cursors.decode(request.tenantId, request.after);
+  const rows = await readFeedRows(db, {
+    tenantId: request.tenantId,
+    product: request.product,
+    types: request.types,
+    after,
+    take: request.limit + 1,
+  });
+  const hasMore = rows.length > request.limit;
+  const page = rows.slice(0, request.limit);
+  const last = page[page.length - 1];
+  return {
+    events: page.map(toEvent),
+    nextCursor: last ? cursors.encode(request.tenantId, { tx: last.tx, id: last.id }) : null,
+    hasMore,
+  };
+}
+
+function toEvent(row: FeedRow): FeedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    occurredAt: row.occurred_at.toISOString(),
+    product: row.product,
+    resourceKind: row.resource_kind,
+    resourceId: row.resource_id,
+    dmrn: row.dmrn,
+    sourceSystem: row.source_system,
+    batchId: row.batch_id,
+    schemaVersion: row.schema_version,
+    data: row.data,
+  };
+}

@@ -1,0 +1,61 @@
+import { sql, type Kysely } from '@catalog/platform';
+import type { BusEvent } from '@catalog/platform';
+
+/** Where the feed writer stands in one incarnation of the events stream. */
+export interface StreamPosition {
+  streamCreated: string;
+  lastSeq: number;
+}
+
+/** Another writer moved the position since it was read: re-read it and retry. */
+export class PositionMovedError extends Error {
+  constructor() {
+    super('the feed position moved under this writer');
+  }
+}
+
+/**
+ * Reads the writer's position, creating it for a new consumer. When the stream is a new
+ * incarnation (it was recreated, e.g. after the NATS store was lost), its sequence numbers start
+ * again from 1, so the position restarts at 0; events already in the feed are not stored twice.
+ */
+export async function loadPosition(db: Kysely<any>, consumer: string, streamCreated: string): Promise<StreamPosition & { reset: boolean }> {
+  await sql`
+    insert into events.stream_position (consumer, stream_created, last_seq)
+    values (${consumer}, ${streamCreated}, 0)
+    on conflict (consumer) do nothing`.execute(db);
+  const { rows } = await sql<{ stream_created: string; last_seq: string }>`
+    select stream_created, last_seq::text from events.stream_position where consumer = ${consumer}`.execute(db);
+  const row = rows[0]!;
+  if (row.stream_created === streamCreated) return { streamCreated, lastSeq: Number(row.last_seq), reset: false };
+  await sql`
+    update events.stream_position set stream_created = ${streamCreated}, last_seq = 0, updated_at = now()
+     where consumer = ${consumer} and stream_created = ${row.stream_created}`.execute(db);
+  return { streamCreated, lastSeq: 0, reset: true };
+}
+
+/**
+ * Inserts events into the feed and advances the position in one transaction. A redelivered or
+ * re-published event (same id, the feed's only unique key) is stored once. `ON CONFLICT` names no
+ * target on purpose: a target needs SELECT on the table, which row-level security would then check
+ * against the (absent) reader tenant. The position update only applies from the
+ * position this writer read, so two writers can never both apply the same range.
+ */
+export async function storeEvents(db: Kysely<any>, consumer: string, from: StreamPosition, toSeq: number, events: BusEvent[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const moved = await sql`
+      update events.stream_position set last_seq = ${toSeq}, updated_at = now()
+       where consumer = ${consumer} and stream_created = ${from.streamCreated} and last_seq = ${from.lastSeq}`.execute(trx);
+    if (Number(moved.numAffectedRows ?? 0) !== 1) throw new PositionMovedError();
+    if (events.length === 0) return;
+    await sql`
+      insert into events.feed
+        (id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data)
+      select e.id, e."tenantId", e.product, e.type, e."occurredAt", e."resourceKind", e."resourceId", e.dmrn,
+             e."sourceSystem", e."batchId", e."schemaVersion", e.data
+        from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(
+          id uuid, "tenantId" uuid, product text, type text, "occurredAt" timestamptz, "resourceKind" text,
+          "resourceId" uuid, dmrn text, "sourceSystem" text, "batchId" uuid, "schemaVersion" integer, data jsonb)
+      on conflict do nothing`.execute(trx);
+  });
+}

@@ -1,0 +1,109 @@
+import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  connectBus,
+  encodeBusEvent,
+  ensureDurableConsumer,
+  ensureEventsStream,
+  newId,
+  subjectsFor,
+  type BusEvent,
+  type NatsConnection,
+  type ServiceRuntime,
+} from '@catalog/platform';
+import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { eventsEnv, feedClient, readAll, startEvents } from './support.js';
+
+let testDb: TestDatabase;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('feedwriter');
+  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'feed-writer-test', logger: testLogger() });
+});
+
+afterAll(async () => {
+  await nc.drain();
+  await testDb.drop();
+});
+
+function event(tenantId: string): BusEvent {
+  return {
+    id: newId(),
+    tenantId,
+    type: 'entity.created',
+    occurredAt: new Date().toISOString(),
+    product: 'catalog',
+    resourceKind: 'entity',
+    resourceId: newId(),
+    dmrn: null,
+    sourceSystem: 'test',
+    batchId: newId(),
+    schemaVersion: 1,
+    data: { entityType: 'song' },
+  };
+}
+
+test('messages delivered to a writer that died are read from the stream at once, not after the ack wait', async () => {
+  const prefix = uniqueNatsPrefix('gap');
+  const subjects = subjectsFor(prefix);
+  const durable = 'gap-test';
+  await ensureEventsStream(nc, subjects);
+  await ensureDurableConsumer(nc, { stream: subjects.eventsStream, durable, ackWaitMs: 120_000, maxAckPending: 5000 });
+  const tenant = newId();
+  const published = Array.from({ length: 10 }, () => event(tenant));
+  const js = jetstream(nc);
+  for (const e of published.slice(0, 5)) await js.publish(subjects.events('catalog', e.type), encodeBusEvent(e), { msgID: e.id });
+
+  // A writer takes the first five and dies without acking them: they stay pending for 2 minutes.
+  const consumer = await js.consumers.get(subjects.eventsStream, durable);
+  const taken: JsMsg[] = [];
+  const batch = await consumer.fetch({ max_messages: 5, expires: 2000 });
+  for await (const msg of batch) taken.push(msg);
+  expect(taken).toHaveLength(5);
+
+  for (const e of published.slice(5)) await js.publish(subjects.events('catalog', e.type), encodeBusEvent(e), { msgID: e.id });
+  let events: ServiceRuntime<unknown> | null = null;
+  const client = await feedClient(testInfrastructure().natsUrl, subjects);
+  try {
+    events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: durable, FEED_CONSUMER_ACK_WAIT_MS: '120000' }));
+    const all = await eventually(async () => {
+      const read = await readAll(client, tenant);
+      return read.ids.length === 10 ? read : undefined;
+    }, 30_000);
+    expect(all.ids).toEqual(published.map((e) => e.id));
+    // Nothing was redelivered: the five pending messages were read from the stream by sequence.
+    const info = await (await jetstreamManager(nc)).consumers.info(subjects.eventsStream, durable);
+    expect(info.num_redelivered).toBe(0);
+  } finally {
+    await client.close();
+    await events?.stop();
+  }
+});
+
+test('a writer replica that is not the leader takes over when the leader stops', async () => {
+  const prefix = uniqueNatsPrefix('takeover');
+  const subjects = subjectsFor(prefix);
+  const env = eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: 'takeover' });
+  const first = await startEvents(env);
+  const second = await startEvents(env);
+  const client = await feedClient(testInfrastructure().natsUrl, subjects);
+  const js = jetstream(nc);
+  const tenant = newId();
+  try {
+    const before = event(tenant);
+    await js.publish(subjects.events('catalog', before.type), encodeBusEvent(before), { msgID: before.id });
+    await eventually(async () => ((await readAll(client, tenant)).ids.length === 1 ? true : undefined));
+    await first.stop();
+    const after = event(tenant);
+    await js.publish(subjects.events('catalog', after.type), encodeBusEvent(after), { msgID: after.id });
+    const all = await eventually(async () => {
+      const read = await readAll(client, tenant);
+      return read.ids.length === 2 ? read : undefined;
+    }, 20_000);
+    expect(all.ids).toEqual([before.id, after.id]);
+  } finally {
+    await client.close();
+    await first.stop();
+    await second.stop();
+  }
+});
