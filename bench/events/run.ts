@@ -17,6 +17,7 @@ import pg from 'pg';
 import { callRpc, connectBus, createLogger, migrateSchema, newId, readConfig, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { eventsMigrations, feedCursors, readEventsConfig, startEventsService } from '@catalog/events';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+import { createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const adminUrl = process.env.DATABASE_URL;
 const natsUrl = process.env.NATS_URL;
@@ -25,24 +26,6 @@ const logger = createLogger({ service: 'bench-events', level: 'warn' });
 const CURSOR_SECRET = `bench-${randomBytes(16).toString('hex')}`;
 const resultsDir = join(repoRoot, 'bench', 'results');
 
-async function createDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_events_${label}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 function percentiles(values: number[]): { n: number; p50: number; p90: number; p99: number; max: number; mean: number } {
   const sorted = [...values].sort((a, b) => a - b);
@@ -102,7 +85,7 @@ const TYPES_SQL = `
    limit 501`;
 
 async function pageBench(): Promise<Record<string, unknown>> {
-  const database = await createDatabase('page');
+  const database = await createBenchDatabase(adminUrl!, 'events_page');
   const prefix = `benchfeed${randomBytes(3).toString('hex')}`;
   const tenants = Array.from({ length: TENANTS }, () => newId());
   const owner = new pg.Client({ connectionString: database.url });
@@ -213,11 +196,6 @@ async function pageBench(): Promise<Record<string, unknown>> {
 // ---------------------------------------------------------------------------------------------
 // (a) end-to-end throughput and (b) visibility latency
 
-async function json(url: string, init: RequestInit): Promise<any> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init.method} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
 
 interface Follower {
   seenAt: Map<string, number>;
@@ -258,7 +236,7 @@ async function waitAllSeen(follower: Follower, ids: Iterable<string>, timeoutMs:
 }
 
 async function e2eBench(): Promise<Record<string, unknown>> {
-  const database = await createDatabase('e2e');
+  const database = await createBenchDatabase(adminUrl!, 'events_e2e');
   const adminToken = randomBytes(16).toString('hex');
   const prefix = `benche2e${randomBytes(3).toString('hex')}`;
   const env = {
@@ -285,14 +263,14 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     await waitReady('http://127.0.0.1:18280/readyz');
     const base = 'http://127.0.0.1:18280';
     const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-    const org = await json(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
-    const key = await json(`${base}/admin/v1/organizations/${org.id}/api-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }) });
+    const org = await fetchJson(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
+    const key = await fetchJson(`${base}/admin/v1/organizations/${org.id}/api-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }) });
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
     const call = feedCaller(nc, subjectsFor(prefix));
     let n = 0;
     const write = async (): Promise<{ id: string; respondedAt: number }> => {
-      const entity = await json(`${base}/api/v1/catalog/entities`, { method: 'POST', headers, body: JSON.stringify({ type: 'song', title: `Track ${(n += 1)}` }) });
+      const entity = await fetchJson(`${base}/api/v1/catalog/entities`, { method: 'POST', headers, body: JSON.stringify({ type: 'song', title: `Track ${(n += 1)}` }) });
       return { id: entity.id, respondedAt: performance.now() };
     };
     for (let i = 0; i < 200; i += 1) await write(); // warm-up

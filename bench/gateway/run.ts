@@ -9,37 +9,14 @@ import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+import { createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = 3;
 const CONNECTIONS = 64;
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_gateway_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
-async function json(url: string, init: RequestInit): Promise<any> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init.method} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
 
 async function load(url: string, headers: Record<string, string>, duration: number) {
   const result = await autocannon({ url, connections: CONNECTIONS, duration, headers, pipelining: 1 });
@@ -58,7 +35,7 @@ async function main(): Promise<void> {
   const adminUrl = process.env.DATABASE_URL;
   const natsUrl = process.env.NATS_URL;
   if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench)');
-  const database = await createDatabase(adminUrl);
+  const database = await createBenchDatabase(adminUrl, 'gateway');
   const adminToken = randomBytes(16).toString('hex');
   const env = {
     DATABASE_URL: database.url,
@@ -81,8 +58,8 @@ async function main(): Promise<void> {
     await waitReady('http://127.0.0.1:18180/readyz');
 
     const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-    const org = await json('http://127.0.0.1:18180/admin/v1/organizations', { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
-    const key = await json(`http://127.0.0.1:18180/admin/v1/organizations/${org.id}/api-keys`, {
+    const org = await fetchJson('http://127.0.0.1:18180/admin/v1/organizations', { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
+    const key = await fetchJson(`http://127.0.0.1:18180/admin/v1/organizations/${org.id}/api-keys`, {
       method: 'POST',
       headers: admin,
       body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }),
@@ -90,7 +67,7 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${key.key}` };
     let entityId = '';
     for (let i = 0; i < 1000; i += 1) {
-      const entity = await json('http://127.0.0.1:18180/api/v1/catalog/entities', {
+      const entity = await fetchJson('http://127.0.0.1:18180/api/v1/catalog/entities', {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ type: 'song', title: `Track ${i}`, artist: 'Bench Band' }),

@@ -15,8 +15,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+import { createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -33,30 +33,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_upload_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
-async function json(url: string, init: RequestInit): Promise<any> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init.method} ${new URL(url).pathname}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
 
 async function sha256(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -92,7 +69,7 @@ async function main(): Promise<void> {
   const natsUrl = process.env.NATS_URL;
   if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- upload)');
   const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-upload-'));
-  const database = await createDatabase(adminUrl);
+  const database = await createBenchDatabase(adminUrl, 'upload');
   const processes: BenchProcess[] = [];
   try {
     // The file: a sine tone as 44.1 kHz mono 16-bit WAV (88,200 bytes a second) of SIZE_MIB.
@@ -135,14 +112,14 @@ async function main(): Promise<void> {
     await waitReady(`${gatewayUrl}/readyz`);
 
     const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-    const org = await json(`${gatewayUrl}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
-    const key = await json(`${gatewayUrl}/admin/v1/organizations/${org.id}/api-keys`, {
+    const org = await fetchJson(`${gatewayUrl}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
+    const key = await fetchJson(`${gatewayUrl}/admin/v1/organizations/${org.id}/api-keys`, {
       method: 'POST',
       headers: admin,
       body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }),
     });
     const auth = { authorization: `Bearer ${key.key}` };
-    const created = await json(`${gatewayUrl}/api/v1/catalog/assets`, {
+    const created = await fetchJson(`${gatewayUrl}/api/v1/catalog/assets`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ retention: 'standalone', upload: { filename: 'mix.wav', contentType: 'audio/wav', size, checksum: `sha256:${sourceSha}` } }),
@@ -153,7 +130,7 @@ async function main(): Promise<void> {
     const uploadSeconds = await timed('curl', ['-sS', '-f', '-o', '/dev/null', '-T', source, ...uploadHeaders, created.upload.url]);
 
     const confirmStarted = process.hrtime.bigint();
-    const confirmed = await json(`${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/confirm`, { method: 'POST', headers: auth });
+    const confirmed = await fetchJson(`${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/confirm`, { method: 'POST', headers: auth });
     const confirmSeconds = Number(process.hrtime.bigint() - confirmStarted) / 1e9;
     if (confirmed.status !== 'ONLINE') throw new Error(`confirm: ${JSON.stringify(confirmed)}`);
 

@@ -1,10 +1,6 @@
-/**
- * An event as it travels on the events stream: the public envelope plus the tenant it belongs to.
- * The relay publishes outbox rows in this shape; the events service stores them in the feed.
- */
-export interface BusEvent {
+/** The public envelope of an event (part 6 of the interface), as clients read it in the feed. */
+export interface EventEnvelope {
   id: string;
-  tenantId: string;
   type: string;
   occurredAt: string;
   product: string;
@@ -15,6 +11,45 @@ export interface BusEvent {
   batchId: string;
   schemaVersion: number;
   data: Record<string, unknown>;
+}
+
+/**
+ * An event as it travels on the events stream: the public envelope plus the tenant it belongs to.
+ * The relay publishes outbox rows in this shape; the events service stores them in the feed.
+ */
+export interface BusEvent extends EventEnvelope {
+  tenantId: string;
+}
+
+/** The envelope's columns as the outbox and the feed store them. */
+export interface EventEnvelopeRow {
+  id: string;
+  type: string;
+  occurred_at: Date;
+  product: string;
+  resource_kind: string;
+  resource_id: string | null;
+  dmrn: string | null;
+  source_system: string;
+  batch_id: string;
+  schema_version: number;
+  data: Record<string, unknown>;
+}
+
+export function envelopeFromRow(row: EventEnvelopeRow): EventEnvelope {
+  return {
+    id: row.id,
+    type: row.type,
+    occurredAt: row.occurred_at.toISOString(),
+    product: row.product,
+    resourceKind: row.resource_kind,
+    resourceId: row.resource_id,
+    dmrn: row.dmrn,
+    sourceSystem: row.source_system,
+    batchId: row.batch_id,
+    schemaVersion: row.schema_version,
+    data: row.data,
+  };
 }
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { jetstream } from '@nats-io/jetstream';
 import type pg from 'pg';
-import { encodeBusEvent, type BusEvent } from '../bus/event-message.js';
+import { encodeBusEvent, envelopeFromRow, type BusEvent, type EventEnvelopeRow } from '../bus/event-message.js';
 import { ensureEventsStream, isStreamMissing, type EventsStreamSettings } from '../bus/jetstream.js';
 import type { NatsConnection } from '../bus/connect.js';
 import type { Subjects } from '../bus/subjects.js';
@@ -66,20 +66,9 @@ export function readOutboxRelayConfig(env: EnvReader): OutboxRelayOptions {
   };
 }
 
-interface OutboxRow {
+interface OutboxRow extends EventEnvelopeRow {
   seq: string;
-  id: string;
   tenant_id: string;
-  product: string;
-  type: string;
-  resource_kind: string;
-  resource_id: string | null;
-  dmrn: string | null;
-  source_system: string;
-  batch_id: string;
-  schema_version: number;
-  data: Record<string, unknown>;
-  occurred_at: Date;
 }
 
 /** Some rows of a round were published (and are marked), then a publish failed. */
@@ -240,20 +229,7 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
 }
 
 function toBusEvent(row: OutboxRow): BusEvent {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    type: row.type,
-    occurredAt: row.occurred_at.toISOString(),
-    product: row.product,
-    resourceKind: row.resource_kind,
-    resourceId: row.resource_id,
-    dmrn: row.dmrn,
-    sourceSystem: row.source_system,
-    batchId: row.batch_id,
-    schemaVersion: row.schema_version,
-    data: row.data,
-  };
+  return { tenantId: row.tenant_id, ...envelopeFromRow(row) };
 }
 
 /**

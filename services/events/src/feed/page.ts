@@ -1,21 +1,9 @@
-import type { Kysely } from '@catalog/platform';
+import { envelopeFromRow, type EventEnvelope, type Kysely } from '@catalog/platform';
 import type { FeedCursors } from './cursor.js';
-import { readFeedRows, type FeedRow } from './query.js';
+import { readFeedRows } from './query.js';
 
 /** An event as the feed returns it (part 6 of the interface). */
-export interface FeedEvent {
-  id: string;
-  type: string;
-  occurredAt: string;
-  product: string;
-  resourceKind: string;
-  resourceId: string | null;
-  dmrn: string | null;
-  sourceSystem: string;
-  batchId: string;
-  schemaVersion: number;
-  data: Record<string, unknown>;
-}
+export type FeedEvent = EventEnvelope;
 
 export interface FeedPage {
   events: FeedEvent[];
@@ -50,24 +38,9 @@ export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, reques
   const page = rows.slice(0, request.limit);
   const last = page[page.length - 1];
   return {
-    events: page.map(toEvent),
+    events: page.map(envelopeFromRow),
     nextCursor: last ? cursors.encode(request.tenantId, { tx: last.tx, id: last.id }) : null,
     hasMore,
   };
 }
 
-function toEvent(row: FeedRow): FeedEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    occurredAt: row.occurred_at.toISOString(),
-    product: row.product,
-    resourceKind: row.resource_kind,
-    resourceId: row.resource_id,
-    dmrn: row.dmrn,
-    sourceSystem: row.source_system,
-    batchId: row.batch_id,
-    schemaVersion: row.schema_version,
-    data: row.data,
-  };
-}

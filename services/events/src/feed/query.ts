@@ -1,19 +1,8 @@
-import { inTenantTransaction, sql, type Kysely } from '@catalog/platform';
+import { inTenantTransaction, sql, type EventEnvelopeRow, type Kysely } from '@catalog/platform';
 import type { FeedPosition } from './cursor.js';
 
-export interface FeedRow {
+export interface FeedRow extends EventEnvelopeRow {
   tx: string;
-  id: string;
-  type: string;
-  occurred_at: Date;
-  product: string;
-  resource_kind: string;
-  resource_id: string | null;
-  dmrn: string | null;
-  source_system: string;
-  batch_id: string;
-  schema_version: number;
-  data: Record<string, unknown>;
 }
 
 export interface FeedPageQuery {
