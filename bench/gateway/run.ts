@@ -14,7 +14,7 @@ import { createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = 3;
-const CONNECTIONS = 64;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 
 
 
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
       met: { throughput: ratio >= 0.5, p99: throughGateway.latencyP99Ms < 25 },
     };
     mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(repoRoot, 'bench', 'results', 'gateway.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(join(repoRoot, 'bench', 'results', process.env.BENCH_RESULT_NAME ?? 'gateway.json'), `${JSON.stringify(results, null, 2)}\n`);
     console.table({ 'gateway path': throughGateway, 'single process': singleProcess });
     console.log(JSON.stringify({ throughputRatio: ratio, met: results.met }));
   } finally {
