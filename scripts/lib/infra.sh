@@ -557,33 +557,39 @@ start_nats() {
   infra_log "NATS ready: nats://127.0.0.1:$port"
 }
 
-# stop_nats DATA_DIR
-stop_nats() {
-  local data_dir=${1:?usage: stop_nats DATA_DIR}
-  local pidfile=$data_dir/nats.pid pid deadline
+# _infra_stop_pidfile LABEL PIDFILE COMM: SIGTERM the process of PIDFILE (only if its command
+# name is COMM, so a reused pid is never killed), SIGKILL after 10 s, remove the pid file.
+_infra_stop_pidfile() {
+  local label=$1 pidfile=$2 comm=$3 pid deadline
   if [[ ! -f $pidfile ]]; then
-    infra_log "NATS ($data_dir) not running"
+    infra_log "$label not running"
     return 0
   fi
   pid=$(<"$pidfile")
   if [[ ! $pid =~ ^[0-9]+$ ]] || ! _infra_pid_alive "$pid" ||
-    [[ $(cat "/proc/$pid/comm" 2>/dev/null) != nats-server ]]; then
-    infra_log "NATS ($data_dir) not running (stale pid file)"
+    [[ $(cat "/proc/$pid/comm" 2>/dev/null) != "$comm" ]]; then
+    infra_log "$label not running (stale pid file)"
     rm -f "$pidfile"
     return 0
   fi
-  infra_log "stopping NATS (pid $pid)"
+  infra_log "stopping $label (pid $pid)"
   kill -TERM "$pid" 2>/dev/null || true
   deadline=$((SECONDS + 10))
   while _infra_pid_alive "$pid"; do
     if ((SECONDS >= deadline)); then
-      infra_log "NATS did not exit after SIGTERM; sending SIGKILL"
+      infra_log "$label did not exit after SIGTERM; sending SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
       break
     fi
     sleep 0.1
   done
   rm -f "$pidfile"
+}
+
+# stop_nats DATA_DIR
+stop_nats() {
+  local data_dir=${1:?usage: stop_nats DATA_DIR}
+  _infra_stop_pidfile "NATS ($data_dir)" "$data_dir/nats.pid" nats-server
 }
 
 # ---------------------------------------------------------------------------
@@ -690,28 +696,5 @@ start_minio() {
 # stop_minio DATA_DIR
 stop_minio() {
   local data_dir=${1:?usage: stop_minio DATA_DIR}
-  local pidfile=$data_dir/minio.pid pid deadline
-  if [[ ! -f $pidfile ]]; then
-    infra_log "MinIO ($data_dir) not running"
-    return 0
-  fi
-  pid=$(<"$pidfile")
-  if [[ ! $pid =~ ^[0-9]+$ ]] || ! _infra_pid_alive "$pid" ||
-    [[ $(cat "/proc/$pid/comm" 2>/dev/null) != minio ]]; then
-    infra_log "MinIO ($data_dir) not running (stale pid file)"
-    rm -f "$pidfile"
-    return 0
-  fi
-  infra_log "stopping MinIO (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  deadline=$((SECONDS + 10))
-  while _infra_pid_alive "$pid"; do
-    if ((SECONDS >= deadline)); then
-      infra_log "MinIO did not exit after SIGTERM; sending SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
-      break
-    fi
-    sleep 0.1
-  done
-  rm -f "$pidfile"
+  _infra_stop_pidfile "MinIO ($data_dir)" "$data_dir/minio.pid" minio
 }

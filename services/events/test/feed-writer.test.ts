@@ -6,12 +6,11 @@ import {
   ensureEventsStream,
   newId,
   subjectsFor,
-  type BusEvent,
   type NatsConnection,
   type ServiceRuntime,
 } from '@catalog/platform';
 import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-import { eventsEnv, feedClient, readAll, startEvents } from './support.js';
+import { busEvent, eventsEnv, feedClient, readAll, startEvents } from './support.js';
 
 let testDb: TestDatabase;
 let nc: NatsConnection;
@@ -26,22 +25,6 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-function event(tenantId: string): BusEvent {
-  return {
-    id: newId(),
-    tenantId,
-    type: 'entity.created',
-    occurredAt: new Date().toISOString(),
-    product: 'catalog',
-    resourceKind: 'entity',
-    resourceId: newId(),
-    dmrn: null,
-    sourceSystem: 'test',
-    batchId: newId(),
-    schemaVersion: 1,
-    data: { entityType: 'song' },
-  };
-}
 
 test('messages delivered to a writer that died are read from the stream at once, not after the ack wait', async () => {
   const prefix = uniqueNatsPrefix('gap');
@@ -50,7 +33,7 @@ test('messages delivered to a writer that died are read from the stream at once,
   await ensureEventsStream(nc, subjects);
   await ensureDurableConsumer(nc, { stream: subjects.eventsStream, durable, ackWaitMs: 120_000, maxAckPending: 5000 });
   const tenant = newId();
-  const published = Array.from({ length: 10 }, () => event(tenant));
+  const published = Array.from({ length: 10 }, () => busEvent(tenant));
   const js = jetstream(nc);
   for (const e of published.slice(0, 5)) await js.publish(subjects.events('catalog', e.type), encodeBusEvent(e), { msgID: e.id });
 
@@ -90,11 +73,11 @@ test('a writer replica that is not the leader takes over when the leader stops',
   const js = jetstream(nc);
   const tenant = newId();
   try {
-    const before = event(tenant);
+    const before = busEvent(tenant);
     await js.publish(subjects.events('catalog', before.type), encodeBusEvent(before), { msgID: before.id });
     await eventually(async () => ((await readAll(client, tenant)).ids.length === 1 ? true : undefined));
     await first.stop();
-    const after = event(tenant);
+    const after = busEvent(tenant);
     await js.publish(subjects.events('catalog', after.type), encodeBusEvent(after), { msgID: after.id });
     const all = await eventually(async () => {
       const read = await readAll(client, tenant);

@@ -1,47 +1,34 @@
 import { jetstream } from '@nats-io/jetstream';
 import pg from 'pg';
-import { connectBus, encodeBusEvent, newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { encodeBusEvent, newId, subjectsFor, type NatsConnection } from '@catalog/platform';
+import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import { feedCursors } from '../src/feed/cursor.js';
 import {
+  busEvent,
   entityCreated,
   entityUpdated,
-  eventsEnv,
-  feedClient,
   readAll,
-  startEvents,
-  startProducer,
+  startFeedPipeline,
+  type FeedPipeline,
   type FeedClient,
   type Producer,
 } from './support.js';
 
 let testDb: TestDatabase;
 let producer: Producer;
-let events: ServiceRuntime<unknown>;
-let relay: OutboxRelay;
 let nc: NatsConnection;
 let client: FeedClient;
 const prefix = uniqueNatsPrefix('feed');
 const subjects = subjectsFor(prefix);
-const env = () => eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix);
+
+let pipeline: FeedPipeline;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('feed');
-  producer = await startProducer(testDb.url);
-  events = await startEvents(env());
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'feed-test', logger: testLogger() });
-  relay = producer.startRelay(nc, subjects);
-  client = await feedClient(testInfrastructure().natsUrl, subjects);
+  pipeline = await startFeedPipeline('feed', prefix);
+  ({ testDb, producer, nc, client } = pipeline);
 });
 
-afterAll(async () => {
-  await client.close();
-  await relay.stop();
-  await nc.drain();
-  await events.stop();
-  await producer.close();
-  await testDb.drop();
-});
+afterAll(() => pipeline.stop());
 
 async function ownerQuery<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
   const c = new pg.Client({ connectionString: testDb.url });
@@ -207,20 +194,7 @@ describe('the feed', () => {
   test('an event delivered twice (re-published without dedupe) is stored once', async () => {
     const tenant = newId();
     const js = jetstream(nc);
-    const event = {
-      id: newId(),
-      tenantId: tenant,
-      type: 'entity.created',
-      occurredAt: new Date().toISOString(),
-      product: 'catalog',
-      resourceKind: 'entity',
-      resourceId: newId(),
-      dmrn: null,
-      sourceSystem: 'test',
-      batchId: newId(),
-      schemaVersion: 1,
-      data: { entityType: 'song' },
-    };
+    const event = busEvent(tenant);
     // Different Nats-Msg-Ids, as after a crash beyond the duplicate window: two stream messages.
     await js.publish(subjects.events('catalog', 'entity.created'), encodeBusEvent(event), { msgID: newId() });
     await js.publish(subjects.events('catalog', 'entity.created'), new TextEncoder().encode('{"not":"an event"}'), { msgID: newId() });

@@ -1,34 +1,21 @@
 import pg from 'pg';
-import { connectBus, inTenantTransaction, newId, outboxFor, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-import { entityUpdated, eventsEnv, feedClient, PRODUCER, startEvents, startProducer, type FeedClient, type Producer } from './support.js';
+import { inTenantTransaction, newId, outboxFor } from '@catalog/platform';
+import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { entityUpdated, PRODUCER, startFeedPipeline, type FeedClient, type FeedPipeline, type Producer } from './support.js';
 
 let testDb: TestDatabase;
 let producer: Producer;
-let events: ServiceRuntime<unknown>;
-let relay: OutboxRelay;
-let nc: NatsConnection;
 let client: FeedClient;
 const prefix = uniqueNatsPrefix('order');
-const subjects = subjectsFor(prefix);
+
+let pipeline: FeedPipeline;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('ordering');
-  producer = await startProducer(testDb.url);
-  events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix));
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'ordering-test', logger: testLogger() });
-  relay = producer.startRelay(nc, subjects);
-  client = await feedClient(testInfrastructure().natsUrl, subjects);
+  pipeline = await startFeedPipeline('ordering', prefix);
+  ({ testDb, producer, client } = pipeline);
 });
 
-afterAll(async () => {
-  await client.close();
-  await relay.stop();
-  await nc.drain();
-  await events.stop();
-  await producer.close();
-  await testDb.drop();
-});
+afterAll(() => pipeline.stop());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   callRpc,
+  newId,
   connectBus,
   createDatabase,
   createOutboxRelaySupportV1,
@@ -15,6 +16,7 @@ import {
   startOutboxRelay,
   subjectsFor,
   type Database,
+  type BusEvent,
   type EventRecord,
   type Migrations,
   type NatsConnection,
@@ -22,7 +24,7 @@ import {
   type ServiceRuntime,
   type Subjects,
 } from '@catalog/platform';
-import { testLogger } from '@catalog/platform/testing';
+import { createTestDatabase, testInfrastructure, testLogger, type TestDatabase } from '@catalog/platform/testing';
 import { readEventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/feed/page.js';
 
@@ -77,6 +79,62 @@ export async function startProducer(databaseUrl: string): Promise<Producer> {
       return rows[0]!.n;
     },
     close: () => database.close(),
+  };
+}
+
+/** The whole pipeline a feed test drives: producer outbox → relay → stream → events service → feed. */
+export interface FeedPipeline {
+  testDb: TestDatabase;
+  producer: Producer;
+  events: ServiceRuntime<unknown>;
+  nc: NatsConnection;
+  relay: OutboxRelay;
+  client: FeedClient;
+  stop(): Promise<void>;
+}
+
+export async function startFeedPipeline(label: string, prefix: string): Promise<FeedPipeline> {
+  const { natsUrl } = testInfrastructure();
+  const subjects = subjectsFor(prefix);
+  const testDb = await createTestDatabase(label);
+  const producer = await startProducer(testDb.url);
+  const events = await startEvents(eventsEnv(testDb.url, natsUrl, prefix));
+  const nc = await connectBus({ url: natsUrl, name: `${label}-test`, logger: testLogger() });
+  const relay = producer.startRelay(nc, subjects);
+  const client = await feedClient(natsUrl, subjects);
+  return {
+    testDb,
+    producer,
+    events,
+    nc,
+    relay,
+    client,
+    async stop() {
+      await client.close();
+      await relay.stop();
+      await nc.drain();
+      await events.stop();
+      await producer.close();
+      await testDb.drop();
+    },
+  };
+}
+
+/** A well-formed `entity.created` event as it travels on the stream. */
+export function busEvent(tenantId: string): BusEvent {
+  return {
+    id: newId(),
+    tenantId,
+    type: 'entity.created',
+    occurredAt: new Date().toISOString(),
+    product: 'catalog',
+    resourceKind: 'entity',
+    resourceId: newId(),
+    dmrn: null,
+    sourceSystem: 'test',
+    batchId: newId(),
+    schemaVersion: 1,
+    data: { entityType: 'song' },
   };
 }
 

@@ -1,7 +1,5 @@
-import { Svcm } from '@nats-io/services';
-import { connectBus, readConfig } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-import pg from 'pg';
+import { readConfig } from '@catalog/platform';
+import { createTestDatabase, probeRunningService, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import { readLibraryConfig, startLibraryService } from '../src/index.js';
 
 let database: TestDatabase;
@@ -21,24 +19,12 @@ test('starts: migrates its schema, registers on NATS, answers health checks, sto
     HTTP_HOST: '127.0.0.1',
   });
   const runtime = await startLibraryService(config, { logger: testLogger() });
-  const observer = await connectBus({ url: natsUrl, name: 'observer', logger: testLogger() });
   try {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    const { rows } = await client.query("select table_name from information_schema.tables where table_schema = 'library' order by 1");
-    await client.end();
-    expect(rows.map((r) => r.table_name)).toContain('kysely_migration');
-
-    const pings = await new Svcm(observer).client().ping('library');
-    const names: string[] = [];
-    for await (const identity of pings) names.push(identity.name);
-    expect(names).toContain('library');
-
-    const ready = await fetch(`${runtime.http!.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready' });
+    const probe = await probeRunningService(runtime, { databaseUrl: database.url, natsUrl, schema: 'library' });
+    expect(probe.tables).toContain('kysely_migration');
+    expect(probe.registered).toContain('library');
+    expect(probe.ready).toEqual({ status: 200, body: { status: 'ready' } });
   } finally {
-    await observer.drain();
     await runtime.stop();
   }
 });

@@ -75,3 +75,4 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
   throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${(lastError as Error).message}` : ''}`);
 }
 export { natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
+export * from './service-probe.js';

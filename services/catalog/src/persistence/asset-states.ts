@@ -16,13 +16,28 @@ export interface AssetFacts {
   durationMs: number | null;
 }
 
+/** Where an event sits in the events stream: the stream's incarnation and the message's sequence. */
+export interface StreamPosition {
+  stream: string;
+  seq: number;
+}
+
+/** The stream position stored for facts that came from an RPC answer rather than an event. */
+const FROM_ANSWER: StreamPosition = { stream: '', seq: 0 };
+
 /**
- * Records what the asset service answered for an asset (its facts as of `at`, the asset's
- * updatedAt), unless the catalog already knows a state written later (`facts_at`). The answer's
- * row has no stream position: the next event written after it replaces it.
+ * Upserts an asset's facts; on conflict the row changes only when the new facts are newer:
+ * for an `answer` (what the asset service answered), when the stored facts are older; for an
+ * `event`, by the rules of `applyAssetFacts`.
  */
-export async function recordAssetSnapshot(db: Kysely<CatalogDb>, tenantId: string, assetId: string, facts: AssetFacts, at: Date): Promise<void> {
-  await db
+function upsertAssetFacts(
+  db: Kysely<CatalogDb>,
+  tenantId: string,
+  assetId: string,
+  facts: AssetFacts,
+  source: { position: StreamPosition; factsAt: Date; kind: 'answer' | 'event' },
+) {
+  return db
     .insertInto('asset_states')
     .values({
       tenant_id: tenantId,
@@ -32,9 +47,9 @@ export async function recordAssetSnapshot(db: Kysely<CatalogDb>, tenantId: strin
       content_type: facts.contentType,
       size: facts.size,
       duration_ms: facts.durationMs,
-      event_stream: '',
-      event_seq: 0,
-      facts_at: at,
+      event_stream: source.position.stream,
+      event_seq: source.position.seq,
+      facts_at: source.factsAt,
     })
     .onConflict((oc) =>
       oc
@@ -45,25 +60,35 @@ export async function recordAssetSnapshot(db: Kysely<CatalogDb>, tenantId: strin
           content_type: (eb) => eb.ref('excluded.content_type'),
           size: (eb) => eb.ref('excluded.size'),
           duration_ms: (eb) => eb.ref('excluded.duration_ms'),
-          event_stream: '',
-          event_seq: 0,
+          event_stream: (eb) => eb.ref('excluded.event_stream'),
+          event_seq: (eb) => eb.ref('excluded.event_seq'),
           facts_at: (eb) => eb.ref('excluded.facts_at'),
           updated_at: sql<Date>`clock_timestamp()`,
         })
-        .whereRef('asset_states.facts_at', '<', 'excluded.facts_at'),
-    )
-    .execute();
+        .where((eb) =>
+          source.kind === 'answer'
+            ? eb('asset_states.facts_at', '<', eb.ref('excluded.facts_at'))
+            : eb.or([
+                eb.and([eb('asset_states.event_stream', '=', ''), eb('asset_states.facts_at', '<', eb.ref('excluded.facts_at'))]),
+                eb.and([eb('asset_states.event_stream', '<>', ''), eb('asset_states.event_stream', '<>', eb.ref('excluded.event_stream'))]),
+                eb.and([eb('asset_states.event_stream', '=', eb.ref('excluded.event_stream')), eb('asset_states.event_seq', '<', eb.ref('excluded.event_seq'))]),
+              ]),
+        ),
+    );
+}
+
+/**
+ * Records what the asset service answered for an asset (its facts as of `at`, the asset's
+ * updatedAt), unless the catalog already knows a state written later (`facts_at`). The answer's
+ * row has no stream position: the next event written after it replaces it.
+ */
+export async function recordAssetSnapshot(db: Kysely<CatalogDb>, tenantId: string, assetId: string, facts: AssetFacts, at: Date): Promise<void> {
+  await upsertAssetFacts(db, tenantId, assetId, facts, { position: FROM_ANSWER, factsAt: at, kind: 'answer' }).execute();
 }
 
 /** The asset's row, locked until the transaction ends (asset events of it wait meanwhile). */
 export function lockAssetState(db: Kysely<CatalogDb>, tenantId: string, assetId: string): Promise<AssetStateRow | undefined> {
   return db.selectFrom('asset_states').selectAll().where('tenant_id', '=', tenantId).where('asset_id', '=', assetId).forUpdate().executeTakeFirst();
-}
-
-/** Where an event sits in the events stream: the stream's incarnation and the message's sequence. */
-export interface StreamPosition {
-  stream: string;
-  seq: number;
 }
 
 /**
@@ -82,43 +107,5 @@ export function applyAssetFacts(
   position: StreamPosition,
   occurredAt: Date,
 ): Promise<AssetStateRow | undefined> {
-  return db
-    .insertInto('asset_states')
-    .values({
-      tenant_id: tenantId,
-      asset_id: assetId,
-      status: facts.status,
-      kind: facts.kind,
-      content_type: facts.contentType,
-      size: facts.size,
-      duration_ms: facts.durationMs,
-      event_stream: position.stream,
-      event_seq: position.seq,
-      facts_at: occurredAt,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['tenant_id', 'asset_id'])
-        .doUpdateSet({
-          status: (eb) => eb.ref('excluded.status'),
-          kind: (eb) => eb.ref('excluded.kind'),
-          content_type: (eb) => eb.ref('excluded.content_type'),
-          size: (eb) => eb.ref('excluded.size'),
-          duration_ms: (eb) => eb.ref('excluded.duration_ms'),
-          event_stream: (eb) => eb.ref('excluded.event_stream'),
-          event_seq: (eb) => eb.ref('excluded.event_seq'),
-          facts_at: (eb) => eb.ref('excluded.facts_at'),
-          updated_at: sql<Date>`clock_timestamp()`,
-        })
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('asset_states.event_stream', '=', ''), eb('asset_states.facts_at', '<', eb.ref('excluded.facts_at'))]),
-            eb.and([eb('asset_states.event_stream', '<>', ''), eb('asset_states.event_stream', '<>', eb.ref('excluded.event_stream'))]),
-            eb.and([eb('asset_states.event_stream', '=', eb.ref('excluded.event_stream')), eb('asset_states.event_seq', '<', eb.ref('excluded.event_seq'))]),
-          ]),
-        ),
-    )
-    .returningAll()
-    .executeTakeFirst();
+  return upsertAssetFacts(db, tenantId, assetId, facts, { position, factsAt: occurredAt, kind: 'event' }).returningAll().executeTakeFirst();
 }
-

@@ -1,0 +1,36 @@
+import { Svcm } from '@nats-io/services';
+import pg from 'pg';
+import { connectBus } from '../bus/connect.js';
+import type { ServiceRuntime } from '../runtime.js';
+import { testLogger } from './index.js';
+
+export interface ServiceProbe {
+  /** Tables in the service's schema. */
+  tables: string[];
+  /** Names of the NATS services that answered a ping for this service. */
+  registered: string[];
+  ready: { status: number; body: unknown };
+}
+
+/** What a started service shows from outside: its schema, its NATS registration, its readiness. */
+export async function probeRunningService(runtime: ServiceRuntime<unknown>, settings: { databaseUrl: string; natsUrl: string; schema: string }): Promise<ServiceProbe> {
+  const client = new pg.Client({ connectionString: settings.databaseUrl });
+  await client.connect();
+  let tables: string[];
+  try {
+    const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by 1', [settings.schema]);
+    tables = rows.map((row) => row.table_name);
+  } finally {
+    await client.end();
+  }
+  const observer = await connectBus({ url: settings.natsUrl, name: 'probe', logger: testLogger() });
+  const registered: string[] = [];
+  try {
+    for await (const identity of await new Svcm(observer).client().ping(runtime.name)) registered.push(identity.name);
+  } finally {
+    await observer.drain();
+  }
+  if (!runtime.http) throw new Error(`${runtime.name} has no HTTP listener`);
+  const response = await fetch(`${runtime.http.url}/readyz`);
+  return { tables, registered, ready: { status: response.status, body: await response.json() } };
+}
