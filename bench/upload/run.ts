@@ -11,29 +11,16 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, mkdirSync, readFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
 import { createBenchDatabase, fetchJson } from '../support/setup.js';
+import { freePort } from '@catalog/platform/testing';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-
 
 async function sha256(path: string): Promise<string> {
   const hash = createHash('sha256');

@@ -1,25 +1,13 @@
-import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { eventType, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
-import { testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/platform/testing';
+import { freePort, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/platform/testing';
 import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
 import { assetClient } from '../src/integration/asset-client.js';
 import { startHarness, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   h = await startHarness('catservice');

@@ -1,17 +1,20 @@
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
+import { createTestDatabase, eventually, freePort, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
 import { connectBus, subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
-import { eventsEnv, startEvents, startProducer, type Producer } from './support.js';
+import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';
 
 /**
- * The feed through the public HTTP API: two gateway processes' worth of gateways, the catalog
- * service writing entities, the events service, and the admin API for organisations and keys.
+ * The feed through the public HTTP API: two gateway processes (separate OS processes, so the
+ * feed's rate limit can only be shared through the database), the catalog service writing
+ * entities, the events service, and the admin API for organisations and keys.
  */
 const ADMIN_TOKEN = 'events-api-test-admin-token';
 let testDb: TestDatabase;
-let gateways: GatewayHandle[] = [];
+let gatewayProcesses: ChildProcess[] = [];
+let gatewayUrls: string[] = [];
 let catalog: ServiceRuntime<unknown>;
 let events: ServiceRuntime<unknown>;
 let producer: Producer;
@@ -34,7 +37,7 @@ async function request<T = any>(base: string, method: string, path: string, key?
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as T) : (null as T) };
 }
 
-const api = (i = 0) => gateways[i]!.url;
+const api = (i = 0) => gatewayUrls[i]!;
 const admin = (method: string, path: string, body?: unknown) => request(api(), method, path, ADMIN_TOKEN, body);
 
 async function tenant(options: { products?: string[]; permissions?: string[] } = {}) {
@@ -83,10 +86,12 @@ beforeAll(async () => {
   const logger = testLogger('api');
   catalog = (await startCatalogService(readConfig(readCatalogConfig, env), { logger })) as ServiceRuntime<unknown>;
   events = await startEvents(env);
-  gateways = [
-    await startGateway(readConfig(readGatewayConfig, env), { logger }),
-    await startGateway(readConfig(readGatewayConfig, env), { logger }),
-  ];
+  for (let i = 0; i < 2; i += 1) {
+    const port = await freePort();
+    gatewayProcesses.push(spawnTs(join(repoRoot, 'services', 'gateway', 'src', 'main.ts'), { ...env, PORT: String(port) }));
+    gatewayUrls.push(`http://127.0.0.1:${port}`);
+  }
+  for (const url of gatewayUrls) await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? true : undefined), () => undefined), 30_000, 100);
   producer = await startProducer(testDb.url);
   nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'events-api-test', logger });
   producerRelay = producer.startRelay(nc, subjectsFor(prefix));
@@ -96,7 +101,7 @@ afterAll(async () => {
   await producerRelay?.stop();
   await nc?.drain();
   await producer?.close();
-  for (const g of gateways) await g.runtime.stop();
+  for (const child of gatewayProcesses) await killHard(child);
   await events?.stop();
   await catalog?.stop();
   await testDb.drop();
@@ -197,7 +202,7 @@ describe('GET /api/v1/catalog/events', () => {
     expect((await request(api(), 'GET', '/api/v1/catalog/events', noCatalogPlan.key)).status).toBe(200);
   });
 
-  test('60 requests per minute per key across gateway replicas, then 429 with Retry-After', async () => {
+  test('60 requests per minute per key shared by two gateway processes, then 429 with Retry-After', async () => {
     const t = await tenant();
     const statuses: number[] = [];
     for (let i = 0; i < 60; i += 1) statuses.push((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', t.key)).status);

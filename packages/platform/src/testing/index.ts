@@ -76,3 +76,4 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
 }
 export { natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
+export { freePort } from './free-port.js';

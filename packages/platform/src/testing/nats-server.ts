@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,18 +29,6 @@ export function natsServerBinary(): string {
   const cached = join(homedir(), '.cache', 'catalog-tools', 'bin', 'nats-server');
   if (existsSync(cached)) return cached;
   throw new Error('nats-server not found: set NATS_SERVER_BIN or put nats-server on PATH');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
