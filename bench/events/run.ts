@@ -2,20 +2,22 @@
  * Events feed benchmarks (bench/events). Results: bench/results/events.json and a summary on stdout.
  *
  *   page  feed page latency (limit 500, with and without `types`) on 1,000,000 events across 10
- *         tenants inserted with generate_series, through the events service's `listEvents` over
- *         NATS; EXPLAIN ANALYZE of the page queries in bench/results/events-explain.txt
+ *         tenants inserted with generate_series: GET /api/v1/catalog/events through the gateway,
+ *         and the events service's `listEvents` over NATS; EXPLAIN ANALYZE of the page queries in
+ *         bench/results/events-explain.txt
  *   e2e   (a) entity writes through the gateway for BENCH_E2E_SECONDS (60) with 32 concurrent
  *         writers → visible in the feed; (b) visibility latency at 500 writes/s (open loop, 30 s)
  *
  * `node --conditions=source --import tsx bench/events/run.ts [page|e2e]` with DATABASE_URL and
- * NATS_URL set (or `npm run bench -- events`). Services run from source (tsx) as child processes.
+ * NATS_URL set (or `npm run bench -- events`), after `npm run build`: the services run from their
+ * built output as child processes.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { callRpc, connectBus, createLogger, migrateSchema, newId, readConfig, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
-import { eventsMigrations, feedCursors, readEventsConfig, startEventsService } from '@catalog/events';
+import { callRpc, connectBus, createLogger, envelopeJsonSql, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
+import { feedCursors } from '@catalog/events';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
 import { createBenchDatabase, fetchJson } from '../support/setup.js';
 
@@ -62,9 +64,9 @@ const TENANTS = 10;
 const PER_TX = 50;
 
 /** The page queries of services/events/src/feed/query.ts, for EXPLAIN ANALYZE. */
+const EVENT_COLUMNS = `f.tx_id::text as tx, f.id, ${envelopeJsonSql('f')} as event`;
 const PLAIN_SQL = `
-  select f.tx_id::text as tx, f.id, f.type, f.occurred_at, f.product, f.resource_kind, f.resource_id, f.dmrn,
-         f.source_system, f.batch_id, f.schema_version, f.data
+  select ${EVENT_COLUMNS}
     from events.feed f
    where f.tenant_id = $1 and f.product = 'catalog' and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
      and (f.tx_id, f.id) > ($2::xid8, $3::uuid)
@@ -73,8 +75,7 @@ const PLAIN_SQL = `
 const TYPES_SQL = `
   select f.* from unnest($4::text[]) as t(type)
    cross join lateral (
-     select f.tx_id::text as tx, f.id, f.type, f.occurred_at, f.product, f.resource_kind, f.resource_id, f.dmrn,
-            f.source_system, f.batch_id, f.schema_version, f.data
+     select ${EVENT_COLUMNS}
        from events.feed f
       where f.tenant_id = $1 and f.product = 'catalog' and f.type = t.type
         and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
@@ -84,15 +85,62 @@ const TYPES_SQL = `
    order by f.tx::xid8, f.id
    limit 501`;
 
+/** Keys of one tenant used in turn, so the feed's 60 requests per minute per key never binds. */
+interface TenantKeys {
+  tenantId: string;
+  next(): string;
+}
+
+async function createTenants(base: string, adminToken: string, keysPerTenant: number): Promise<TenantKeys[]> {
+  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const tenants: TenantKeys[] = [];
+  for (let t = 0; t < TENANTS; t += 1) {
+    const org = await fetchJson(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: `Station ${t}`, products: ['catalog'] }) });
+    const keys: string[] = [];
+    for (let k = 0; k < keysPerTenant; k += 1) {
+      const key = await fetchJson(`${base}/admin/v1/organizations/${org.id}/api-keys`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ name: `reader ${k}`, permissions: ['catalog:api'] }),
+      });
+      keys.push(key.key as string);
+    }
+    let i = 0;
+    tenants.push({ tenantId: org.id as string, next: () => keys[(i += 1) % keys.length]! });
+  }
+  return tenants;
+}
+
 async function pageBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase(adminUrl!, 'events_page');
   const prefix = `benchfeed${randomBytes(3).toString('hex')}`;
-  const tenants = Array.from({ length: TENANTS }, () => newId());
+  const adminToken = randomBytes(16).toString('hex');
   const owner = new pg.Client({ connectionString: database.url });
-  let events: Awaited<ReturnType<typeof startEventsService>> | null = null;
+  const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
-    await migrateSchema({ url: database.url, schema: 'events', role: 'events_app', migrations: eventsMigrations });
+    const env = {
+      DATABASE_URL: database.url,
+      NATS_URL: natsUrl!,
+      NATS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      HTTP_HOST: '127.0.0.1',
+      ADMIN_TOKEN: adminToken,
+      IP_RATE_LIMIT_PER_MINUTE: '0',
+      FEED_CURSOR_SECRET: CURSOR_SECRET,
+      DB_POOL_SIZE: '10',
+      OTEL_SDK_DISABLED: 'true',
+    };
+    processes.push(startProcess('events', 'services/events/dist/main.js', { ...env, EVENTS_HTTP_PORT: '18384' }));
+    await waitReady('http://127.0.0.1:18384/readyz');
+    processes.push(startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18380' }));
+    await waitReady('http://127.0.0.1:18380/readyz');
+    const base = 'http://127.0.0.1:18380';
+    const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
+    // 5 scenarios x (warm-up + requests) x 2 paths per minute-ish: enough keys to stay under 60/min each.
+    const tenantKeys = await createTenants(base, adminToken, Math.ceil((5 * (REQUESTS + 50)) / TENANTS / 50));
+    const tenants = tenantKeys.map((t) => t.tenantId);
+
     await owner.connect();
     const t0 = Date.now();
     // 95% catalog, 5% library; types: 60% entity.updated, 15% version.created, 10% entity.created,
@@ -117,19 +165,13 @@ async function pageBench(): Promise<Record<string, unknown>> {
     const loadSeconds = (Date.now() - t0) / 1000;
     const maxTx = Math.floor(TOTAL / PER_TX) + 3;
 
-    const env = {
-      DATABASE_URL: database.url,
-      NATS_URL: natsUrl!,
-      NATS_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
-      HTTP_HOST: '127.0.0.1',
-      EVENTS_HTTP_PORT: '0',
-      FEED_CURSOR_SECRET: CURSOR_SECRET,
-      DB_POOL_SIZE: '10',
-    };
-    events = await startEventsService(readConfig(readEventsConfig, env), { logger });
     nc = await connectBus({ url: natsUrl!, name: 'bench-feed', logger });
-    const call = feedCaller(nc, subjectsFor(prefix));
+    const callService = feedCaller(nc, subjectsFor(prefix));
+    const keysOf = new Map(tenantKeys.map((t) => [t.tenantId, t]));
+    const callGateway = async (tenantId: string, query: Record<string, unknown>): Promise<any> => {
+      const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+      return fetchJson(`${base}/api/v1/catalog/events?${search}`, { headers: { authorization: `Bearer ${keysOf.get(tenantId)!.next()}` } });
+    };
     const cursors = feedCursors(CURSOR_SECRET);
     const randomCursor = (tenant: string) =>
       cursors.encode(tenant, { tx: String(3 + Math.floor(Math.random() * (maxTx - 3) * 0.95)), id: '00000000-0000-0000-0000-000000000000' });
@@ -142,24 +184,30 @@ async function pageBench(): Promise<Record<string, unknown>> {
       { name: 'limit 500, types=entity.created,version.created (25%)', query: (t) => ({ limit: 500, types: 'entity.created,version.created', after: randomCursor(t) }) },
       { name: 'limit 500, types=entity.deleted (1%)', query: (t) => ({ limit: 500, types: 'entity.deleted', after: randomCursor(t) }) },
     ];
-    const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
-    const results: Record<string, unknown> = {};
-    for (const scenario of scenarios) {
-      for (let i = 0; i < 50; i += 1) {
-        const tenant = pick(tenants);
-        await call(tenant, scenario.query(tenant)); // warm-up
+    const paths = [
+      { name: 'gateway', note: 'GET /api/v1/catalog/events over HTTP through the gateway (key check, rate limit, NATS, events service), JSON parsed by the client', call: callGateway },
+      { name: 'service', note: 'listEvents over NATS straight to the events service, JSON parsed by the caller', call: callService },
+    ];
+    const results: Record<string, Record<string, unknown>> = {};
+    for (const path of paths) {
+      results[path.name] = { note: path.note };
+      for (const scenario of scenarios) {
+        for (let i = 0; i < 50; i += 1) {
+          const tenant = pick(tenants);
+          await path.call(tenant, scenario.query(tenant)); // warm-up
+        }
+        const latencies: number[] = [];
+        let returned = 0;
+        for (let i = 0; i < REQUESTS; i += 1) {
+          const tenant = pick(tenants);
+          const start = performance.now();
+          const page = await path.call(tenant, scenario.query(tenant));
+          latencies.push(performance.now() - start);
+          returned += page.events.length;
+        }
+        results[path.name]![scenario.name] = { latencyMs: percentiles(latencies), meanEvents: Math.round(returned / REQUESTS) };
+        console.log(`[page] ${path.name}: ${scenario.name}: ${JSON.stringify(results[path.name]![scenario.name])}`);
       }
-      const latencies: number[] = [];
-      let returned = 0;
-      for (let i = 0; i < REQUESTS; i += 1) {
-        const tenant = pick(tenants);
-        const start = performance.now();
-        const page = await call(tenant, scenario.query(tenant));
-        latencies.push(performance.now() - start);
-        returned += page.events.length;
-      }
-      results[scenario.name] = { latencyMs: percentiles(latencies), meanEvents: Math.round(returned / REQUESTS) };
-      console.log(`[page] ${scenario.name}: ${JSON.stringify(results[scenario.name])}`);
     }
 
     // EXPLAIN ANALYZE as the service runs it: the app role, one tenant set for row-level security.
@@ -184,10 +232,19 @@ async function pageBench(): Promise<Record<string, unknown>> {
     ].join('\n');
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(join(resultsDir, 'events-explain.txt'), plans);
-    return { rows: TOTAL, tenants: TENANTS, loadSeconds, requestsPerScenario: REQUESTS, scenarios: results, target: { p99Ms: 25 } };
+    return {
+      rows: TOTAL,
+      tenants: TENANTS,
+      loadSeconds,
+      requestsPerScenario: REQUESTS,
+      sequential: 'one request at a time, random tenant, random cursor position',
+      scenarios: results,
+      peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])),
+      target: { p99Ms: 25 },
+    };
   } finally {
     await nc?.drain().catch(() => undefined);
-    await events?.stop().catch(() => undefined);
+    for (const p of processes.reverse()) await p.stop();
     await owner.end().catch(() => undefined);
     await database.drop();
   }
@@ -199,15 +256,20 @@ async function pageBench(): Promise<Record<string, unknown>> {
 
 interface Follower {
   seenAt: Map<string, number>;
+  /** The position reached so far (null: none yet). */
+  cursor(): string | null;
   stop(): Promise<void>;
 }
 
-/** Follows a tenant's feed as a client does (cursor, limit 500, polls every 10 ms when caught up). */
-function follow(call: ReturnType<typeof feedCaller>, tenantId: string): Follower {
+/**
+ * Follows a tenant's feed as a client does (cursor, limit 500, polls every 10 ms when caught up),
+ * from `from` (a cursor a previous follower reached) or from the start of the feed.
+ */
+function follow(call: ReturnType<typeof feedCaller>, tenantId: string, from: string | null = null): Follower {
   const seenAt = new Map<string, number>();
   let running = true;
+  let cursor: string | null = from;
   const loop = (async () => {
-    let cursor: string | null = null;
     while (running) {
       const page = await call(tenantId, { limit: 500, ...(cursor ? { after: cursor } : {}) });
       const now = performance.now();
@@ -218,6 +280,7 @@ function follow(call: ReturnType<typeof feedCaller>, tenantId: string): Follower
   })();
   return {
     seenAt,
+    cursor: () => cursor,
     async stop() {
       running = false;
       await loop;
@@ -233,6 +296,38 @@ async function waitAllSeen(follower: Follower, ids: Iterable<string>, timeoutMs:
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;
+}
+
+/**
+ * Where the visibility time of the given entities went, from the rows the pipeline left behind:
+ * the 201 → the relay's mark after its PubAck (`catalog.outbox.published_at`) → the feed insert's
+ * transaction start (`events.feed.received_at`). Wall-clock milliseconds; all on one host.
+ */
+async function visibilityStages(databaseUrl: string, respondedAtEpoch: Map<string, number>, ids: Set<string>): Promise<Record<string, unknown>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ resource_id: string; published: number; received: number }>(
+      `select o.resource_id, extract(epoch from o.published_at) * 1000 as published, extract(epoch from f.received_at) * 1000 as received
+         from catalog.outbox o join events.feed f using (id)
+        where o.type = 'entity.created'`,
+    );
+    const toPublished: number[] = [];
+    const publishedToStored: number[] = [];
+    for (const row of rows) {
+      const responded = respondedAtEpoch.get(row.resource_id);
+      if (responded === undefined || !ids.has(row.resource_id)) continue;
+      toPublished.push(Number(row.published) - responded);
+      publishedToStored.push(Number(row.received) - Number(row.published));
+    }
+    return {
+      responseToRelayMarked: percentiles(toPublished),
+      relayMarkedToFeedInsert: percentiles(publishedToStored),
+      note: 'feed insert can start before the relay marks its row (it marks after the PubAck), so the second stage can be negative',
+    };
+  } finally {
+    await client.end();
+  }
 }
 
 async function e2eBench(): Promise<Record<string, unknown>> {
@@ -251,15 +346,14 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     OTEL_SDK_DISABLED: 'true',
     FEED_CURSOR_SECRET: CURSOR_SECRET,
   };
-  const tsx = ['--conditions=source', '--import', 'tsx'];
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
-    processes.push(startProcess('catalog', 'services/catalog/src/main.ts', { ...env, CATALOG_HTTP_PORT: '18281' }, tsx));
+    processes.push(startProcess('catalog', 'services/catalog/dist/main.js', { ...env, CATALOG_HTTP_PORT: '18281' }));
     await waitReady('http://127.0.0.1:18281/readyz');
-    processes.push(startProcess('events', 'services/events/src/main.ts', { ...env, EVENTS_HTTP_PORT: '18284' }, tsx));
+    processes.push(startProcess('events', 'services/events/dist/main.js', { ...env, EVENTS_HTTP_PORT: '18284' }));
     await waitReady('http://127.0.0.1:18284/readyz');
-    processes.push(startProcess('gateway', 'services/gateway/src/main.ts', { ...env, PORT: '18280' }, tsx));
+    processes.push(startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18280' }));
     await waitReady('http://127.0.0.1:18280/readyz');
     const base = 'http://127.0.0.1:18280';
     const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
@@ -269,8 +363,10 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
     const call = feedCaller(nc, subjectsFor(prefix));
     let n = 0;
+    const respondedAtEpoch = new Map<string, number>();
     const write = async (): Promise<{ id: string; respondedAt: number }> => {
       const entity = await fetchJson(`${base}/api/v1/catalog/entities`, { method: 'POST', headers, body: JSON.stringify({ type: 'song', title: `Track ${(n += 1)}` }) });
+      respondedAtEpoch.set(entity.id, Date.now());
       return { id: entity.id, respondedAt: performance.now() };
     };
     for (let i = 0; i < 200; i += 1) await write(); // warm-up
@@ -309,7 +405,9 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     // (b) visibility latency at a fixed rate (open loop, default 500 writes/s).
     const rate = Number(process.env.BENCH_VISIBILITY_RATE ?? 500);
     const rateSeconds = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 30);
-    const follower = follow(call, org.id);
+    // Picks up where the throughput follower stopped, as a client that keeps its cursor does: a
+    // follower starting from the feed's beginning would first page through every event of (a).
+    const follower = follow(call, org.id, throughputFollower.cursor());
     const respondedAt = new Map<string, number>();
     const pending: Array<Promise<void>> = [];
     const rateStart = performance.now();
@@ -327,6 +425,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     const visibleAll = await waitAllSeen(follower, respondedAt.keys(), 60_000);
     await follower.stop();
     const latencies = [...respondedAt.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+    const stages = await visibilityStages(database.url, respondedAtEpoch, new Set(respondedAt.keys()));
     const visibility = {
       targetRate: rate,
       achievedRate,
@@ -334,6 +433,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
       events: respondedAt.size,
       allSeen: visibleAll,
       latencyMs: percentiles(latencies),
+      stagesMs: stages,
       note: 'from the 201 of the write (after its commit) to the first feed poll that returned it; the follower polls every 10 ms when caught up',
       target: { p99Ms: 250 },
     };

@@ -7,6 +7,7 @@ import {
   enableTenantRlsV1,
   inTenantScope,
   inTenantTransaction,
+  JsonText,
   withoutTenant,
   migrateSchema,
   newId,
@@ -139,6 +140,7 @@ describe('rpc over NATS', () => {
           crash: async () => {
             throw new Error('boom');
           },
+          rendered: async () => ({ status: 200, body: new JsonText('{"events":[{"id":"e1"}],"hasMore":false}'), headers: { 'x-page': '1' } }),
         },
       });
       const call = { tenantId: tenantA, keyId: 'k1', sourceSystem: 'public-api:k1', requestId: 'r1' };
@@ -149,6 +151,13 @@ describe('rpc over NATS', () => {
       expect(failed).toEqual({ ok: false, error: { status: 409, code: 'state_conflict', message: 'nope', details: { field: 'x' } } });
       const crashed = await callRpc(rpc, 'echo', 'crash', { params: {}, query: {}, body: null }, call);
       expect(crashed).toEqual({ ok: false, error: { status: 500, code: 'internal_error', message: 'internal error' } });
+      // A body the service already serialised: parsed for ordinary callers, passed on as bytes
+      // to one that passes JSON through (the gateway), with its status and headers either way.
+      const empty = { params: {}, query: {}, body: null };
+      expect(await callRpc(rpc, 'echo', 'rendered', empty, call)).toEqual({ ok: true, status: 200, body: { events: [{ id: 'e1' }], hasMore: false }, headers: { 'x-page': '1' } });
+      const passed = await callRpc({ ...rpc, passJsonThrough: true }, 'echo', 'rendered', empty, call);
+      expect(passed.ok && passed.body instanceof JsonText && Buffer.from(passed.body.bytes()).toString()).toBe('{"events":[{"id":"e1"}],"hasMore":false}');
+      expect(passed.ok && passed.headers).toEqual({ 'x-page': '1' });
       const missing = await callRpc({ ...rpc, timeoutMs: 1000 }, 'nobody', 'nothing', { params: {}, query: {}, body: null }, call);
       expect(missing.ok).toBe(false);
       expect(!missing.ok && missing.error.status).toBe(503);

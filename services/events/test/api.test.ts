@@ -113,6 +113,9 @@ describe('GET /api/v1/catalog/events', () => {
     const created = await request(api(), 'POST', '/api/v1/catalog/entities', t.key, { type: 'song', title: 'One' });
     expect(created.status).toBe(201);
     const [event] = await eventuallyFeed(t.orgId, 1);
+    const page = await request(api(1), 'GET', '/api/v1/catalog/events', (await newKey(t.orgId)).key);
+    expect(page.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(page.body.events).toEqual([event]);
     expect(event).toMatchObject({
       type: 'entity.created',
       product: 'catalog',

@@ -1,6 +1,6 @@
 import { jetstream } from '@nats-io/jetstream';
 import pg from 'pg';
-import { encodeBusEvent, newId, subjectsFor, type NatsConnection } from '@catalog/platform';
+import { encodeBusEvent, newId, sql, subjectsFor, type NatsConnection } from '@catalog/platform';
 import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import { feedCursors } from '../src/feed/cursor.js';
 import {
@@ -73,6 +73,11 @@ describe('the feed', () => {
       data: { entityType: 'song' },
     });
     expect(all.events[1]).toMatchObject({ dmrn: null, sourceSystem: 'playout', data: { changedFields: ['externalReferences'] } });
+    // The page is rendered by Postgres: the same instant (to the millisecond, in UTC) as the event
+    // the relay published, and the fields in the order of part 6.
+    const { rows } = await sql<{ occurred_at: Date }>`select occurred_at from producer.outbox where id = ${created!}`.execute(producer.database.db);
+    expect(first.occurredAt).toBe(rows[0]!.occurred_at.toISOString());
+    expect(Object.keys(first)).toEqual(['id', 'type', 'occurredAt', 'product', 'resourceKind', 'resourceId', 'dmrn', 'sourceSystem', 'batchId', 'schemaVersion', 'data']);
   });
 
   test('events written in one transaction share a batch id', async () => {

@@ -29,7 +29,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       db,
       pool: runtime.database.pool,
       stream: blobs.download,
-      rpc: { nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.rpcTimeoutMs },
+      rpc: { nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.rpcTimeoutMs, passJsonThrough: true },
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       localHandlers: adminHandlers(db),

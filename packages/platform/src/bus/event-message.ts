@@ -36,6 +36,23 @@ export interface EventEnvelopeRow {
   data: Record<string, unknown>;
 }
 
+/**
+ * SQL that renders the envelope of a stored event (a row of the outbox or the feed, under table
+ * alias `alias`) as JSON text, field for field what `envelopeFromRow` gives once serialised:
+ * `occurredAt` in UTC with milliseconds like `Date.toISOString()`. For replies built by the
+ * database and passed through without being parsed.
+ */
+export function envelopeJsonSql(alias: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`not a table alias: ${alias}`);
+  const a = alias;
+  return `json_build_object(
+    'id', ${a}.id, 'type', ${a}.type,
+    'occurredAt', to_char(${a}.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'product', ${a}.product, 'resourceKind', ${a}.resource_kind, 'resourceId', ${a}.resource_id, 'dmrn', ${a}.dmrn,
+    'sourceSystem', ${a}.source_system, 'batchId', ${a}.batch_id, 'schemaVersion', ${a}.schema_version,
+    'data', ${a}.data)::text`;
+}
+
 export function envelopeFromRow(row: EventEnvelopeRow): EventEnvelope {
   return {
     id: row.id,

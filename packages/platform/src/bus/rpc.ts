@@ -1,5 +1,5 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { AppError, type ErrorPayload } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { SpanKind, withSpan } from '../telemetry.js';
@@ -15,8 +15,26 @@ export interface RpcRequest {
 
 export interface RpcResult {
   status?: number;
+  /** A JSON value, or a `JsonText` already serialised (sent on as it is). */
   body?: unknown;
   headers?: Record<string, string>;
+}
+
+/**
+ * A reply body that is already JSON text (built by the database, say). It travels as the raw
+ * payload of the reply, and a caller that passes JSON through (the gateway) writes it to the HTTP
+ * response without parsing and serialising it again.
+ */
+export class JsonText {
+  constructor(readonly json: string | Uint8Array) {}
+
+  bytes(): Uint8Array {
+    return typeof this.json === 'string' ? encoder.encode(this.json) : this.json;
+  }
+
+  parse(): unknown {
+    return JSON.parse(typeof this.json === 'string' ? this.json : decoder.decode(this.json));
+  }
 }
 
 export type RpcReply = { ok: true; status: number; body: unknown; headers?: Record<string, string> } | { ok: false; error: ErrorPayload };
@@ -33,6 +51,10 @@ export interface RpcServiceSettings {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Reply headers of a `JsonText` reply, whose payload is the body itself rather than `RpcReply`. */
+const RAW_REPLY = { status: 'Catalog-Rpc-Status', headers: 'Catalog-Rpc-Headers' } as const;
 
 /**
  * Registers a service's operations as NATS service endpoints (`@nats-io/services`), one endpoint
@@ -79,6 +101,13 @@ async function handleMessage(settings: RpcServiceSettings, operation: string, ha
       }
     },
   );
+  if (reply.ok && reply.body instanceof JsonText) {
+    const h = natsHeaders();
+    h.set(RAW_REPLY.status, String(reply.status));
+    if (reply.headers) h.set(RAW_REPLY.headers, JSON.stringify(reply.headers));
+    msg.respond(reply.body.bytes(), { headers: h });
+    return;
+  }
   msg.respond(encoder.encode(JSON.stringify(reply)));
 }
 
@@ -90,6 +119,8 @@ export interface RpcCallSettings {
   nc: NatsConnection;
   subjects: Subjects;
   timeoutMs?: number;
+  /** Leave a reply that is already JSON text as a `JsonText` body instead of parsing it. */
+  passJsonThrough?: boolean;
 }
 
 /**
@@ -112,6 +143,17 @@ export async function callRpc(
           timeout: settings.timeoutMs ?? 10_000,
           headers: contextToHeaders(call),
         });
+        const rawStatus = msg.headers?.get(RAW_REPLY.status);
+        if (rawStatus) {
+          const headers = msg.headers?.get(RAW_REPLY.headers);
+          const body = new JsonText(msg.data);
+          return {
+            ok: true,
+            status: Number(rawStatus),
+            body: settings.passJsonThrough ? body : body.parse(),
+            ...(headers ? { headers: JSON.parse(headers) as Record<string, string> } : {}),
+          };
+        }
         return msg.json<RpcReply>();
       } catch (error) {
         const name = (error as Error).name;

@@ -1,10 +1,11 @@
-import { envelopeFromRow, type EventEnvelope, type Kysely } from '@catalog/platform';
+import { JsonText, type EventEnvelope, type Kysely } from '@catalog/platform';
 import type { FeedCursors } from './cursor.js';
 import { readFeedRows } from './query.js';
 
 /** An event as the feed returns it (part 6 of the interface). */
 export type FeedEvent = EventEnvelope;
 
+/** A page as clients read it (`readFeedPage` returns it as JSON text). */
 export interface FeedPage {
   events: FeedEvent[];
   nextCursor: string | null;
@@ -21,11 +22,13 @@ export interface FeedPageRequest {
 }
 
 /**
- * One page of a tenant's feed. The cursor is the position of the page's last event in the
- * tenant's whole feed (whatever the types filter), so a client that changes its filter and keeps
- * its cursor continues from the same point and never gets earlier events of newly selected types.
+ * One page of a tenant's feed, as the JSON text of a `FeedPage`: Postgres renders each event's
+ * envelope, and the page is joined from them without parsing (a full page is ~200 KB of JSON).
+ * The cursor is the position of the page's last event in the tenant's whole feed (whatever the
+ * types filter), so a client that changes its filter and keeps its cursor continues from the same
+ * point and never gets earlier events of newly selected types.
  */
-export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, request: FeedPageRequest): Promise<FeedPage> {
+export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, request: FeedPageRequest): Promise<JsonText> {
   const after = request.after === null ? null : cursors.decode(request.tenantId, request.after);
   const rows = await readFeedRows(db, {
     tenantId: request.tenantId,
@@ -37,10 +40,7 @@ export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, reques
   const hasMore = rows.length > request.limit;
   const page = rows.slice(0, request.limit);
   const last = page[page.length - 1];
-  return {
-    events: page.map(envelopeFromRow),
-    nextCursor: last ? cursors.encode(request.tenantId, { tx: last.tx, id: last.id }) : null,
-    hasMore,
-  };
+  const nextCursor = last ? cursors.encode(request.tenantId, { tx: last.tx, id: last.id }) : null;
+  return new JsonText(`{"events":[${page.map((row) => row.event).join(',')}],"nextCursor":${JSON.stringify(nextCursor)},"hasMore":${hasMore}}`);
 }
 

@@ -1,8 +1,12 @@
-import { inTenantTransaction, sql, type EventEnvelopeRow, type Kysely } from '@catalog/platform';
+import { envelopeJsonSql, inTenantTransaction, sql, type Kysely } from '@catalog/platform';
 import type { FeedPosition } from './cursor.js';
 
-export interface FeedRow extends EventEnvelopeRow {
+/** A feed row as a page needs it: its position, and its envelope rendered as JSON by Postgres. */
+export interface FeedRow {
   tx: string;
+  id: string;
+  /** The event's envelope, JSON text. */
+  event: string;
 }
 
 export interface FeedPageQuery {
@@ -15,8 +19,7 @@ export interface FeedPageQuery {
   take: number;
 }
 
-const COLUMNS = sql`f.tx_id::text as tx, f.id, f.type, f.occurred_at, f.product, f.resource_kind, f.resource_id, f.dmrn,
-                    f.source_system, f.batch_id, f.schema_version, f.data`;
+const COLUMNS = sql.raw(`f.tx_id::text as tx, f.id, ${envelopeJsonSql('f')} as event`);
 
 /**
  * Reads feed rows of one tenant and product in `(tx_id, id)` order after a position.

@@ -6,6 +6,7 @@ import {
   AppError,
   badRequest,
   callRpc,
+  JsonText,
   notFound,
   readJsonBody,
   unauthorized,
@@ -99,7 +100,7 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
     if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
     if (route.success.stream) {
       if (!settings.stream) throw new Error(`no stream handler for ${route.operationId}`);
-      await settings.stream(ctx, reply.body);
+      await settings.stream(ctx, reply.body instanceof JsonText ? reply.body.parse() : reply.body);
       return;
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
@@ -111,6 +112,12 @@ function respond(ctx: HttpContext, status: number, body: unknown): void {
   ctx.status = status;
   if (status === 204) {
     ctx.body = null;
+    return;
+  }
+  if (body instanceof JsonText) {
+    // JSON the service already serialised (a feed page): written as it came.
+    ctx.type = 'application/json';
+    ctx.body = Buffer.from(body.bytes());
     return;
   }
   ctx.body = body ?? null;
