@@ -16,10 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { callRpc, connectBus, createLogger, envelopeJsonSql, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
+import { callRpc, connectBus, createLogger, envelopeTextColumnsSql, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { feedCursors } from '@catalog/events';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
-import { createBenchDatabase, fetchJson } from '../support/setup.js';
+import { createBenchDatabase, fetchJson, requestJson } from '../support/setup.js';
 
 const adminUrl = process.env.DATABASE_URL;
 const natsUrl = process.env.NATS_URL;
@@ -64,7 +64,7 @@ const TENANTS = 10;
 const PER_TX = 50;
 
 /** The page queries of services/events/src/feed/query.ts, for EXPLAIN ANALYZE. */
-const EVENT_COLUMNS = `f.tx_id::text as tx, f.id, ${envelopeJsonSql('f')} as event`;
+const EVENT_COLUMNS = `f.tx_id::text as tx, ${envelopeTextColumnsSql('f')}`;
 const PLAIN_SQL = `
   select ${EVENT_COLUMNS}
     from events.feed f
@@ -170,7 +170,7 @@ async function pageBench(): Promise<Record<string, unknown>> {
     const keysOf = new Map(tenantKeys.map((t) => [t.tenantId, t]));
     const callGateway = async (tenantId: string, query: Record<string, unknown>): Promise<any> => {
       const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-      return fetchJson(`${base}/api/v1/catalog/events?${search}`, { headers: { authorization: `Bearer ${keysOf.get(tenantId)!.next()}` } });
+      return requestJson('GET', `${base}/api/v1/catalog/events?${search}`, { authorization: `Bearer ${keysOf.get(tenantId)!.next()}` });
     };
     const cursors = feedCursors(CURSOR_SECRET);
     const randomCursor = (tenant: string) =>
@@ -185,7 +185,7 @@ async function pageBench(): Promise<Record<string, unknown>> {
       { name: 'limit 500, types=entity.deleted (1%)', query: (t) => ({ limit: 500, types: 'entity.deleted', after: randomCursor(t) }) },
     ];
     const paths = [
-      { name: 'gateway', note: 'GET /api/v1/catalog/events over HTTP through the gateway (key check, rate limit, NATS, events service), JSON parsed by the client', call: callGateway },
+      { name: 'gateway', note: 'GET /api/v1/catalog/events over HTTP (node:http, keep-alive) through the gateway (key check, rate limit, NATS, events service), JSON parsed by the client', call: callGateway },
       { name: 'service', note: 'listEvents over NATS straight to the events service, JSON parsed by the caller', call: callService },
     ];
     const results: Record<string, Record<string, unknown>> = {};
@@ -359,13 +359,13 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
     const org = await fetchJson(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
     const key = await fetchJson(`${base}/admin/v1/organizations/${org.id}/api-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }) });
-    const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+    const auth = { authorization: `Bearer ${key.key}` };
     nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
     const call = feedCaller(nc, subjectsFor(prefix));
     let n = 0;
     const respondedAtEpoch = new Map<string, number>();
     const write = async (): Promise<{ id: string; respondedAt: number }> => {
-      const entity = await fetchJson(`${base}/api/v1/catalog/entities`, { method: 'POST', headers, body: JSON.stringify({ type: 'song', title: `Track ${(n += 1)}` }) });
+      const entity = await requestJson('POST', `${base}/api/v1/catalog/entities`, auth, { type: 'song', title: `Track ${(n += 1)}` });
       respondedAtEpoch.set(entity.id, Date.now());
       return { id: entity.id, respondedAt: performance.now() };
     };

@@ -13,9 +13,14 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a Node program as a child process (built output: production mode), logs discarded. */
+/**
+ * Starts a Node program as a child process (built output: production mode), logs discarded.
+ * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits.
+ */
 export function startProcess(name: string, script: string, env: Record<string, string>, args: string[] = []): BenchProcess {
-  const child = spawn(process.execPath, [...args, script], {
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profile, ...args, script], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import pg from 'pg';
 
 export interface BenchDatabase {
@@ -31,4 +32,30 @@ export async function fetchJson(url: string, init: RequestInit): Promise<any> {
   const response = await fetch(url, init);
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/**
+ * A JSON request over node:http with a keep-alive agent (a plain client, lighter than fetch, so
+ * the load generator takes less of the CPU it shares with the system under test); must succeed.
+ */
+export function requestJson(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const allHeaders = payload ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } : headers;
+    const req = request(url, { method, agent: keepAlive, headers: allHeaders }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) reject(new Error(`${method} ${new URL(url).pathname}: ${status} ${text}`));
+        else resolve(text ? JSON.parse(text) : null);
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

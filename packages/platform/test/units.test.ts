@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { ConfigError, createLogger, cursorCodec, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
+import { ConfigError, createLogger, cursorCodec, envelopeFromRow, envelopeJson, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
 
 describe('config', () => {
   test('names every bad variable in one error', () => {
@@ -23,6 +23,28 @@ describe('config', () => {
   test('defaults apply', () => {
     const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' });
     expect(config).toMatchObject({ httpPort: 8081, natsPrefix: 'cs', logLevel: 'info', migrationDatabaseUrl: 'postgres://u@h/db' });
+  });
+});
+
+describe('event envelope as JSON text', () => {
+  test('envelopeJson writes what JSON.stringify(envelopeFromRow(row)) writes, escaping included', () => {
+    const occurredAt = new Date('2026-11-22T05:20:32.123Z');
+    const common = {
+      id: newId(),
+      type: 'entity.updated',
+      product: 'catalog',
+      resource_kind: 'entity',
+      resource_id: newId(),
+      dmrn: 'DMRN "quoted" \\ back\nslash ü 🎵',
+      source_system: 'playout \u2028 line',
+      batch_id: newId(),
+      schema_version: 2,
+    };
+    const data = { changedFields: ['title', 'artist'], note: 'a "b" \\ c' };
+    const text = envelopeJson({ ...common, occurred_at: occurredAt.toISOString(), data: JSON.stringify(data) });
+    expect(text).toBe(JSON.stringify(envelopeFromRow({ ...common, occurred_at: occurredAt, data })));
+    const nulls = envelopeJson({ ...common, resource_id: null, dmrn: null, occurred_at: occurredAt.toISOString(), data: '{"a": 1}' });
+    expect(JSON.parse(nulls)).toMatchObject({ resourceId: null, dmrn: null, data: { a: 1 } });
   });
 });
 

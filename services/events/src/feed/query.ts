@@ -1,12 +1,9 @@
-import { envelopeJsonSql, inTenantTransaction, sql, type Kysely } from '@catalog/platform';
+import { envelopeTextColumnsSql, inTenantTransaction, sql, type EventEnvelopeTextRow, type Kysely } from '@catalog/platform';
 import type { FeedPosition } from './cursor.js';
 
-/** A feed row as a page needs it: its position, and its envelope rendered as JSON by Postgres. */
-export interface FeedRow {
+/** A feed row as a page needs it: its position, and its envelope's columns as text. */
+export interface FeedRow extends EventEnvelopeTextRow {
   tx: string;
-  id: string;
-  /** The event's envelope, JSON text. */
-  event: string;
 }
 
 export interface FeedPageQuery {
@@ -19,7 +16,7 @@ export interface FeedPageQuery {
   take: number;
 }
 
-const COLUMNS = sql.raw(`f.tx_id::text as tx, f.id, ${envelopeJsonSql('f')} as event`);
+const COLUMNS = sql.raw(`f.tx_id::text as tx, ${envelopeTextColumnsSql('f')}`);
 
 /**
  * Reads feed rows of one tenant and product in `(tx_id, id)` order after a position.
