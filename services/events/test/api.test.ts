@@ -13,8 +13,8 @@ import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, typ
  */
 const ADMIN_TOKEN = 'events-api-test-admin-token';
 let testDb: TestDatabase;
-let gatewayProcesses: ChildProcess[] = [];
-let gatewayUrls: string[] = [];
+const gatewayProcesses: ChildProcess[] = [];
+const gatewayUrls: string[] = [];
 let catalog: ServiceRuntime<unknown>;
 let events: ServiceRuntime<unknown>;
 let producer: Producer;
