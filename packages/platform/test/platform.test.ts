@@ -12,6 +12,7 @@ import {
   migrateSchema,
   newId,
   outboxFor,
+  executeWithEvents,
   createOutboxTableV1,
   serveRpc,
   subjectsFor,
@@ -110,6 +111,41 @@ describe('database', () => {
       ).rejects.toThrow('abort');
       const rows = await database.db.selectFrom('outbox').select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')]).orderBy('type').execute();
       expect(rows.map((r) => r.type)).toEqual(['note.created', 'note.updated']);
+      expect(new Set(rows.map((r) => r.batch_id)).size).toBe(1);
+      expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('executeWithEvents: a write and its events in one statement, committed or failed together', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
+    try {
+      const context = { tenantId: tenantB, sourceSystem: 'public-api:k2' };
+      const id = newId();
+      const events = [
+        { type: 'note.created', resourceKind: 'note', resourceId: id, data: { n: 1 } },
+        { type: 'note.tagged', resourceKind: 'note', resourceId: id, data: { tags: ['a'] } },
+      ];
+      const written = await inTenantScope(database.db, tenantB, (db) =>
+        executeWithEvents(db, 'platformtest', context, db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'one' }).returningAll(), events),
+      );
+      expect(written).toEqual([{ id, tenant_id: tenantB, text: 'one' }]);
+      // The same id again: the write fails, and neither event is recorded.
+      await expect(
+        inTenantScope(database.db, tenantB, (db) =>
+          executeWithEvents(db, 'platformtest', context, db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'two' }).returningAll(), [
+            { type: 'note.duplicated', resourceKind: 'note', resourceId: id, data: {} },
+          ]),
+        ),
+      ).rejects.toThrow(/duplicate key/);
+      const rows = await database.db
+        .selectFrom('outbox')
+        .select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')])
+        .where(sql<boolean>`tenant_id = ${tenantB}`)
+        .orderBy(sql`seq`)
+        .execute();
+      expect(rows.map((r) => r.type)).toEqual(['note.created', 'note.tagged']);
       expect(new Set(rows.map((r) => r.batch_id)).size).toBe(1);
       expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
     } finally {

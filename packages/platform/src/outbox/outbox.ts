@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely';
 import { assertIdentifier } from '../db/database.js';
 import { newId } from '../ids.js';
 
@@ -25,6 +25,22 @@ export interface Outbox {
 }
 
 /**
+ * The INSERT of events into a schema's outbox, run on its own or embedded in a larger statement:
+ * one statement with a VALUES row per event, in order, so their `seq` follows the list.
+ */
+function outboxInsert(table: string, context: OutboxContext, batchId: string, events: Array<{ id: string; event: EventRecord }>): RawBuilder<unknown> {
+  const rows = events.map(
+    ({ id, event }) => sql`(${id}, ${context.tenantId}, ${event.product ?? 'catalog'}, ${event.type}, ${event.resourceKind},
+            ${event.resourceId}, ${event.dmrn ?? null}, ${context.sourceSystem}, ${batchId},
+            ${event.schemaVersion ?? 1}, ${JSON.stringify(event.data)}::jsonb)`,
+  );
+  return sql`
+    insert into ${sql.raw(table)}
+      (id, tenant_id, product, type, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data)
+    values ${sql.join(rows)}`;
+}
+
+/**
  * An outbox bound to one transaction: every event it records commits or rolls back with the
  * write it describes. Events recorded through one Outbox share a batch id.
  */
@@ -35,15 +51,36 @@ export function outboxFor<DB>(trx: Transaction<DB>, schema: string, context: Out
     batchId,
     async record(event) {
       const id = newId();
-      await sql`
-        insert into ${sql.raw(table)}
-          (id, tenant_id, product, type, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data)
-        values (${id}, ${context.tenantId}, ${event.product ?? 'catalog'}, ${event.type}, ${event.resourceKind},
-                ${event.resourceId}, ${event.dmrn ?? null}, ${context.sourceSystem}, ${batchId},
-                ${event.schemaVersion ?? 1}, ${JSON.stringify(event.data)}::jsonb)`.execute(trx);
+      await outboxInsert(table, context, batchId, [{ id, event }]).execute(trx);
       return id;
     },
   };
+}
+
+/**
+ * A write and the events that describe it as ONE statement: the write (an INSERT/UPDATE/DELETE
+ * … RETURNING query) and the outbox INSERT run as data-modifying CTEs, so they commit or fail
+ * together (a statement is atomic) in a single round trip, with no BEGIN and COMMIT. Every
+ * data-modifying CTE runs exactly once whether or not it is referenced; the events are one
+ * INSERT (CTEs run in no defined order), so they keep the order given. For writes whose events
+ * are known before they run (a creation with an id made here); the events share a batch id.
+ * Returns the write's RETURNING rows.
+ */
+export async function executeWithEvents<Row>(
+  db: Kysely<any>,
+  schema: string,
+  context: OutboxContext,
+  write: Compilable<Row> & OperationNodeSource,
+  events: EventRecord[],
+): Promise<Row[]> {
+  const table = `${assertIdentifier(schema)}.outbox`;
+  const recorded = events.map((event) => ({ id: newId(), event }));
+  const statement =
+    recorded.length === 0
+      ? sql<Row>`with w as (${write}) select * from w`
+      : sql<Row>`with w as (${write}), e as (${outboxInsert(table, context, newId(), recorded)}) select * from w`;
+  const { rows } = await statement.execute(db);
+  return rows;
 }
 
 /**

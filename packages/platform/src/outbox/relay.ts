@@ -66,7 +66,11 @@ export function readOutboxRelayConfig(env: EnvReader): OutboxRelayOptions {
   };
 }
 
+/** The position before every outbox row: a relay (a new leader) starts by reading from there. */
+const START = { tx: '0', seq: '0' } as const;
+
 interface OutboxRow extends EventEnvelopeRow {
+  tx: string;
   seq: string;
   tenant_id: string;
 }
@@ -115,11 +119,13 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   const js = jetstream(settings.nc);
   const table = `${schema}.outbox`;
 
+  // $2/$3: the position after which the rows not yet published lie (see `after` below).
   const selectRows = `
-    select seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn, source_system,
-           batch_id, schema_version, data, occurred_at
+    select tx_id::text as tx, seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
+           source_system, batch_id, schema_version, data, occurred_at
       from ${table}
      where published_at is null
+       and (tx_id, seq) > ($2::xid8, $3::bigint)
        and tx_id < pg_snapshot_xmin(pg_current_snapshot())
      order by tx_id, seq
      limit $1`;
@@ -168,6 +174,11 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     client.on('notification', wake.notify);
     await client.query(`LISTEN ${outboxChannel(schema)}`);
     let streamReady = false;
+    // Every row up to `after` is published. A round reads only rows with tx_id below the oldest
+    // running transaction, all of them visible to it, in (tx_id, seq) order: a row not yet read
+    // can never sort before the last one read. Starting the index scan there skips the entries
+    // of rows already marked, which stay in the partial index until vacuum removes them.
+    let after: { tx: string; seq: string } = START;
     let retryMs = o.retryMinMs;
     let nextPruneAt = Date.now();
     const failed = async (error: unknown, what: string): Promise<void> => {
@@ -185,16 +196,19 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
           await ensureEventsStream(settings.nc, settings.subjects, o.stream);
           streamReady = true;
         }
-        const { rows } = await settings.pool.query<OutboxRow>(selectRows, [o.batchSize]);
+        const { rows } = await settings.pool.query<OutboxRow>(selectRows, [o.batchSize, after.tx, after.seq]);
         if (rows.length > 0) {
           try {
             await markPublished(await publish(rows));
           } catch (error) {
+            after = START; // read again from the oldest row not published
             if (!(error instanceof PartialPublishError)) throw error;
             await markPublished(error.published);
             if (isStreamMissing(error.cause)) streamReady = false;
             throw error.cause;
           }
+          const last = rows[rows.length - 1]!;
+          after = { tx: last.tx, seq: last.seq };
           log.debug({ published: rows.length }, 'published outbox rows');
         }
         retryMs = o.retryMinMs;

@@ -1,11 +1,11 @@
 import type { CreateEntityBody, Entity, UpdateEntityBody } from '@catalog/contracts';
-import { conflict, inTenantScope, inTenantTransaction, newId, notFound, type AppError, type CallContext, type Kysely } from '@catalog/platform';
+import { conflict, executeWithEvents, inTenantScope, inTenantTransaction, newId, notFound, type AppError, type CallContext, type Kysely } from '@catalog/platform';
 import {
   deleteEntityRow,
   ENTITY_DMRN_UNIQUE_INDEX,
   findEntity,
   findEntityIdByDmrn,
-  insertEntity,
+  insertEntityQuery,
   updateEntityRow,
 } from '../persistence/entities.js';
 import { findEntityView, listEntityViews } from '../persistence/entity-views.js';
@@ -15,7 +15,7 @@ import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { diffEntityPatch } from './changed-fields.js';
 import { entityCursor } from './entity-cursor.js';
 import { entityView } from './entity-view.js';
-import { catalogEventsFor } from './events.js';
+import { catalogEvent, catalogEventsFor } from './events.js';
 
 export interface EntityDeps {
   db: Kysely<CatalogDb>;
@@ -50,20 +50,19 @@ async function guardDmrn<T>(deps: EntityDeps, call: CallContext, dmrn: string | 
   }
 }
 
+/**
+ * Creates an entity and records `entity.created` in one statement (one round trip, atomic): the
+ * event's facts are all known before the insert.
+ */
 export async function createEntity(deps: EntityDeps, call: CallContext, input: CreateEntityBody): Promise<Entity> {
   const dmrn = input.externalReferences?.dmrn ?? null;
+  const id = newId();
+  const event = catalogEvent('entity.created', { resourceId: id, dmrn, data: { entityType: input.type } });
   return guardDmrn(deps, call, dmrn, () =>
-    inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-      const row = await insertEntity(trx, {
-        id: newId(),
-        tenantId: call.tenantId,
-        type: input.type,
-        title: input.title,
-        artist: input.artist ?? null,
-        dmrn,
-      });
-      await catalogEventsFor(trx, call).record('entity.created', { resourceId: row.id, dmrn: row.dmrn, data: { entityType: row.type } });
-      return entityView(row);
+    inTenantScope(deps.db, call.tenantId, async (db) => {
+      const write = insertEntityQuery(db, { id, tenantId: call.tenantId, type: input.type, title: input.title, artist: input.artist ?? null, dmrn });
+      const [row] = await executeWithEvents(db, 'catalog', { tenantId: call.tenantId, sourceSystem: call.sourceSystem }, write, [event]);
+      return entityView(row!);
     }),
   );
 }

@@ -7,7 +7,7 @@ import {
   type MarkerType,
   type VersionField,
 } from '@catalog/contracts';
-import { outboxFor, type CallContext, type Transaction } from '@catalog/platform';
+import { outboxFor, type CallContext, type EventRecord, type Transaction } from '@catalog/platform';
 
 /** The `data` of each event type the catalog records (the registry in contracts has the schemas). */
 export interface CatalogEventData {
@@ -49,25 +49,30 @@ function checkData(type: string, data: unknown): void {
 }
 
 /**
+ * A catalog event as the outbox stores it: product, resource kind and schema version from the
+ * event registry, the data checked against the registered schema.
+ */
+export function catalogEvent<T extends CatalogEventType>(type: T, event: CatalogEvent<T>): EventRecord {
+  const definition = eventType(type);
+  checkData(type, event.data);
+  return {
+    type,
+    product: definition.product,
+    resourceKind: definition.resourceKind,
+    resourceId: event.resourceId,
+    dmrn: event.dmrn,
+    schemaVersion: definition.schemaVersion,
+    data: event.data,
+  };
+}
+
+/**
  * Records catalog events in the outbox of the given transaction, so they commit or roll back with
- * the write they describe. Product, resource kind and schema version come from the event registry;
- * the data is checked against the registered schema before it is written.
+ * the write they describe.
  */
 export function catalogEventsFor<DB>(trx: Transaction<DB>, call: Pick<CallContext, 'tenantId' | 'sourceSystem'>): CatalogEvents {
   const outbox = outboxFor(trx, 'catalog', { tenantId: call.tenantId, sourceSystem: call.sourceSystem });
   return {
-    record(type, event) {
-      const definition = eventType(type);
-      checkData(type, event.data);
-      return outbox.record({
-        type,
-        product: definition.product,
-        resourceKind: definition.resourceKind,
-        resourceId: event.resourceId,
-        dmrn: event.dmrn,
-        schemaVersion: definition.schemaVersion,
-        data: event.data,
-      });
-    },
+    record: (type, event) => outbox.record(catalogEvent(type, event)),
   };
 }

@@ -21,13 +21,14 @@ export interface NewEntityRow {
 
 export type EntityChanges = Partial<Pick<EntityRow, 'type' | 'title' | 'artist' | 'dmrn'>>;
 
-export function insertEntity(db: Kysely<CatalogDb>, row: NewEntityRow): Promise<EntityRow> {
+/** The INSERT of an entity, returning the row; run inside a statement that records its event. */
+export function insertEntityQuery(db: Kysely<CatalogDb>, row: NewEntityRow) {
   return db
     .insertInto('entities')
     .values({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .returningAll();
 }
+
 
 /** One entity of the tenant; `forUpdate` locks its row until the transaction ends. */
 export function findEntity(
