@@ -15,12 +15,14 @@ export interface BenchProcess {
 
 /**
  * Starts a Node program as a child process (built output: production mode), logs discarded.
- * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits.
+ * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits;
+ * BENCH_NODE_ARGS adds Node options to every child (e.g. `--max-semi-space-size=32`).
  */
 export function startProcess(name: string, script: string, env: Record<string, string>, args: string[] = []): BenchProcess {
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, ...args, script], {
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...profile, ...extra, ...args, script], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

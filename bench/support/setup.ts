@@ -37,10 +37,11 @@ export async function fetchJson(url: string, init: RequestInit): Promise<any> {
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /**
- * A JSON request over node:http with a keep-alive agent (a plain client, lighter than fetch, so
- * the load generator takes less of the CPU it shares with the system under test); must succeed.
+ * A request over node:http with a keep-alive agent (a plain client, lighter than fetch, so the
+ * load generator takes less of the CPU it shares with the system under test); must succeed (2xx).
+ * Resolves with the body as text once its last byte has arrived.
  */
-export function requestJson(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+export function requestText(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<string> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const allHeaders = payload ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } : headers;
@@ -52,10 +53,16 @@ export function requestJson(method: string, url: string, headers: Record<string,
         const text = Buffer.concat(chunks).toString('utf8');
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) reject(new Error(`${method} ${new URL(url).pathname}: ${status} ${text}`));
-        else resolve(text ? JSON.parse(text) : null);
+        else resolve(text);
       });
     });
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** `requestText`, with the body parsed as JSON. */
+export async function requestJson(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  const text = await requestText(method, url, headers, body);
+  return text ? JSON.parse(text) : null;
 }
