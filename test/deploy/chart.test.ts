@@ -1,0 +1,176 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+
+/**
+ * The Helm chart (charts/catalog-service): rendered by the real helm binary (HELM_BIN, or the one
+ * scripts/lib/infra.sh extracts into ~/.cache/catalog-tools/bin) and every manifest validated
+ * against the Kubernetes schemas (kubernetes-models); the settings it gives each service are
+ * checked against what the services read.
+ */
+const run = promisify(execFile);
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const chart = join(repoRoot, 'charts', 'catalog-service');
+const SERVICES = ['analysis', 'asset', 'catalog', 'events', 'gateway', 'library'];
+
+function helmBinary(): string {
+  const candidates = [process.env.HELM_BIN, join(homedir(), '.cache', 'catalog-tools', 'bin', 'helm')];
+  const found = candidates.find((path): path is string => Boolean(path) && existsSync(path!));
+  if (!found) throw new Error('helm not found: run the tests through `npm test` (scripts/lib/infra.sh ensure_helm) or set HELM_BIN');
+  return found;
+}
+
+async function helm(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(helmBinary(), args, { maxBuffer: 16 * 1024 * 1024 });
+}
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; spec: any };
+
+async function render(...sets: string[]): Promise<Manifest[]> {
+  const { stdout } = await helm('template', 'radio', chart, ...sets.flatMap((s) => ['--set', s]));
+  return parseAllDocuments(stdout)
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'v1/Service': Service,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/Ingress': Ingress,
+};
+
+function validateAll(manifests: Manifest[]): void {
+  for (const manifest of manifests) {
+    const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
+    if (!Model) throw new Error(`no schema model for ${manifest.apiVersion} ${manifest.kind}`);
+    expect(() => new Model(manifest).validate()).not.toThrow();
+  }
+}
+
+const ofKind = (manifests: Manifest[], kind: string) => manifests.filter((m) => m.kind === kind);
+const container = (d: Manifest) => d.spec.template.spec.containers[0];
+const envOf = (d: Manifest): Map<string, any> => new Map(container(d).env.map((e: any) => [e.name, e]));
+const deployment = (manifests: Manifest[], service: string) =>
+  ofKind(manifests, 'Deployment').find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === service)!;
+
+/** Every environment variable name the services' code reads (config readers and process.env). */
+function variablesTheCodeReads(): Set<string> {
+  const names = new Set<string>();
+  const scan = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) scan(path);
+      else if (entry.name.endsWith('.ts')) {
+        const text = readFileSync(path, 'utf8');
+        for (const m of text.matchAll(/env\s*\.\w+\(\s*[`'"]([A-Z][A-Z0-9_]*)[`'"]/g)) names.add(m[1]!);
+        for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]!);
+        for (const m of text.matchAll(/\$\{serviceName\.toUpperCase\(\)\}(_[A-Z_]+)/g)) for (const s of SERVICES) names.add(`${s.toUpperCase()}${m[1]}`);
+      }
+    }
+  };
+  for (const dir of ['packages/platform/src', ...SERVICES.map((s) => `services/${s}/src`)]) scan(join(repoRoot, dir));
+  return names;
+}
+
+describe('helm chart', () => {
+  test('passes helm lint', async () => {
+    const { stdout } = await helm('lint', chart, '--set', 'existingSecret=catalog-secrets');
+    expect(stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  test('renders valid manifests: a Deployment, Service and (with replicas > 1) a PodDisruptionBudget per service', async () => {
+    const manifests = await render('existingSecret=catalog-secrets');
+    validateAll(manifests);
+    const components = (kind: string) => ofKind(manifests, kind).map((m) => m.metadata.labels?.['app.kubernetes.io/component']).sort();
+    expect(components('Deployment')).toEqual(SERVICES);
+    expect(components('Service')).toEqual(SERVICES);
+    expect(components('PodDisruptionBudget')).toEqual(['asset', 'catalog', 'events', 'gateway']);
+    expect(ofKind(manifests, 'PersistentVolumeClaim')).toEqual([]);
+  });
+
+  test('each Deployment runs its service from the built output, probed on /healthz and /readyz, hardened', async () => {
+    const manifests = await render('existingSecret=catalog-secrets');
+    for (const service of SERVICES) {
+      const d = deployment(manifests, service);
+      const c = container(d);
+      expect(c.args).toEqual(['--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`]);
+      expect(existsSync(join(repoRoot, 'services', service, 'src', 'main.ts'))).toBe(true);
+      expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(c.resources.requests).toBeDefined();
+      expect(c.resources.limits.memory).toBeDefined();
+      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(d.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+      // The port the container listens on is the one its service reads.
+      const port = c.ports[0].containerPort;
+      const portVariable = service === 'gateway' ? 'PORT' : `${service.toUpperCase()}_HTTP_PORT`;
+      expect(envOf(d).get(portVariable)?.value).toBe(String(port));
+      expect(envOf(d).get('HTTP_HOST')?.value).toBe('0.0.0.0');
+    }
+  });
+
+  test('every variable the chart sets is one the services read; secrets only by reference', async () => {
+    const read = variablesTheCodeReads();
+    for (const backend of ['s3', 'fs']) {
+      const manifests = await render('existingSecret=catalog-secrets', `blob.backend=${backend}`, 'otlpEndpoint=http://otel:4318');
+      for (const d of ofKind(manifests, 'Deployment')) {
+        for (const [name, entry] of envOf(d)) {
+          expect({ service: d.metadata.name, name, read: read.has(name) || name.startsWith('OTEL_') || name === 'NODE_ENV' }).toEqual({
+            service: d.metadata.name,
+            name,
+            read: true,
+          });
+          if (/SECRET|TOKEN|PASSWORD|DATABASE_URL|ACCESS_KEY/.test(name)) {
+            expect(entry.value).toBeUndefined();
+            expect(entry.valueFrom.secretKeyRef).toEqual(expect.objectContaining({ name: 'catalog-secrets', key: name }));
+          }
+        }
+      }
+    }
+  });
+
+  test('the gateway reaches the asset listener through its Service', async () => {
+    const manifests = await render('existingSecret=catalog-secrets');
+    const assetService = ofKind(manifests, 'Service').find((s) => s.metadata.labels?.['app.kubernetes.io/component'] === 'asset')!;
+    const url = `http://${assetService.metadata.name}:${assetService.spec.ports[0].port}`;
+    expect(envOf(deployment(manifests, 'gateway')).get('ASSET_HTTP_URL')?.value).toBe(url);
+    expect(envOf(deployment(manifests, 'asset')).get('ASSET_INTERNAL_URL')?.value).toBe(url);
+  });
+
+  test('fs backend: a ReadWriteMany claim kept on uninstall, mounted by the asset service, signing secret required', async () => {
+    const manifests = await render('existingSecret=catalog-secrets', 'blob.backend=fs');
+    validateAll(manifests);
+    const [claim] = ofKind(manifests, 'PersistentVolumeClaim');
+    expect(claim!.spec.accessModes).toEqual(['ReadWriteMany']);
+    expect((claim!.metadata as any).annotations['helm.sh/resource-policy']).toBe('keep');
+    const asset = deployment(manifests, 'asset');
+    expect(container(asset).volumeMounts).toContainEqual({ name: 'blobs', mountPath: '/data/blobs' });
+    expect(asset.spec.template.spec.volumes).toContainEqual({ name: 'blobs', persistentVolumeClaim: { claimName: claim!.metadata.name } });
+    expect(envOf(asset).get('BLOB_DIR')?.value).toBe('/data/blobs');
+    expect(envOf(asset).get('BLOB_SIGNING_SECRET')?.valueFrom.secretKeyRef.optional).toBeUndefined();
+    expect(envOf(asset).has('S3_ENDPOINT')).toBe(false);
+  });
+
+  test('ingress to the gateway when enabled', async () => {
+    const manifests = await render('existingSecret=catalog-secrets', 'ingress.enabled=true', 'ingress.tlsSecretName=catalog-tls');
+    validateAll(manifests);
+    const [ingress] = ofKind(manifests, 'Ingress');
+    expect(ingress!.spec.rules[0].http.paths[0].backend.service.name).toBe(deployment(manifests, 'gateway').metadata.name);
+  });
+
+  test('refuses to render without the Secret, or with an unknown blob backend', async () => {
+    await expect(render()).rejects.toThrow(/existingSecret is required/);
+    await expect(render('existingSecret=s', 'blob.backend=ftp')).rejects.toThrow(/blob.backend must be s3 or fs/);
+  });
+});
