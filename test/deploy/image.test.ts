@@ -1,0 +1,95 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createTestDatabase, eventually, freePort, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+
+/**
+ * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile
+ * builds it (no container runtime here): each of the six services must start from it, with only
+ * runtime dependencies installed, and answer /readyz (Postgres and NATS reached, migrations
+ * applied), run as the Helm chart runs it.
+ */
+const run = promisify(execFile);
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SERVICES = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'];
+const portVariable = (service: string) => (service === 'gateway' ? 'PORT' : `${service.toUpperCase()}_HTTP_PORT`);
+
+let scratch: string;
+let tree: string;
+let database: TestDatabase;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'catalog-image-test-'));
+  tree = join(scratch, 'app');
+  await run('bash', [join(repoRoot, 'scripts', 'image-tree.sh'), tree], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+  database = await createTestDatabase('image');
+}, 300_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await database?.drop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('container image tree', () => {
+  test('holds the built services and their runtime dependencies only', () => {
+    for (const service of SERVICES) expect(existsSync(join(tree, 'services', service, 'dist', 'main.js'))).toBe(true);
+    expect(existsSync(join(tree, 'packages', 'platform', 'dist', 'telemetry-register.js'))).toBe(true);
+    for (const devOnly of ['typescript', 'jest', 'tsx', 'turbo', 'eslint', 'autocannon', 'kubernetes-models']) {
+      expect({ devOnly, present: existsSync(join(tree, 'node_modules', devOnly)) }).toEqual({ devOnly, present: false });
+    }
+    expect(existsSync(join(tree, 'test'))).toBe(false);
+    expect(existsSync(join(tree, 'bench'))).toBe(false);
+    for (const dir of ['services', 'packages']) {
+      for (const name of readdirSync(join(tree, dir))) expect(existsSync(join(tree, dir, name, 'src'))).toBe(false);
+    }
+  });
+
+  test('the Dockerfile builds that tree and starts a service from it', () => {
+    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
+    expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
+    expect(dockerfile).toMatch(/CMD \["node", "--import", "@catalog\/platform\/telemetry-register", "services\/gateway\/dist\/main\.js"\]/);
+  });
+
+  test('every service starts from it and becomes ready', async () => {
+    const { natsUrl } = testInfrastructure();
+    const prefix = uniqueNatsPrefix('image');
+    const urls: string[] = [];
+    for (const service of SERVICES) {
+      const port = await freePort();
+      urls.push(`http://127.0.0.1:${port}`);
+      const child = spawn(process.execPath, ['--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
+        cwd: tree,
+        // Nothing of the test's environment: only what the chart sets.
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          NODE_ENV: 'production',
+          HTTP_HOST: '127.0.0.1',
+          [portVariable(service)]: String(port),
+          DATABASE_URL: database.url,
+          NATS_URL: natsUrl,
+          NATS_PREFIX: prefix,
+          LOG_LEVEL: 'warn',
+          OTEL_SDK_DISABLED: 'true',
+          ADMIN_TOKEN: 'image-test-admin-token',
+          FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
+          BLOB_DIR: join(scratch, 'blobs'),
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      children.push(child);
+    }
+    for (const url of urls) {
+      const status = await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200);
+      expect(status).toBe(200);
+    }
+    const openapi = await fetch(`${urls[0]}/api/v1/openapi.json`);
+    expect(openapi.status).toBe(200);
+  }, 120_000);
+});
