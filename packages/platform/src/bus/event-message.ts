@@ -37,18 +37,9 @@ export interface EventEnvelopeRow {
 }
 
 /** The envelope's columns read as text, to be spliced into JSON by `envelopeJson`. */
-export interface EventEnvelopeTextRow {
-  id: string;
-  type: string;
+export interface EventEnvelopeTextRow extends Omit<EventEnvelopeRow, 'occurred_at' | 'data'> {
   /** ISO 8601 in UTC with milliseconds, as `Date.toISOString()` writes it. */
   occurred_at: string;
-  product: string;
-  resource_kind: string;
-  resource_id: string | null;
-  dmrn: string | null;
-  source_system: string;
-  batch_id: string;
-  schema_version: number;
   /** The `data` jsonb as JSON text. */
   data: string;
 }
