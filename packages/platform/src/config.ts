@@ -119,6 +119,8 @@ export interface CommonConfig {
   databaseUrl: string;
   migrationDatabaseUrl: string;
   dbPoolSize: number;
+  /** Parameterised statements each connection prepares (outside transactions); 0: none. */
+  dbPreparedStatementsPerConnection: number;
   natsUrl: string;
   natsPrefix: string;
   httpHost: string;
@@ -136,6 +138,7 @@ export function readCommonConfig(env: EnvReader, serviceName: string, defaultPor
     databaseUrl,
     migrationDatabaseUrl: env.optionalString('MIGRATION_DATABASE_URL') ?? databaseUrl,
     dbPoolSize: env.int('DB_POOL_SIZE', 10, { min: 1, max: 200 }),
+    dbPreparedStatementsPerConnection: env.int('DB_PREPARED_STATEMENTS_PER_CONNECTION', 200, { min: 0, max: 10_000 }),
     natsUrl: env.string('NATS_URL', 'nats://127.0.0.1:4222'),
     natsPrefix: env.string('NATS_PREFIX', 'cs'),
     httpHost: env.string('HTTP_HOST', '0.0.0.0'),

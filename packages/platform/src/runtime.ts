@@ -66,6 +66,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
     schema: settings.schema,
     role: `${settings.schema}_app`,
     poolSize: config.dbPoolSize,
+    preparedStatementsPerConnection: config.dbPreparedStatementsPerConnection,
     applicationName: config.serviceName,
     onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
   });

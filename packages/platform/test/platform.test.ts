@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import {
   AppError,
   callRpc,
@@ -150,6 +151,62 @@ describe('database', () => {
       expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
     } finally {
       await database.close();
+    }
+  });
+});
+
+describe('prepared statements', () => {
+  test('statements outside transactions are prepared once per connection, never inside one', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1 });
+    try {
+      const prepared = async () =>
+        (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((r) => r.statement);
+      const read = () => inTenantScope(database.db, tenantA, (db) => db.selectFrom('notes').select('id').where('tenant_id', '=', tenantA).execute());
+      await read();
+      await read();
+      expect((await prepared()).filter((s) => s.includes('from "platformtest"."notes"') && s.includes('"tenant_id" = $1'))).toHaveLength(1);
+      await inTenantTransaction(database.db, tenantA, (trx) => trx.selectFrom('notes').select('text').where('text', '=', 'in a transaction').execute());
+      expect((await prepared()).some((s) => s.includes('"text" = $1'))).toBe(false);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('a prepared statement whose result type changed (a column added) runs again unprepared', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1 });
+    const owner = new pg.Client({ connectionString: testDb.url });
+    await owner.connect();
+    try {
+      const id = newId();
+      await inTenantScope(database.db, tenantA, (db) => db.insertInto('notes').values({ id, tenant_id: tenantA, text: 'before' }).execute());
+      const readAll = () => inTenantScope(database.db, tenantA, (db) => db.selectFrom('notes').selectAll().where('id', '=', id).execute());
+      expect(await readAll()).toEqual([{ id, tenant_id: tenantA, text: 'before' }]);
+      await owner.query(`alter table platformtest.notes add column mood text not null default 'calm'`);
+      expect(await readAll()).toEqual([{ id, tenant_id: tenantA, text: 'before', mood: 'calm' }]);
+      expect(await readAll()).toEqual([{ id, tenant_id: tenantA, text: 'before', mood: 'calm' }]);
+    } finally {
+      await owner.query('alter table platformtest.notes drop column if exists mood');
+      await owner.end();
+      await database.close();
+    }
+  });
+
+  test('at most preparedStatementsPerConnection texts are prepared per connection; 0 turns it off', async () => {
+    for (const limit of [2, 0]) {
+      const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1, preparedStatementsPerConnection: limit });
+      try {
+        // Four different texts; the connection's first statement (setting the tenant) is one too.
+        for (const column of ['id', 'text', 'tenant_id'] as const) {
+          await inTenantScope(database.db, tenantB, (db) => db.selectFrom('notes').select(column).where('id', '<>', newId()).execute());
+        }
+        await inTenantScope(database.db, tenantB, (db) => db.selectFrom('notes').select(['id', 'text']).where('id', '<>', newId()).execute());
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%"notes"%'`.execute(database.db);
+        const { rows: all } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(database.db);
+        expect(rows[0]!.n).toBe(limit === 0 ? 0 : 1);
+        expect(all[0]!.n).toBe(limit);
+      } finally {
+        await database.close();
+      }
     }
   });
 });

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { isUuid } from '../ids.js';
+import { nameStatementsOn } from './prepared-statements.js';
 
 export { sql, type Kysely, type Transaction } from 'kysely';
 
@@ -16,6 +17,11 @@ export interface DatabaseSettings {
   role: string;
   poolSize?: number;
   applicationName?: string;
+  /**
+   * Name (prepare) the parameterised statements each connection runs outside transactions, at
+   * most this many distinct ones per connection; 0 turns it off. Default 200.
+   */
+  preparedStatementsPerConnection?: number;
   /**
    * Told when Postgres ends an idle pooled connection (restart, failover, termination). The pool
    * replaces the connection itself; without a listener the event would crash the process.
@@ -52,10 +58,13 @@ type TrackedClient = pg.PoolClient & { [SESSION_TENANT]?: string };
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: any) => void) => void;
 
 class TenantScopedPool extends pg.Pool {
+  preparedStatementsPerConnection = 0;
+
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const connected = super.connect().then(async (client: TrackedClient) => {
+      if (this.preparedStatementsPerConnection > 0) nameStatementsOn(client, { maxPerConnection: this.preparedStatementsPerConnection });
       const wanted = currentTenant.getStore() ?? '';
       if (client[SESSION_TENANT] !== wanted) {
         try {
@@ -86,6 +95,7 @@ export function createDatabase<DB>(settings: DatabaseSettings): Database<DB> {
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
+  pool.preparedStatementsPerConnection = settings.preparedStatementsPerConnection ?? 200;
   pool.on('error', (error) => settings.onIdleConnectionError?.(error));
   // Queued on the new client before any other query, so every connection works as the app role.
   pool.on('connect', (client) => {
