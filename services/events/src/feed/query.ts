@@ -1,4 +1,4 @@
-import { envelopeTextColumnsSql, inTenantTransaction, sql, type EventEnvelopeTextRow, type Kysely } from '@catalog/platform';
+import { envelopeTextColumnsSql, inTenantScope, sql, type EventEnvelopeTextRow, type Kysely } from '@catalog/platform';
 import type { FeedPosition } from './cursor.js';
 
 /** A feed row as a page needs it: its position, and its envelope's columns as text. */
@@ -32,7 +32,8 @@ const COLUMNS = sql.raw(`f.tx_id::text as tx, ${envelopeTextColumnsSql('f')}`);
 export async function readFeedRows(db: Kysely<any>, q: FeedPageQuery): Promise<FeedRow[]> {
   const after = q.after ? sql`and (f.tx_id, f.id) > (${q.after.tx}::xid8, ${q.after.id}::uuid)` : sql``;
   const visible = sql`f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))`;
-  return inTenantTransaction(db, q.tenantId, async (trx) => {
+  // One statement, so no transaction: outside one, the pool prepares it (decision 0009).
+  return inTenantScope(db, q.tenantId, async (trx) => {
     if (q.types === null) {
       const { rows } = await sql<FeedRow>`
         select ${COLUMNS}
