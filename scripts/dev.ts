@@ -50,7 +50,8 @@ function startService(name: string, httpPort: number, color: number): ChildProce
     ...(name === 'gateway' ? { PORT: String(port) } : {}),
     OTEL_SERVICE_NAME: name,
   };
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--import', '@catalog/platform/telemetry-register', `services/${name}/src/main.ts`], {
+  // The production Node flags (Dockerfile, chart; decision 0040), services from source.
+  const child = spawn(process.execPath, ['--single-threaded-gc', '--conditions=source', '--import', 'tsx', '--import', '@catalog/platform/telemetry-register', `services/${name}/src/main.ts`], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,8 +13,12 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
+/** The Node flags services run with in production (the Dockerfile's CMD, the chart's args). */
+export const SERVICE_NODE_FLAGS = ['--single-threaded-gc'];
+
 /**
- * Starts a Node program as a child process (built output: production mode), logs discarded.
+ * Starts a Node program as a child process (built output: production mode, the production Node
+ * flags), logs discarded.
  * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits;
  * BENCH_NODE_ARGS adds Node options to every child (e.g. `--max-semi-space-size=32`).
  */
@@ -22,7 +26,7 @@ export function startProcess(name: string, script: string, env: Record<string, s
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...profile, ...extra, ...args, script], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...profile, ...extra, ...args, script], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

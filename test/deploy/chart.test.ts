@@ -103,7 +103,7 @@ describe('helm chart', () => {
     for (const service of SERVICES) {
       const d = deployment(manifests, service);
       const c = container(d);
-      expect(c.args).toEqual(['--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`]);
+      expect(c.args).toEqual(['--single-threaded-gc', '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`]);
       expect(existsSync(join(repoRoot, 'services', service, 'src', 'main.ts'))).toBe(true);
       expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });

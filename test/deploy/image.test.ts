@@ -54,7 +54,7 @@ describe('container image tree', () => {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
     expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
-    expect(dockerfile).toMatch(/CMD \["node", "--import", "@catalog\/platform\/telemetry-register", "services\/gateway\/dist\/main\.js"\]/);
+    expect(dockerfile).toMatch(/CMD \["node", "--single-threaded-gc", "--import", "@catalog\/platform\/telemetry-register", "services\/gateway\/dist\/main\.js"\]/);
   });
 
   test('every service starts from it and becomes ready', async () => {
@@ -64,7 +64,7 @@ describe('container image tree', () => {
     for (const service of SERVICES) {
       const port = await freePort();
       urls.push(`http://127.0.0.1:${port}`);
-      const child = spawn(process.execPath, ['--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
+      const child = spawn(process.execPath, ['--single-threaded-gc', '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
         cwd: tree,
         // Nothing of the test's environment: only what the chart sets.
         env: {
