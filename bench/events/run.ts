@@ -19,7 +19,7 @@ import pg from 'pg';
 import { callRpc, connectBus, createLogger, envelopeTextColumnsSql, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { feedCursors } from '@catalog/events';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
-import { createBenchDatabase, fetchJson, requestJson, requestText } from '../support/setup.js';
+import { benchAdmin, benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
 
 const adminUrl = process.env.DATABASE_URL;
 const natsUrl = process.env.NATS_URL;
@@ -100,45 +100,25 @@ interface TenantKeys {
 }
 
 async function createTenants(base: string, adminToken: string, keysPerTenant: number): Promise<TenantKeys[]> {
-  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const admin = benchAdmin(base, adminToken);
   const tenants: TenantKeys[] = [];
   for (let t = 0; t < TENANTS; t += 1) {
-    const org = await fetchJson(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: `Station ${t}`, products: ['catalog'] }) });
+    const orgId = await admin.organization(`Station ${t}`);
     const keys: string[] = [];
-    for (let k = 0; k < keysPerTenant; k += 1) {
-      const key = await fetchJson(`${base}/admin/v1/organizations/${org.id}/api-keys`, {
-        method: 'POST',
-        headers: admin,
-        body: JSON.stringify({ name: `reader ${k}`, permissions: ['catalog:api'] }),
-      });
-      keys.push(key.key as string);
-    }
+    for (let k = 0; k < keysPerTenant; k += 1) keys.push(await admin.apiKey(orgId, `reader ${k}`));
     let i = 0;
-    tenants.push({ tenantId: org.id as string, next: () => keys[(i += 1) % keys.length]! });
+    tenants.push({ tenantId: orgId, next: () => keys[(i += 1) % keys.length]! });
   }
   return tenants;
 }
 
 async function pageBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase(adminUrl!, 'events_page');
-  const prefix = `benchfeed${randomBytes(3).toString('hex')}`;
-  const adminToken = randomBytes(16).toString('hex');
+  const { env, adminToken, natsPrefix: prefix } = benchEnv(database.url, natsUrl!, { FEED_CURSOR_SECRET: CURSOR_SECRET, DB_POOL_SIZE: '10' });
   const owner = new pg.Client({ connectionString: database.url });
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
-    const env = {
-      DATABASE_URL: database.url,
-      NATS_URL: natsUrl!,
-      NATS_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
-      HTTP_HOST: '127.0.0.1',
-      ADMIN_TOKEN: adminToken,
-      IP_RATE_LIMIT_PER_MINUTE: '0',
-      FEED_CURSOR_SECRET: CURSOR_SECRET,
-      DB_POOL_SIZE: '10',
-      OTEL_SDK_DISABLED: 'true',
-    };
     processes.push(startProcess('events', 'services/events/dist/main.js', { ...env, EVENTS_HTTP_PORT: '18384' }));
     await waitReady('http://127.0.0.1:18384/readyz');
     processes.push(startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18380' }));
@@ -344,20 +324,7 @@ async function visibilityStages(databaseUrl: string, respondedAtEpoch: Map<strin
 
 async function e2eBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase(adminUrl!, 'events_e2e');
-  const adminToken = randomBytes(16).toString('hex');
-  const prefix = `benche2e${randomBytes(3).toString('hex')}`;
-  const env = {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl!,
-    NATS_PREFIX: prefix,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    ADMIN_TOKEN: adminToken,
-    IP_RATE_LIMIT_PER_MINUTE: '0',
-    HTTP_HOST: '127.0.0.1',
-    DB_POOL_SIZE: '20',
-    OTEL_SDK_DISABLED: 'true',
-    FEED_CURSOR_SECRET: CURSOR_SECRET,
-  };
+  const { env, adminToken, natsPrefix: prefix } = benchEnv(database.url, natsUrl!, { DB_POOL_SIZE: '20', FEED_CURSOR_SECRET: CURSOR_SECRET });
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
@@ -368,10 +335,9 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     processes.push(startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18280' }));
     await waitReady('http://127.0.0.1:18280/readyz');
     const base = 'http://127.0.0.1:18280';
-    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-    const org = await fetchJson(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
-    const key = await fetchJson(`${base}/admin/v1/organizations/${org.id}/api-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }) });
-    const auth = { authorization: `Bearer ${key.key}` };
+    const admin = benchAdmin(base, adminToken);
+    const orgId = await admin.organization('Bench FM');
+    const auth = { authorization: `Bearer ${await admin.apiKey(orgId, 'bench')}` };
     nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
     const call = feedCaller(nc, subjectsFor(prefix));
     let n = 0;
@@ -385,7 +351,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
 
     // (a) throughput: 32 closed-loop writers for the duration.
     const seconds = Number(process.env.BENCH_E2E_SECONDS ?? 60);
-    const throughputFollower = follow(call, org.id);
+    const throughputFollower = follow(call, orgId);
     const written = new Map<string, number>();
     const start = performance.now();
     const end = start + seconds * 1000;
@@ -419,7 +385,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     const rateSeconds = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 30);
     // Picks up where the throughput follower stopped, as a client that keeps its cursor does: a
     // follower starting from the feed's beginning would first page through every event of (a).
-    const follower = follow(call, org.id, throughputFollower.cursor());
+    const follower = follow(call, orgId, throughputFollower.cursor());
     const respondedAt = new Map<string, number>();
     const pending: Array<Promise<void>> = [];
     const rateStart = performance.now();

@@ -6,11 +6,10 @@
  * Needs DATABASE_URL and NATS_URL (scripts/bench.sh starts them) and built services (`npm run build`).
  */
 import autocannon from 'autocannon';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
-import { createBenchDatabase, fetchJson } from '../support/setup.js';
+import { benchAdmin, benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = 3;
@@ -36,18 +35,7 @@ async function main(): Promise<void> {
   const natsUrl = process.env.NATS_URL;
   if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench)');
   const database = await createBenchDatabase(adminUrl, 'gateway');
-  const adminToken = randomBytes(16).toString('hex');
-  const env = {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl,
-    NATS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    ADMIN_TOKEN: adminToken,
-    IP_RATE_LIMIT_PER_MINUTE: '0',
-    HTTP_HOST: '127.0.0.1',
-    DB_POOL_SIZE: '20',
-    OTEL_SDK_DISABLED: 'true',
-  };
+  const { env, adminToken } = benchEnv(database.url, natsUrl, { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', DB_POOL_SIZE: '20' });
   const processes: BenchProcess[] = [];
   try {
     const catalog = startProcess('catalog', 'services/catalog/dist/main.js', { ...env, CATALOG_HTTP_PORT: '18181' });
@@ -57,14 +45,9 @@ async function main(): Promise<void> {
     processes.push(gateway);
     await waitReady('http://127.0.0.1:18180/readyz');
 
-    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-    const org = await fetchJson('http://127.0.0.1:18180/admin/v1/organizations', { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
-    const key = await fetchJson(`http://127.0.0.1:18180/admin/v1/organizations/${org.id}/api-keys`, {
-      method: 'POST',
-      headers: admin,
-      body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }),
-    });
-    const auth = { authorization: `Bearer ${key.key}` };
+    const admin = benchAdmin('http://127.0.0.1:18180', adminToken);
+    const orgId = await admin.organization('Bench FM');
+    const auth = { authorization: `Bearer ${await admin.apiKey(orgId, 'bench')}` };
     let entityId = '';
     for (let i = 0; i < 1000; i += 1) {
       const entity = await fetchJson('http://127.0.0.1:18180/api/v1/catalog/entities', {
@@ -75,7 +58,7 @@ async function main(): Promise<void> {
       if (i === 500) entityId = entity.id;
     }
 
-    const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', { ...env, PORT: '18190', BENCH_TENANT_ID: org.id }, ['--conditions=source', '--import', 'tsx']);
+    const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', { ...env, PORT: '18190', BENCH_TENANT_ID: orgId }, ['--conditions=source', '--import', 'tsx']);
     processes.push(baseline);
     await waitReady(`http://127.0.0.1:18190/api/v1/catalog/entities/${entityId}`);
 

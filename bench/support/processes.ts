@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVICE_NODE_FLAGS } from '@catalog/platform';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +13,6 @@ export interface BenchProcess {
   peakRssMiB(): number;
   stop(): Promise<void>;
 }
-
-/** The Node flags services run with in production (the Dockerfile's CMD, the chart's args). */
-export const SERVICE_NODE_FLAGS = ['--single-threaded-gc'];
 
 /**
  * Starts a Node program as a child process (built output: production mode, the production Node

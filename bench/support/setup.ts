@@ -66,3 +66,53 @@ export async function requestJson(method: string, url: string, headers: Record<s
   const text = await requestText(method, url, headers, body);
   return text ? JSON.parse(text) : null;
 }
+
+export interface BenchEnv {
+  env: Record<string, string>;
+  adminToken: string;
+  natsPrefix: string;
+}
+
+/**
+ * The environment the services of one benchmark run share: its database, a NATS prefix of its own,
+ * a fresh admin token, no per-IP limit (one client IP makes all the load), no telemetry export;
+ * `settings` adds to it or overrides it (log level, pool size, …).
+ */
+export function benchEnv(databaseUrl: string, natsUrl: string, settings: Record<string, string> = {}): BenchEnv {
+  const adminToken = randomBytes(16).toString('hex');
+  const natsPrefix = `bench${randomBytes(3).toString('hex')}`;
+  return {
+    adminToken,
+    natsPrefix,
+    env: {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      NATS_PREFIX: natsPrefix,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      ADMIN_TOKEN: adminToken,
+      IP_RATE_LIMIT_PER_MINUTE: '0',
+      HTTP_HOST: '127.0.0.1',
+      OTEL_SDK_DISABLED: 'true',
+      ...settings,
+    },
+  };
+}
+
+/** The admin API of a running gateway: organisations with the catalog product, and their API keys. */
+export function benchAdmin(gatewayUrl: string, adminToken: string) {
+  const headers = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  return {
+    async organization(name: string): Promise<string> {
+      const org = await fetchJson(`${gatewayUrl}/admin/v1/organizations`, { method: 'POST', headers, body: JSON.stringify({ name, products: ['catalog'] }) });
+      return org.id as string;
+    },
+    async apiKey(orgId: string, name: string): Promise<string> {
+      const key = await fetchJson(`${gatewayUrl}/admin/v1/organizations/${orgId}/api-keys`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name, permissions: ['catalog:api'] }),
+      });
+      return key.key as string;
+    },
+  };
+}

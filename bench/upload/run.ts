@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
-import { createBenchDatabase, fetchJson } from '../support/setup.js';
+import { benchAdmin, benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 import { freePort } from '@catalog/platform/testing';
 
 const run = promisify(execFile);
@@ -71,26 +71,17 @@ async function main(): Promise<void> {
     rmSync(join(work, 'copy.wav'));
     rmSync(join(work, 'copy-synced.wav'));
 
-    const adminToken = randomBytes(16).toString('hex');
     const gatewayPort = await freePort();
     const assetPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const env = {
-      DATABASE_URL: database.url,
-      NATS_URL: natsUrl,
-      NATS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-      ADMIN_TOKEN: adminToken,
-      IP_RATE_LIMIT_PER_MINUTE: '0',
-      HTTP_HOST: '127.0.0.1',
+    const { env, adminToken } = benchEnv(database.url, natsUrl, {
       DB_POOL_SIZE: '5',
-      OTEL_SDK_DISABLED: 'true',
       BLOB_BACKEND: 'fs',
       BLOB_DIR: join(work, 'blobs'),
       BLOB_SIGNING_SECRET: randomBytes(32).toString('hex'),
       PUBLIC_BASE_URL: gatewayUrl,
       RPC_TIMEOUT_MS: '60000',
-    };
+    });
     const asset = startProcess('asset', 'services/asset/dist/main.js', { ...env, ASSET_HTTP_PORT: String(assetPort) });
     processes.push(asset);
     await waitReady(`http://127.0.0.1:${assetPort}/readyz`);
@@ -98,14 +89,9 @@ async function main(): Promise<void> {
     processes.push(gateway);
     await waitReady(`${gatewayUrl}/readyz`);
 
-    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-    const org = await fetchJson(`${gatewayUrl}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench FM', products: ['catalog'] }) });
-    const key = await fetchJson(`${gatewayUrl}/admin/v1/organizations/${org.id}/api-keys`, {
-      method: 'POST',
-      headers: admin,
-      body: JSON.stringify({ name: 'bench', permissions: ['catalog:api'] }),
-    });
-    const auth = { authorization: `Bearer ${key.key}` };
+    const admin = benchAdmin(gatewayUrl, adminToken);
+    const orgId = await admin.organization('Bench FM');
+    const auth = { authorization: `Bearer ${await admin.apiKey(orgId, 'bench')}` };
     const created = await fetchJson(`${gatewayUrl}/api/v1/catalog/assets`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },

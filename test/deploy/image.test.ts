@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { SERVICE_NODE_FLAGS } from '@catalog/platform';
 import { createTestDatabase, eventually, freePort, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 
 /**
@@ -54,7 +55,8 @@ describe('container image tree', () => {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
     expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
-    expect(dockerfile).toMatch(/CMD \["node", "--single-threaded-gc", "--import", "@catalog\/platform\/telemetry-register", "services\/gateway\/dist\/main\.js"\]/);
+    const command = ['node', ...SERVICE_NODE_FLAGS, '--import', '@catalog/platform/telemetry-register', 'services/gateway/dist/main.js'];
+    expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replaceAll(',', ', ')}`);
   });
 
   test('every service starts from it and becomes ready', async () => {
@@ -64,7 +66,7 @@ describe('container image tree', () => {
     for (const service of SERVICES) {
       const port = await freePort();
       urls.push(`http://127.0.0.1:${port}`);
-      const child = spawn(process.execPath, ['--single-threaded-gc', '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
+      const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
         cwd: tree,
         // Nothing of the test's environment: only what the chart sets.
         env: {

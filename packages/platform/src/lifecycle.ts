@@ -1,6 +1,14 @@
 import type { Logger } from './logger.js';
 
 /**
+ * The Node flags every service runs with (decision 0040): `--single-threaded-gc`, so V8's GC
+ * helper threads do not compete with the event loop for a small CPU share. The Dockerfile's CMD
+ * and the Helm chart's args carry the same flags (the deploy tests compare them with this list);
+ * `npm start` and the benchmarks start services with it.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
+/**
  * Runs `stop` once on SIGTERM or SIGINT, then exits. A second signal, or a stop that takes longer
  * than `timeoutMs`, exits at once.
  */

@@ -1,18 +1,8 @@
 import { readCommonConfig, type CommonConfig, type EnvReader } from '@catalog/platform';
+// Type only: the minio client itself is loaded lazily, with the s3 backend.
+import type { S3Settings } from './blob/s3-store.js';
 
-export type BlobConfig =
-  | { backend: 'fs'; dir: string }
-  | {
-      backend: 's3';
-      /** Where the service reaches the S3 endpoint. */
-      endpoint: string;
-      /** Where clients reach it (upload URLs are signed for this host); defaults to `endpoint`. */
-      publicEndpoint: string;
-      accessKey: string;
-      secretKey: string;
-      bucket: string;
-      region: string;
-    };
+export type BlobConfig = { backend: 'fs'; dir: string } | ({ backend: 's3' } & S3Settings);
 
 export interface AssetConfig extends CommonConfig {
   blob: BlobConfig;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
-import { callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type NatsConnection, type RpcReply, type RpcRequest, type ServiceRuntime } from '@catalog/platform';
+import { callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest, type ServiceRuntime } from '@catalog/platform';
 import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import { readCatalogConfig, startCatalogService, type CatalogDb } from '../src/index.js';
 
@@ -20,21 +20,10 @@ export interface Caller {
   ok<T = any>(operation: string, request?: Partial<RpcRequest>): Promise<T>;
 }
 
-export interface OutboxRow {
+export interface OutboxRow extends EventEnvelopeRow {
   seq: string;
-  id: string;
   tx_id: string;
   tenant_id: string;
-  product: string;
-  type: string;
-  resource_kind: string;
-  resource_id: string | null;
-  dmrn: string | null;
-  source_system: string;
-  batch_id: string;
-  schema_version: number;
-  data: Record<string, unknown>;
-  occurred_at: Date;
   published_at: Date | null;
 }
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import pg from 'pg';
 import { connectBus, newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
 import { createTestDatabase, eventually, startOwnNatsServer, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 import {
   entityUpdated,
   eventsEnv,
   feedClient,
+  feedRowCounts,
   killHard,
   readAll,
   repoRoot,
@@ -60,17 +60,7 @@ async function expectFeedToHoldExactly(natsUrl: string, prefix: string, tenant: 
   } finally {
     await client.close();
   }
-  const owner = new pg.Client({ connectionString: testDb.url });
-  await owner.connect();
-  try {
-    const { rows } = await owner.query<{ total: number; distinct: number }>(
-      'select count(*)::int as total, count(distinct id)::int as distinct from events.feed where tenant_id = $1',
-      [tenant],
-    );
-    expect(rows[0]).toEqual({ total: ids.length, distinct: ids.length });
-  } finally {
-    await owner.end();
-  }
+  expect(await feedRowCounts(testDb.url, tenant)).toEqual({ total: ids.length, distinct: ids.length });
 }
 
 async function waitForFeed(natsUrl: string, prefix: string): Promise<void> {

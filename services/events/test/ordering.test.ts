@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { inTenantTransaction, newId, outboxFor } from '@catalog/platform';
 import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-import { entityUpdated, PRODUCER, startFeedPipeline, type FeedClient, type FeedPipeline, type Producer } from './support.js';
+import { entityUpdated, feedRowCounts, PRODUCER, startFeedPipeline, type FeedClient, type FeedPipeline, type Producer } from './support.js';
 
 let testDb: TestDatabase;
 let producer: Producer;
@@ -108,15 +107,5 @@ test('20 writers for 10 s with a transaction held open: a poller sees every comm
     expect(ids.map((id) => position.get(id))).toEqual([...ids.map((id) => position.get(id)!)].sort((a, b) => a - b));
   }
   // No duplicate ids in the feed table.
-  const owner = new pg.Client({ connectionString: testDb.url });
-  await owner.connect();
-  try {
-    const { rows } = await owner.query<{ total: number; distinct: number }>(
-      'select count(*)::int as total, count(distinct id)::int as distinct from events.feed where tenant_id = $1',
-      [tenant],
-    );
-    expect(rows[0]).toEqual({ total: committed.size, distinct: committed.size });
-  } finally {
-    await owner.end();
-  }
+  expect(await feedRowCounts(testDb.url, tenant)).toEqual({ total: committed.size, distinct: committed.size });
 }, 120_000);

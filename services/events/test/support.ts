@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -118,6 +119,21 @@ export async function startFeedPipeline(label: string, prefix: string): Promise<
       await testDb.drop();
     },
   };
+}
+
+/** Rows of a tenant in `events.feed`, and how many distinct event ids they hold (read as the owner). */
+export async function feedRowCounts(databaseUrl: string, tenantId: string): Promise<{ total: number; distinct: number }> {
+  const owner = new pg.Client({ connectionString: databaseUrl });
+  await owner.connect();
+  try {
+    const { rows } = await owner.query<{ total: number; distinct: number }>(
+      'select count(*)::int as total, count(distinct id)::int as distinct from events.feed where tenant_id = $1',
+      [tenantId],
+    );
+    return rows[0]!;
+  } finally {
+    await owner.end();
+  }
 }
 
 /** A well-formed `entity.created` event as it travels on the stream. */

@@ -28,6 +28,19 @@ const END = /^\s*(commit|end|abort|rollback)\s*(;\s*)?$/i;
 
 type QueryFn = (...args: unknown[]) => unknown;
 
+/** Statement names by text, for the whole process (every connection names a text alike). */
+const names = new Map<string, string>();
+const MAX_REMEMBERED_NAMES = 5_000;
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `q${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+    if (names.size < MAX_REMEMBERED_NAMES) names.set(text, name);
+  }
+  return name;
+}
+
 export function nameStatementsOn(client: pg.PoolClient, settings: PreparedStatementSettings): void {
   const target = client as pg.PoolClient & { [PATCHED]?: true };
   if (target[PATCHED]) return;
@@ -45,7 +58,7 @@ export function nameStatementsOn(client: pg.PoolClient, settings: PreparedStatem
     if (inTransaction || !Array.isArray(values) || values.length === 0 || (callback !== undefined && typeof callback !== 'function')) {
       return query(...args);
     }
-    const name = `q${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+    const name = statementName(text);
     if (refused.has(name) || (!named.has(name) && named.size >= settings.maxPerConnection)) return query(...args);
     named.add(name);
     const result = (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {

@@ -6,7 +6,9 @@ import type { Logger } from '@catalog/platform';
 import type { BlobDigest, BlobStat, BlobStore, ByteRange, SignedTarget, UploadSpec } from './store.js';
 
 export interface S3Settings {
+  /** Where the service reaches the S3 endpoint. */
   endpoint: string;
+  /** Where clients reach it (upload URLs are signed for this host); defaults to `endpoint`. */
   publicEndpoint: string;
   accessKey: string;
   secretKey: string;

@@ -131,32 +131,42 @@ export class AssetService {
     return { ...assetJson(row), assetId: row.id, upload };
   }
 
+  /**
+   * The columns of an asset awaiting a new upload of `description`: a fresh upload id and object
+   * key, the upload URL's expiry, and the asset's own expiry if the upload is never confirmed.
+   */
+  private pendingUpload(tenantId: string, id: string, description: CheckedDescription) {
+    const { policy } = this.deps;
+    const uploadId = newId();
+    const uploadExpiresAt = new Date(Date.now() + seconds(policy.uploadUrlTtlSeconds));
+    return {
+      status: 'PENDING_UPLOAD' as const,
+      filename: description.filename,
+      content_type: description.contentType,
+      declared_size: description.size,
+      declared_sha256: description.sha256,
+      upload_id: uploadId,
+      object_key: objectKey(tenantId, id, uploadId),
+      upload_expires_at: uploadExpiresAt,
+      expires_at: new Date(uploadExpiresAt.getTime() + seconds(policy.unconfirmedGraceSeconds)),
+    };
+  }
+
   /** A new asset awaiting its upload, with the signed upload target. */
   async create(call: CallContext, input: { retention: AssetRetention; upload: UploadDescription; entityId?: string }): Promise<AssetWithUpload> {
     const description = this.checkDescription(input.upload);
-    const { policy } = this.deps;
     const id = newId();
-    const uploadId = newId();
-    const uploadExpiresAt = new Date(Date.now() + seconds(policy.uploadUrlTtlSeconds));
-    const expiresAt = new Date(uploadExpiresAt.getTime() + seconds(policy.unconfirmedGraceSeconds));
+    const pending = this.pendingUpload(call.tenantId, id, description);
     const row = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
       const inserted = await insertAsset(trx, {
         id,
         tenant_id: call.tenantId,
         retention: input.retention,
         kind: description.kind,
-        status: 'PENDING_UPLOAD',
         entity_id: input.entityId ?? null,
-        filename: description.filename,
-        content_type: description.contentType,
-        declared_size: description.size,
-        declared_sha256: description.sha256,
-        upload_id: uploadId,
-        object_key: objectKey(call.tenantId, id, uploadId),
-        upload_expires_at: uploadExpiresAt,
-        expires_at: expiresAt,
+        ...pending,
       });
-      await setExpiry(trx, call.tenantId, id, expiresAt);
+      await setExpiry(trx, call.tenantId, id, pending.expires_at);
       await recordAssetEvent(trx, writer(call), 'asset.created', inserted);
       return inserted;
     });
@@ -265,10 +275,7 @@ export class AssetService {
    */
   async requestUpload(call: CallContext, id: string, upload: UploadDescription): Promise<AssetWithUpload> {
     const description = this.checkDescription(upload);
-    const { policy } = this.deps;
-    const uploadId = newId();
-    const uploadExpiresAt = new Date(Date.now() + seconds(policy.uploadUrlTtlSeconds));
-    const expiresAt = new Date(uploadExpiresAt.getTime() + seconds(policy.unconfirmedGraceSeconds));
+    const pending = this.pendingUpload(call.tenantId, id, description);
     const { row, previousKey } = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
@@ -282,22 +289,14 @@ export class AssetService {
         });
       }
       const renewed = await updateAsset(trx, call.tenantId, id, {
-        status: 'PENDING_UPLOAD',
-        filename: description.filename,
-        content_type: description.contentType,
-        declared_size: description.size,
-        declared_sha256: description.sha256,
-        upload_id: uploadId,
-        object_key: objectKey(call.tenantId, id, uploadId),
-        upload_expires_at: uploadExpiresAt,
+        ...pending,
         uploaded_size: null,
         uploaded_sha256: null,
         uploaded_etag: null,
         failure_code: null,
         failure_message: null,
-        expires_at: expiresAt,
       });
-      await setExpiry(trx, call.tenantId, id, expiresAt);
+      await setExpiry(trx, call.tenantId, id, pending.expires_at);
       await recordAssetEvent(trx, writer(call), 'asset.upload_requested', renewed);
       return { row: renewed, previousKey: current.object_key };
     });

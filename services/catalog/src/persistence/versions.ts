@@ -101,7 +101,7 @@ export async function countVersions(db: Kysely<CatalogDb>, tenantId: string, ent
   return Number(row.count);
 }
 
-/** The newest version of a kind (highest UUIDv7 id), other than `exceptId`. */
+/** The newest version of a kind (highest UUIDv7 id). */
 export function findNewestVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind): Promise<VersionRow | undefined> {
   return db
     .selectFrom('versions')
