@@ -46,6 +46,31 @@ describe('event envelope as JSON text', () => {
     const nulls = envelopeJson({ ...common, resource_id: null, dmrn: null, occurred_at: occurredAt.toISOString(), data: '{"a": 1}' });
     expect(JSON.parse(nulls)).toMatchObject({ resourceId: null, dmrn: null, data: { a: 1 } });
   });
+
+  test.each([
+    ['plain', 'public-api:0190f1e2'],
+    ['tab and control characters', 'a\tb\u0001c\u001f'],
+    ['lone surrogates', 'x\ud800y\udfffz'],
+    ['DEL, line separators, emoji', '\u007f\u2028\u2029🎵'],
+    ['quote and backslash only', '"\\'],
+    ['empty', ''],
+  ])('a string field with %s is escaped as JSON.stringify escapes it', (_name, value) => {
+    const row = {
+      id: newId(),
+      type: 'entity.updated',
+      product: 'catalog',
+      resource_kind: 'entity',
+      resource_id: newId(),
+      dmrn: value,
+      source_system: value,
+      batch_id: newId(),
+      schema_version: 1,
+    };
+    const occurredAt = new Date('2026-11-22T05:20:32.123Z');
+    expect(envelopeJson({ ...row, occurred_at: occurredAt.toISOString(), data: '{}' })).toBe(
+      JSON.stringify(envelopeFromRow({ ...row, occurred_at: occurredAt, data: {} })),
+    );
+  });
 });
 
 describe('ids', () => {
