@@ -1,4 +1,4 @@
-import { readCommonConfig, type CommonConfig, type EnvReader } from '@catalog/platform';
+import { readCommonConfig, readEventConsumerConfig, type CommonConfig, type EnvReader, type EventConsumerConfig } from '@catalog/platform';
 // Type only: the minio client itself is loaded lazily, with the s3 backend.
 import type { S3Settings } from './blob/s3-store.js';
 
@@ -20,6 +20,8 @@ export interface AssetConfig extends CommonConfig {
   standaloneRetentionSeconds: number;
   sweepIntervalMs: number;
   sweepBatchSize: number;
+  /** The durable consumer of the catalog's `version.deleted` events, which releases deleted versions' files. */
+  versionEvents: EventConsumerConfig;
   /** Lifetime of the internal download URLs the gateway follows at once. */
   downloadUrlTtlSeconds: number;
   ffprobePath: string;
@@ -62,6 +64,7 @@ export function readAssetConfig(env: EnvReader): AssetConfig {
     standaloneRetentionSeconds: env.int('ASSET_STANDALONE_RETENTION_SECONDS', 24 * 3600, { min: 1 }),
     sweepIntervalMs: env.int('ASSET_SWEEP_INTERVAL_MS', 60_000, { min: 10 }),
     sweepBatchSize: env.int('ASSET_SWEEP_BATCH_SIZE', 100, { min: 1, max: 10_000 }),
+    versionEvents: readEventConsumerConfig(env, 'ASSET_VERSION_EVENTS', 'asset-version-events'),
     downloadUrlTtlSeconds: env.int('ASSET_DOWNLOAD_URL_TTL_SECONDS', 60, { min: 1, max: 3600 }),
     ffprobePath: env.string('FFPROBE_PATH', 'ffprobe'),
     probeTimeoutMs: env.int('ASSET_PROBE_TIMEOUT_MS', 30_000, { min: 100 }),

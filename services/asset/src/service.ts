@@ -1,7 +1,8 @@
-import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startEventConsumer, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret } from './blob/index.js';
 import type { AssetConfig } from './config.js';
 import { AssetService } from './domain/assets.js';
+import { releaseVersionAsset } from './domain/release.js';
 import { startSweeper, sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio } from './media/probe.js';
@@ -22,7 +23,7 @@ const STALE_TEMP_MS = 24 * 3600 * 1000;
 /**
  * Starts the asset service: migrations, the blob store (fs or s3), its HTTP listener (fs uploads
  * and the internal downloads the gateway streams), the NATS operations, the listener discovery
- * answer and the retention sweeper.
+ * answer, the retention sweeper and the consumer of version deletions that releases their files.
  */
 export async function startAssetService(config: AssetConfig, options: { logger?: Logger } = {}): Promise<AssetServiceHandle> {
   const runtime = await startServiceRuntime<AssetDb>({
@@ -65,6 +66,15 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
     };
     runtime.onStop(startSweeper(sweeper, config.sweepIntervalMs));
+    const versionEvents = startEventConsumer({
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      logger,
+      ...config.versionEvents,
+      filterSubject: runtime.subjects.events('catalog', 'version.deleted'),
+      handle: (event) => releaseVersionAsset({ db: runtime.database.db, policy: config }, event),
+    });
+    runtime.onStop(() => versionEvents.stop());
     logger.info({ backend: store.backend }, 'blob store ready');
     return Object.assign(runtime, { listenerUrl, sweep: () => sweepOnce(sweeper) });
   } catch (error) {

@@ -1,9 +1,8 @@
 import { routesOf } from '@catalog/contracts';
-import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startEventConsumer, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
 import { applyAssetEvent } from './domain/asset-events.js';
 import { assetClient } from './integration/asset-client.js';
-import { startAssetEventsConsumer } from './messaging/asset-events-consumer.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
 import { catalogHandlers } from './rpc/handlers.js';
@@ -33,11 +32,13 @@ export async function startCatalogService(config: CatalogConfig, options: { logg
       .filter((operationId) => !(operationId in handlers));
     if (unanswered.length > 0) runtime.logger.warn({ operations: unanswered }, 'catalog routes without a handler');
     await runtime.serve(handlers);
-    const consumer = startAssetEventsConsumer({
+    // Asset events (`<prefix>.events.catalog.asset.<what>`) keep the upload status of versions' files.
+    const consumer = startEventConsumer({
       nc: runtime.nc,
       subjects: runtime.subjects,
       logger: runtime.logger,
-      config: config.assetEvents,
+      ...config.assetEvents,
+      filterSubject: runtime.subjects.events('catalog', 'asset.>'),
       handle: (event, position) => applyAssetEvent(db, event, position),
     });
     runtime.onStop(() => consumer.stop());

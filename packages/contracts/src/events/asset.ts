@@ -62,6 +62,15 @@ export const assetEvents: EventTypeDefinition[] = [
     data: Type.Object(assetFacts),
   },
   {
+    type: 'asset.released',
+    product: 'catalog',
+    resourceKind: 'asset',
+    schemaVersion: 1,
+    description:
+      'The version whose file this was (`versionId`) was deleted, on its own or with its entity: retention is standalone again, entityId null, and it expires like a standalone file unless a version uses it first.',
+    data: Type.Object({ ...assetFacts, versionId: Uuid }),
+  },
+  {
     type: 'asset.expired',
     product: 'catalog',
     resourceKind: 'asset',

@@ -86,15 +86,22 @@ export const AssetWithUpload = Type.Intersect([Asset, Type.Object({ assetId: Uui
 export type AssetWithUpload = Static<typeof AssetWithUpload>;
 
 /**
+ * The version whose file the asset becomes (its id is made by the catalog before the call): when
+ * that version is deleted, the asset is released (decision 0022). Without it the asset is never
+ * released.
+ */
+const VersionIdOfAsset = Type.Optional(Uuid);
+
+/**
  * Internal (service-to-service over NATS, never public): the catalog creates an asset for a
- * version's upload with the entity it belongs to.
+ * version's upload with the entity and the version it belongs to.
  */
 export const CreateAssetRpcBody = Type.Object(
-  { retention: AssetRetentionSchema, upload: UploadDescription, entityId: Type.Optional(Uuid) },
+  { retention: AssetRetentionSchema, upload: UploadDescription, entityId: Type.Optional(Uuid), versionId: VersionIdOfAsset },
   { additionalProperties: false },
 );
 export type CreateAssetRpcBody = Static<typeof CreateAssetRpcBody>;
 
 /** Internal: the catalog makes an existing asset a version's file (it stops expiring). */
-export const AttachAssetRpcBody = Type.Object({ entityId: Type.Optional(Uuid) }, { additionalProperties: false });
+export const AttachAssetRpcBody = Type.Object({ entityId: Type.Optional(Uuid), versionId: VersionIdOfAsset }, { additionalProperties: false });
 export type AttachAssetRpcBody = Static<typeof AttachAssetRpcBody>;

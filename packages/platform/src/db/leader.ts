@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { sleep } from '../sleep.js';
 import { assertIdentifier } from './database.js';
 
 export interface LeaderSettings {
@@ -23,18 +24,6 @@ export interface Leadership {
 export interface LeaderRunner {
   stop(): Promise<void>;
 }
-
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Runs `work` in at most one process at a time per `lockName`: each replica holds a dedicated

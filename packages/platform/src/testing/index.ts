@@ -77,3 +77,4 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
 export { natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
+export { publishEvent, untilConsumerSettled } from './events-stream.js';

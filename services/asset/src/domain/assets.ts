@@ -18,12 +18,11 @@ import { findAsset, insertAsset, setExpiry, updateAsset, type AssetRow } from '.
 import type { AssetDb } from '../persistence/tables.js';
 import { ALLOWED_CONTENT_TYPES, kindOf, normalizeContentType } from './kinds.js';
 import { assetJson } from './representation.js';
+import { expiryWithRetention, failedExpiry, onlineExpiry, unconfirmedExpiry, type RetentionPolicy } from './retention.js';
 
-export interface AssetPolicy {
+export interface AssetPolicy extends RetentionPolicy {
   maxUploadBytes: number;
   uploadUrlTtlSeconds: number;
-  unconfirmedGraceSeconds: number;
-  standaloneRetentionSeconds: number;
   downloadUrlTtlSeconds: number;
 }
 
@@ -148,12 +147,18 @@ export class AssetService {
       upload_id: uploadId,
       object_key: objectKey(tenantId, id, uploadId),
       upload_expires_at: uploadExpiresAt,
-      expires_at: new Date(uploadExpiresAt.getTime() + seconds(policy.unconfirmedGraceSeconds)),
+      expires_at: unconfirmedExpiry(policy, uploadExpiresAt),
     };
   }
 
-  /** A new asset awaiting its upload, with the signed upload target. */
-  async create(call: CallContext, input: { retention: AssetRetention; upload: UploadDescription; entityId?: string }): Promise<AssetWithUpload> {
+  /**
+   * A new asset awaiting its upload, with the signed upload target. `entityId` and `versionId`:
+   * the catalog's version whose file it is (that version's deletion releases it).
+   */
+  async create(
+    call: CallContext,
+    input: { retention: AssetRetention; upload: UploadDescription; entityId?: string; versionId?: string },
+  ): Promise<AssetWithUpload> {
     const description = this.checkDescription(input.upload);
     const id = newId();
     const pending = this.pendingUpload(call.tenantId, id, description);
@@ -164,6 +169,7 @@ export class AssetService {
         retention: input.retention,
         kind: description.kind,
         entity_id: input.entityId ?? null,
+        version_id: input.versionId ?? null,
         ...pending,
       });
       await setExpiry(trx, call.tenantId, id, pending.expires_at);
@@ -200,13 +206,13 @@ export class AssetService {
           status: 'FAILED',
           failure_code: verdict.problem.code,
           failure_message: verdict.problem.message,
-          expires_at: new Date(confirmedAt.getTime() + seconds(this.deps.policy.unconfirmedGraceSeconds)),
+          expires_at: failedExpiry(this.deps.policy, confirmedAt),
         });
         await setExpiry(trx, call.tenantId, id, failed.expires_at);
         await recordAssetEvent(trx, writer(call), 'asset.failed', failed, { reason: verdict.problem.code });
         return { row: failed, failed: true };
       }
-      const expiresAt = current.retention === 'standalone' ? new Date(confirmedAt.getTime() + seconds(this.deps.policy.standaloneRetentionSeconds)) : null;
+      const expiresAt = onlineExpiry(this.deps.policy, current.retention, confirmedAt);
       const online = await updateAsset(trx, call.tenantId, id, {
         status: 'ONLINE',
         size: verdict.digest.size,
@@ -323,21 +329,25 @@ export class AssetService {
   }
 
   /**
-   * Makes an asset a version's file (for the catalog): retention becomes `attached`, so an ONLINE
-   * asset no longer expires. Attaching again with the same entity changes nothing and records nothing.
+   * Makes an asset the file of version `versionId` (for the catalog): retention becomes
+   * `attached`, so an ONLINE asset no longer expires (a pending or FAILED one keeps its expiry), and
+   * the version replaces the one recorded before, whose deletion then no longer releases it. Without
+   * a version id the asset records none (it is never released: its user is not known). Attaching
+   * again with the same entity and version changes nothing and records nothing.
    */
-  async attach(call: CallContext, id: string, entityId: string | undefined): Promise<Asset> {
+  async attach(call: CallContext, id: string, target: { entityId?: string | undefined; versionId?: string | undefined }): Promise<Asset> {
     const row = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
       if (current.status === 'EXPIRED') throw expiredError(current);
-      const nextEntity = entityId ?? current.entity_id;
-      if (current.retention === 'attached' && current.entity_id === nextEntity) return current;
-      const keepsExpiry = current.status !== 'ONLINE';
+      const nextEntity = target.entityId ?? current.entity_id;
+      const nextVersion = target.versionId ?? null;
+      if (current.retention === 'attached' && current.entity_id === nextEntity && current.version_id === nextVersion) return current;
       const attached = await updateAsset(trx, call.tenantId, id, {
         retention: 'attached',
         entity_id: nextEntity,
-        expires_at: keepsExpiry ? current.expires_at : null,
+        version_id: nextVersion,
+        expires_at: expiryWithRetention(this.deps.policy, current, 'attached', new Date()),
       });
       await setExpiry(trx, call.tenantId, id, attached.expires_at);
       await recordAssetEvent(trx, writer(call), 'asset.attached', attached);

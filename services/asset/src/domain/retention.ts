@@ -1,9 +1,59 @@
 import type { Kysely } from 'kysely';
+import type { AssetRetention } from '@catalog/contracts';
 import type { Logger } from '@catalog/platform';
 import type { BlobStore } from '../blob/index.js';
 import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
-import { actAsTenant, claimDueExpiries, findAsset, lockAssetIfFree, setExpiry, updateAsset } from '../persistence/assets.js';
+import { actAsTenant, claimDueExpiries, findAsset, lockAssetIfFree, setExpiry, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
+
+/** The periods of decision 0022. */
+export interface RetentionPolicy {
+  /** A confirmed standalone asset expires this long after confirmation (or release). */
+  standaloneRetentionSeconds: number;
+  /** An unconfirmed upload expires this long after its URL did, a FAILED asset this long after failing. */
+  unconfirmedGraceSeconds: number;
+}
+
+const afterSeconds = (from: Date, seconds: number): Date => new Date(from.getTime() + seconds * 1000);
+
+/** An asset awaiting its upload expires the grace after its upload URL did. */
+export function unconfirmedExpiry(policy: RetentionPolicy, uploadExpiresAt: Date): Date {
+  return afterSeconds(uploadExpiresAt, policy.unconfirmedGraceSeconds);
+}
+
+/** A FAILED asset expires the grace after it failed. */
+export function failedExpiry(policy: RetentionPolicy, failedAt: Date): Date {
+  return afterSeconds(failedAt, policy.unconfirmedGraceSeconds);
+}
+
+/** An ONLINE asset: a standalone one expires the retention period after `since`; an attached one never. */
+export function onlineExpiry(policy: RetentionPolicy, retention: AssetRetention, since: Date): Date | null {
+  return retention === 'standalone' ? afterSeconds(since, policy.standaloneRetentionSeconds) : null;
+}
+
+/**
+ * When an asset expires once its retention becomes `retention` at `now` (attach, release): an
+ * ONLINE one by `onlineExpiry` from now; one awaiting its upload or FAILED keeps the expiry of
+ * its status, which does not depend on retention; an EXPIRED one never again.
+ */
+export function expiryWithRetention(
+  policy: RetentionPolicy,
+  row: Pick<AssetRow, 'status' | 'upload_expires_at' | 'expires_at'>,
+  retention: AssetRetention,
+  now: Date,
+): Date | null {
+  switch (row.status) {
+    case 'ONLINE':
+      return onlineExpiry(policy, retention, now);
+    case 'PENDING_UPLOAD':
+      return unconfirmedExpiry(policy, row.upload_expires_at);
+    case 'FAILED':
+      // The failure time is not kept apart: the expiry set when it failed stands.
+      return row.expires_at ?? failedExpiry(policy, now);
+    case 'EXPIRED':
+      return null;
+  }
+}
 
 export interface SweeperDeps {
   db: Kysely<AssetDb>;

@@ -10,9 +10,13 @@ export type AssetEventType =
   | 'asset.confirmed'
   | 'asset.failed'
   | 'asset.attached'
+  | 'asset.released'
   | 'asset.expired';
 
-/** Who wrote: `public-api:<keyId>` (or the bound source system), or `system:asset-retention`. */
+/**
+ * Who wrote: `public-api:<keyId>` (or the bound source system), `system:asset-retention`, or for
+ * a release the writer of the version's deletion.
+ */
 export interface Writer {
   tenantId: string;
   sourceSystem: string;

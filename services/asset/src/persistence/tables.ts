@@ -13,6 +13,8 @@ export interface AssetsTable {
   kind: AssetKind;
   status: AssetStatus;
   entity_id: string | null;
+  /** The version whose file this is (its deletion releases the asset); null when unknown or standalone. */
+  version_id: string | null;
   filename: string;
   content_type: string;
   declared_size: NullableInt8;

@@ -43,7 +43,7 @@ export function assetRpcHandlers(assets: AssetService): Record<string, RpcHandle
     downloadAsset: async (request, call) => ({ body: { location: await assets.downloadLocation(call, assetId(request)) } }),
     attachAsset: async (request, call) => {
       const body = attachBody(request.body ?? {});
-      return { body: await assets.attach(call, assetId(request), body.entityId) };
+      return { body: await assets.attach(call, assetId(request), body) };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { ASSET_KINDS, ASSET_STATUSES, type AssetKind, type AssetStatus } from '@catalog/contracts';
-import { inTenantTransaction, type BusEvent, type Kysely } from '@catalog/platform';
-import { applyAssetFacts, type AssetFacts, type StreamPosition } from '../persistence/asset-states.js';
+import { inTenantTransaction, type BusEvent, type EventPosition, type Kysely } from '@catalog/platform';
+import { applyAssetFacts, type AssetFacts } from '../persistence/asset-states.js';
 import { findEntity } from '../persistence/entities.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { findVersionByAsset } from '../persistence/versions.js';
@@ -31,7 +31,7 @@ export type AssetEventOutcome = 'applied' | 'stale' | 'ignored';
  *   analyses are requested (once per version) in the same transaction.
  * Events that are not about an asset, or whose facts do not parse, are ignored.
  */
-export async function applyAssetEvent(db: Kysely<CatalogDb>, event: BusEvent, position: StreamPosition): Promise<AssetEventOutcome> {
+export async function applyAssetEvent(db: Kysely<CatalogDb>, event: BusEvent, position: EventPosition): Promise<AssetEventOutcome> {
   const facts = assetFactsOf(event.data);
   if (event.resourceKind !== 'asset' || event.resourceId === null || facts === null) return 'ignored';
   const assetId = event.resourceId;

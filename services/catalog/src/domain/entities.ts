@@ -112,8 +112,8 @@ export async function updateEntity(deps: EntityDeps, call: CallContext, id: stri
 
 /**
  * Deletes the entity for good, with its versions (version.deleted, reason entity_deleted, for each;
- * their files stay with the asset service). The events carry the DMRN it had so consumers can
- * match them.
+ * the asset service releases their files when it reads them). The events carry the DMRN it had so
+ * consumers can match them.
  */
 export async function deleteEntity(deps: EntityDeps, call: CallContext, id: string): Promise<void> {
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {

@@ -131,9 +131,11 @@ function raceToConflict(error: unknown, assetId: string): never {
  *
  * The file comes from `source.upload` (the asset service creates an attached asset bound to the
  * entity and its signed upload target is returned) or `source.assetId` (an asset of the tenant
- * created earlier; attached to the entity once the version row holds it). The first version of a
- * kind is primary; `isPrimary: true` demotes the current primary. The entity row is locked for the
- * whole write, so concurrent additions take turns and exactly one primary per kind holds.
+ * created earlier; attached to the entity once the version row holds it). Either way the asset
+ * service learns the version's id, made here first, so that the version's deletion releases the
+ * file (decision 0022). The first version of a kind is primary; `isPrimary: true` demotes the
+ * current primary. The entity row is locked for the whole write, so concurrent additions take
+ * turns and exactly one primary per kind holds.
  */
 export async function createVersion(deps: VersionDeps, call: CallContext, entityId: string, input: CreateVersionBody): Promise<CreatedVersion> {
   const { source } = input;
@@ -142,10 +144,11 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
   const exists = await inTenantScope(deps.db, call.tenantId, (db) => findEntity(db, call.tenantId, entityId));
   if (!exists) throw entityNotFound();
 
+  const id = newId();
   let asset: Asset;
   let upload: UploadTarget | undefined;
   if (source.upload) {
-    const created = await deps.assets.createForEntity(call, entityId, source.upload);
+    const created = await deps.assets.createForVersion(call, { entityId, versionId: id }, source.upload);
     asset = created;
     upload = created.upload;
   } else if (source.assetId) {
@@ -171,7 +174,6 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
       const events = catalogEventsFor(trx, call);
       const previous = await findPrimaryVersion(trx, call.tenantId, entityId, kind);
       const primary = previous === undefined || input.isPrimary === true;
-      const id = newId();
       const row = await insertVersion(trx, {
         id,
         tenantId: call.tenantId,
@@ -185,7 +187,7 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
       if (source.assetId) {
         // After the insert: the unique index on the asset has already turned away a concurrent
         // version of the same asset, so only the winner rebinds the asset to its entity.
-        const attached = await deps.assets.attach(call, asset.id, entityId);
+        const attached = await deps.assets.attach(call, asset.id, { entityId, versionId: id });
         await recordAssetSnapshot(trx, call.tenantId, asset.id, factsOf(attached), new Date(attached.updatedAt));
       }
       await events.record('version.created', {
@@ -259,7 +261,7 @@ export async function updateVersion(
 /**
  * Deletes a version. When it was the primary of its kind, the newest remaining version of that
  * kind becomes primary, or the kind is left without versions (version.primary_changed either way).
- * The file stays with the asset service.
+ * The asset service releases the file when it reads the version.deleted event (decision 0022).
  */
 export async function deleteVersion(deps: Pick<VersionDeps, 'db'>, call: CallContext, entityId: string, versionId: string): Promise<void> {
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {

@@ -1,5 +1,11 @@
-import type { Asset, AssetWithUpload, UploadDescription } from '@catalog/contracts';
+import type { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, UploadDescription } from '@catalog/contracts';
 import { AppError, callRpc, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
+
+/** The version an asset becomes the file of; the asset service releases the asset when it is deleted. */
+export interface VersionRef {
+  entityId: string;
+  versionId: string;
+}
 
 /**
  * The asset service operations versions need, called over NATS with the caller's context (so the
@@ -7,11 +13,11 @@ import { AppError, callRpc, type CallContext, type RpcCallSettings, type RpcRepl
  * (400, 404, 409, 413, 415) or a 503/504 when it cannot be reached.
  */
 export interface AssetClient {
-  /** A new attached asset for a version of `entityId`, awaiting its upload, with the upload target. */
-  createForEntity(call: CallContext, entityId: string, upload: UploadDescription): Promise<AssetWithUpload>;
+  /** A new attached asset for version `versionId` of `entityId`, awaiting its upload, with the upload target. */
+  createForVersion(call: CallContext, version: VersionRef, upload: UploadDescription): Promise<AssetWithUpload>;
   get(call: CallContext, assetId: string): Promise<Asset>;
-  /** Makes an existing asset the file of a version of `entityId` (retention attached). */
-  attach(call: CallContext, assetId: string, entityId: string): Promise<Asset>;
+  /** Makes an existing asset the file of version `versionId` of `entityId` (retention attached). */
+  attach(call: CallContext, assetId: string, version: VersionRef): Promise<Asset>;
 }
 
 function unwrap<T>(reply: RpcReply): T {
@@ -22,15 +28,17 @@ function unwrap<T>(reply: RpcReply): T {
 export function assetClient(rpc: RpcCallSettings): AssetClient {
   const service = 'asset';
   return {
-    async createForEntity(call, entityId, upload) {
-      const reply = await callRpc(rpc, service, 'createAsset', { params: {}, query: {}, body: { retention: 'attached', upload, entityId } }, call);
+    async createForVersion(call, { entityId, versionId }, upload) {
+      const body: CreateAssetRpcBody = { retention: 'attached', upload, entityId, versionId };
+      const reply = await callRpc(rpc, service, 'createAsset', { params: {}, query: {}, body }, call);
       return unwrap<AssetWithUpload>(reply);
     },
     async get(call, assetId) {
       return unwrap<Asset>(await callRpc(rpc, service, 'getAsset', { params: { id: assetId }, query: {}, body: null }, call));
     },
-    async attach(call, assetId, entityId) {
-      return unwrap<Asset>(await callRpc(rpc, service, 'attachAsset', { params: { id: assetId }, query: {}, body: { entityId } }, call));
+    async attach(call, assetId, { entityId, versionId }) {
+      const body: AttachAssetRpcBody = { entityId, versionId };
+      return unwrap<Asset>(await callRpc(rpc, service, 'attachAsset', { params: { id: assetId }, query: {}, body }, call));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AssetKind, AssetStatus } from '@catalog/contracts';
+import type { EventPosition } from '@catalog/platform';
 import type { AssetStatesTable, CatalogDb } from './tables.js';
 
 /**
@@ -16,14 +17,8 @@ export interface AssetFacts {
   durationMs: number | null;
 }
 
-/** Where an event sits in the events stream: the stream's incarnation and the message's sequence. */
-export interface StreamPosition {
-  stream: string;
-  seq: number;
-}
-
 /** The stream position stored for facts that came from an RPC answer rather than an event. */
-const FROM_ANSWER: StreamPosition = { stream: '', seq: 0 };
+const FROM_ANSWER: EventPosition = { stream: '', seq: 0 };
 
 /**
  * Upserts an asset's facts; on conflict the row changes only when the new facts are newer:
@@ -35,7 +30,7 @@ function upsertAssetFacts(
   tenantId: string,
   assetId: string,
   facts: AssetFacts,
-  source: { position: StreamPosition; factsAt: Date; kind: 'answer' | 'event' },
+  source: { position: EventPosition; factsAt: Date; kind: 'answer' | 'event' },
 ) {
   return db
     .insertInto('asset_states')
@@ -104,7 +99,7 @@ export function applyAssetFacts(
   tenantId: string,
   assetId: string,
   facts: AssetFacts,
-  position: StreamPosition,
+  position: EventPosition,
   occurredAt: Date,
 ): Promise<AssetStateRow | undefined> {
   return upsertAssetFacts(db, tenantId, assetId, facts, { position, factsAt: occurredAt, kind: 'event' }).returningAll().executeTakeFirst();

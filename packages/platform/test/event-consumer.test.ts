@@ -1,0 +1,146 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import {
+  connectBus,
+  ensureEventsStream,
+  newId,
+  startEventConsumer,
+  subjectsFor,
+  type BusEvent,
+  type EventConsumer,
+  type EventPosition,
+  type NatsConnection,
+  type Subjects,
+} from '@catalog/platform';
+import { eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/platform/testing';
+
+const logger = testLogger('event-consumer');
+const DURABLE = 'test-things';
+
+interface Handled {
+  event: BusEvent;
+  position: EventPosition;
+}
+
+function event(type = 'thing.happened'): BusEvent {
+  return {
+    id: newId(),
+    tenantId: newId(),
+    type,
+    occurredAt: new Date().toISOString(),
+    product: 'catalog',
+    resourceKind: 'thing',
+    resourceId: newId(),
+    dmrn: null,
+    sourceSystem: 'test',
+    batchId: newId(),
+    schemaVersion: 1,
+    data: {},
+  };
+}
+
+describe('durable event consumer', () => {
+  let nc: NatsConnection;
+  let subjects: Subjects;
+  const consumers: EventConsumer[] = [];
+
+  beforeEach(async () => {
+    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'event-consumer-test', logger });
+    subjects = subjectsFor(uniqueNatsPrefix('consumer'));
+    await ensureEventsStream(nc, subjects);
+  });
+
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.stop()));
+    await (await jetstreamManager(nc)).streams.delete(subjects.eventsStream).catch(() => undefined);
+    await nc.drain();
+  });
+
+  function follow(handle: (event: BusEvent, position: EventPosition) => Promise<unknown>): EventConsumer {
+    const consumer = startEventConsumer({
+      nc,
+      subjects,
+      logger,
+      durable: DURABLE,
+      ackWaitMs: 30_000,
+      maxAckPending: 100,
+      filterSubject: subjects.events('catalog', 'thing.>'),
+      handle,
+    });
+    consumers.push(consumer);
+    return consumer;
+  }
+
+  const publish = (e: BusEvent | { type: string; bytes: Uint8Array }): Promise<number> => publishEvent(nc, subjects, e);
+  const settled = (seq: number) => untilConsumerSettled(nc, subjects, DURABLE, seq);
+
+  test('handles events in order and acks each after it is handled; a failure is retried in place; non-events are terminated', async () => {
+    const handled: Handled[] = [];
+    const attempts = new Map<string, number>();
+    const [first, flaky, last] = [event(), event(), event()];
+    follow(async (e, position) => {
+      const n = (attempts.get(e.id) ?? 0) + 1;
+      attempts.set(e.id, n);
+      if (e.id === flaky.id && n < 3) throw new Error('database away');
+      handled.push({ event: e, position });
+    });
+    await publish(first);
+    const garbage = await publish({ type: 'thing.happened', bytes: new TextEncoder().encode('not json') });
+    await publish(flaky);
+    await publish(event('other.happened')); // outside the filter
+    const lastSeq = await publish(last);
+
+    await settled(lastSeq);
+    expect(handled.map((h) => h.event.id)).toEqual([first.id, flaky.id, last.id]);
+    expect(attempts.get(flaky.id)).toBe(3);
+    const { created } = await (await jetstreamManager(nc)).streams.info(subjects.eventsStream);
+    expect(handled.map((h) => h.position)).toEqual([
+      { stream: created, seq: garbage - 1 },
+      { stream: created, seq: garbage + 1 },
+      { stream: created, seq: lastSeq },
+    ]);
+    expect(handled[0]!.event).toEqual(first);
+  });
+
+  test('a deleted consumer or stream is set up again, and following goes on', async () => {
+    const handled: Handled[] = [];
+    follow(async (e, position) => void handled.push({ event: e, position }));
+    const jsm = await jetstreamManager(nc);
+    const first = event();
+    await settled(await publish(first));
+
+    await jsm.consumers.delete(subjects.eventsStream, DURABLE);
+    const second = event();
+    await publish(second);
+    await eventually(async () => (handled.some((h) => h.event.id === second.id) ? true : undefined), 20_000);
+
+    await jsm.streams.delete(subjects.eventsStream);
+    // Published once the consumer has made the stream again (a publish to no stream has no responders).
+    const third = event();
+    await eventually(async () => publish(third).catch(() => undefined), 20_000);
+    const handledThird = await eventually(async () => handled.find((h) => h.event.id === third.id), 20_000);
+    expect(handledThird.position.stream).not.toBe(handled[0]!.position.stream);
+  });
+
+  test('stopping while it sets up ends at once', async () => {
+    const consumer = follow(async () => undefined);
+    const stopped = Date.now();
+    await consumer.stop();
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+  });
+
+  test('stopping hands the message in progress back: the next consumer handles it', async () => {
+    let failing = 0;
+    const stuck = follow(async () => {
+      failing += 1;
+      throw new Error('database away');
+    });
+    const e = event();
+    await publish(e);
+    await eventually(async () => (failing > 0 ? true : undefined));
+    await stuck.stop();
+
+    const handled: string[] = [];
+    follow(async (next) => void handled.push(next.id));
+    await eventually(async () => (handled.includes(e.id) ? true : undefined), 20_000);
+  });
+});
