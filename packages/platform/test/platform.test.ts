@@ -96,6 +96,29 @@ describe('database', () => {
     }
   });
 
+  test('a tenant gets back an idle connection that already serves it, whichever was released last', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 3 });
+    const backendPid = (tenant: string | null) => {
+      const read = (db: typeof database.db) => sql<{ pid: number; tenant: string }>`select pg_backend_pid() as pid, current_setting('app.tenant_id', true) as tenant`.execute(db);
+      return (tenant ? inTenantScope(database.db, tenant, read) : read(database.db)).then((r) => r.rows[0]!);
+    };
+    try {
+      // Three connections, one per context, released in the order A, B, none.
+      const [a, b, none] = await Promise.all([
+        inTenantTransaction(database.db, tenantA, (trx) => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(trx)),
+        inTenantTransaction(database.db, tenantB, (trx) => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`.execute(trx)),
+        database.db.transaction().execute((trx) => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.15)`.execute(trx)),
+      ]);
+      const pids = { a: a.rows[0]!.pid, b: b.rows[0]!.pid, none: none.rows[0]!.pid };
+      expect(new Set(Object.values(pids)).size).toBe(3);
+      for (const [tenant, pid] of [[tenantA, pids.a], [tenantB, pids.b], [null, pids.none], [tenantA, pids.a], [null, pids.none], [tenantB, pids.b]] as const) {
+        expect(await backendPid(tenant)).toEqual({ pid, tenant: tenant ?? '' });
+      }
+    } finally {
+      await database.close();
+    }
+  });
+
   test('outbox events commit and roll back with their write, sharing a batch id', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
     try {
