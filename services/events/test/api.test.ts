@@ -207,6 +207,9 @@ describe('GET /api/v1/catalog/events', () => {
 
   test('60 requests per minute per key shared by two gateway processes, then 429 with Retry-After', async () => {
     const t = await tenant();
+    // Requests with the key's id and a wrong secret are refused and never count against its limit.
+    const wrongSecret = `${t.key.slice(0, -43)}${'A'.repeat(43)}`;
+    for (let i = 0; i < 5; i += 1) expect((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', wrongSecret)).status).toBe(401);
     const statuses: number[] = [];
     for (let i = 0; i < 60; i += 1) statuses.push((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', t.key)).status);
     expect(statuses.every((s) => s === 200)).toBe(true);

@@ -26,7 +26,6 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     const db = runtime.database.db;
     const blobs = blobProxy({ nc: runtime.nc, natsPrefix: runtime.subjects.prefix, assetHttpUrl: config.assetHttpUrl });
     const router = publicRouter({
-      db,
       pool: runtime.database.pool,
       stream: blobs.download,
       rpc: { nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.rpcTimeoutMs, passJsonThrough: true },

@@ -1,5 +1,7 @@
 import { issueKey, parseKey } from '../src/domain/api-keys.js';
 import { secretMatches } from '../src/domain/api-keys.js';
+import { admit, type Caller } from '../src/domain/authenticate.js';
+import { AppError } from '@catalog/platform';
 
 describe('API keys', () => {
   const keyId = '01936f3e-1c2d-7abc-8def-0123456789ab';
@@ -28,5 +30,34 @@ describe('API keys', () => {
 
   test('no stored hash never matches', () => {
     expect(secretMatches('anything', null)).toBe(false);
+  });
+});
+
+describe('admission to a per-key rate limit', () => {
+  const caller = (admission: Caller['admission']): Caller => ({
+    tenantId: 't',
+    keyId: 'k',
+    permissions: ['catalog:api'],
+    products: ['catalog'],
+    sourceSystem: 'public-api:k',
+    admission,
+  });
+
+  test('an admitted request passes; a refused one is 429 with the seconds to wait', () => {
+    expect(() => admit(caller({ allowed: true, retryAfterSeconds: 1 }), 60)).not.toThrow();
+    let refused: unknown;
+    try {
+      admit(caller({ allowed: false, retryAfterSeconds: 17 }), 60);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).status).toBe(429);
+    expect((refused as AppError).code).toBe('rate_limited');
+    expect((refused as AppError).details).toEqual({ retryAfterSeconds: 17 });
+  });
+
+  test('an authorised request that was not counted is an error, never let through unlimited', () => {
+    expect(() => admit(caller(null), 60)).toThrow(/rate limit not applied/);
   });
 });

@@ -33,7 +33,11 @@ const DUMMY_HASH = hashSecret('never-a-secret');
 
 /** Constant-time check of a presented secret against the stored hash (or a dummy when none). */
 export function secretMatches(secret: string, storedHash: Buffer | null): boolean {
-  const presented = hashSecret(secret);
+  return secretHashMatches(hashSecret(secret), storedHash);
+}
+
+/** `secretMatches` for a secret already hashed with `hashSecret`. */
+export function secretHashMatches(presented: Buffer, storedHash: Buffer | null): boolean {
   const expected = storedHash && storedHash.length === presented.length ? storedHash : DUMMY_HASH;
   return timingSafeEqual(presented, expected) && storedHash !== null;
 }

@@ -1,8 +1,14 @@
 import type { Pool } from 'pg';
-import { AppError, forbidden, unauthorized } from '@catalog/platform';
+import { AppError, forbidden, tooManyRequests, unauthorized } from '@catalog/platform';
 import type { Permission, Product } from '@catalog/contracts';
-import { parseKey, secretMatches } from './api-keys.js';
-import { findActiveKeyCredentials } from '../persistence/api-keys.js';
+import { hashSecret, parseKey, secretHashMatches } from './api-keys.js';
+import {
+  findActiveKeyCredentials,
+  findKeyCredentialsAndAdmit,
+  type AdmissionRequest,
+  type KeyCredentials,
+  type KeyCredentialsWithAdmission,
+} from '../persistence/api-keys.js';
 
 export interface Caller {
   tenantId: string;
@@ -11,24 +17,48 @@ export interface Caller {
   products: string[];
   /** `public-api:<keyId>`, or the name the key is bound to. */
   sourceSystem: string;
+  /**
+   * With a rate limit to apply: the request's admission (null when it did not count because the
+   * key may not make it; authorisation then refuses it).
+   */
+  admission: { allowed: boolean; retryAfterSeconds: number } | null;
 }
 
-/** Reads `Authorization: Bearer sk_…` and checks it against the stored key, on every request. */
-export async function authenticate(pool: Pool, authorization: string | undefined): Promise<Caller> {
+/**
+ * Reads `Authorization: Bearer sk_…` and checks it against the stored key, on every request. With
+ * `limit`, the same round trip also admits the request to the key's rate limit (see
+ * `findKeyCredentialsAndAdmit`); `admit` then answers for it after authorisation.
+ */
+export async function authenticate(pool: Pool, authorization: string | undefined, limit: AdmissionRequest | null = null): Promise<Caller> {
   if (!authorization) throw unauthorized('missing API key: send Authorization: Bearer <API_KEY>');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('malformed Authorization header: expected Bearer <API_KEY>');
   const parsed = parseKey(match[1]!);
   if (!parsed) throw unauthorized('invalid API key');
-  const credentials = await findActiveKeyCredentials(pool, parsed.keyId);
-  if (!secretMatches(parsed.secret, credentials?.secret_hash ?? null) || !credentials) throw unauthorized('invalid API key');
+  const presented = hashSecret(parsed.secret);
+  const credentials: (KeyCredentials & Partial<Pick<KeyCredentialsWithAdmission, 'admission'>>) | undefined = limit
+    ? await findKeyCredentialsAndAdmit(pool, parsed.keyId, presented, limit)
+    : await findActiveKeyCredentials(pool, parsed.keyId);
+  if (!secretHashMatches(presented, credentials?.secret_hash ?? null) || !credentials) throw unauthorized('invalid API key');
   return {
     tenantId: credentials.organization_id,
     keyId: credentials.id,
     permissions: credentials.permissions,
     products: credentials.products,
     sourceSystem: credentials.source_system ?? `public-api:${credentials.id}`,
+    admission: credentials.admission ?? null,
   };
+}
+
+/**
+ * After `authorize`: 429 `rate_limited` with the seconds to wait when the key used up its limit.
+ * An authorised request that was not counted would escape the limit, so that is an error.
+ */
+export function admit(caller: Caller, perMinute: number): void {
+  if (!caller.admission) throw new Error(`rate limit not applied to an authorised request of key ${caller.keyId}`);
+  if (!caller.admission.allowed) {
+    throw tooManyRequests(`this API key may make ${perMinute} requests per minute here; retry later`, caller.admission.retryAfterSeconds);
+  }
 }
 
 /** 403 when the key lacks the permission; then 402 when the plan lacks the product. */

@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Next } from 'koa';
-import type { Kysely } from 'kysely';
 import type { Pool } from 'pg';
 import {
   AppError,
@@ -15,15 +14,12 @@ import {
   type RpcCallSettings,
 } from '@catalog/platform';
 import { buildOpenApiDocument, requestValidator, routes, type RouteDefinition } from '@catalog/contracts';
-import { authenticate, authorize } from '../domain/authenticate.js';
+import { admit, authenticate, authorize } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
 import type { LocalHandler } from '../domain/admin.js';
-import type { GatewayDb } from '../persistence/tables.js';
-import { keyRateLimit } from './key-rate-limit.js';
 
 export interface RouterSettings {
-  db: Kysely<GatewayDb>;
-  /** The same database's pool, for the per-request key lookup (a prepared statement). */
+  /** The gateway database's pool, for the per-request key lookup (a prepared statement). */
   pool: Pool;
   rpc: RpcCallSettings;
   adminToken: string;
@@ -72,13 +68,17 @@ export function publicRouter(settings: RouterSettings): Router<HttpState> {
 
 function operationHandler(settings: RouterSettings, route: RouteDefinition, local: LocalHandler | undefined) {
   const validator = requestValidator(route);
-  const limiter = route.rateLimit ? keyRateLimit(settings.db) : null;
+  const auth = route.auth;
+  const limit =
+    route.rateLimit && auth.kind === 'apiKey'
+      ? { scope: route.operationId, perMinute: route.rateLimit.perMinute, permission: auth.permission, product: auth.product, entitlement: auth.entitlement }
+      : null;
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
     let call: { tenantId: string; keyId: string | null; sourceSystem: string } | null = null;
     if (route.auth.kind === 'apiKey') {
-      const caller = await authenticate(settings.pool, ctx.get('authorization') || undefined);
+      const caller = await authenticate(settings.pool, ctx.get('authorization') || undefined, limit);
       authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
-      if (limiter && route.rateLimit) await limiter.take(caller.keyId, route.operationId, route.rateLimit.perMinute);
+      if (limit) admit(caller, limit.perMinute);
       call = { tenantId: caller.tenantId, keyId: caller.keyId, sourceSystem: caller.sourceSystem };
     } else if (route.auth.kind === 'admin') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));

@@ -29,6 +29,65 @@ export async function findActiveKeyCredentials(pool: Pool, keyId: string): Promi
   return result.rows[0];
 }
 
+/** A per-key limit to apply to the request, and what the key must hold for the request to count. */
+export interface AdmissionRequest {
+  /** What is limited (the operation id): one window per key and scope. */
+  scope: string;
+  perMinute: number;
+  /** The request counts only when the key may make it: this permission, and the product if `entitlement`. */
+  permission: string;
+  product: string;
+  entitlement: boolean;
+}
+
+/** `admission`: null when the request was not counted (unknown or wrong secret, or not authorised). */
+export interface KeyCredentialsWithAdmission extends KeyCredentials {
+  admission: { allowed: boolean; retryAfterSeconds: number } | null;
+}
+
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/**
+ * The key lookup and the per-key rate limit in ONE statement (one round trip): the key as
+ * `findActiveKeyCredentials` reads it, and, when the presented secret's hash is the key's and the
+ * key may make the request, its admission to a sliding window of 60 s per key and scope, shared by
+ * all gateway replicas. The admission locks the key's row (concurrent requests of one key queue on
+ * it), forgets admissions older than the window, and admits the request when fewer than the limit
+ * remain; a refused request is not counted; times come from the database clock, so replicas with
+ * skewed clocks agree. `retryAfterSeconds`: until the oldest admission leaves the window. Requests
+ * with a wrong secret never count, so knowing a key id (it is in events' sourceSystem) does not let
+ * anyone use up the key's limit. The caller still checks the secret in constant time and the
+ * permissions itself, and must treat a missing admission of an authorised request as an error.
+ */
+export async function findKeyCredentialsAndAdmit(pool: Pool, keyId: string, secretHash: Buffer, limit: AdmissionRequest): Promise<KeyCredentialsWithAdmission | undefined> {
+  const result = await pool.query<KeyCredentials & { allowed: boolean | null; retry_after: number | null }>({
+    name: 'gateway_active_key_credentials_and_admission',
+    text: `with k as (
+             select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
+               from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
+              where k.id = $1 and k.revoked_at is null),
+           a as (
+             insert into gateway.key_rate_limits as l (key_id, scope, admitted, allowed)
+             select k.id, $3::text, array[now()], $4::int > 0
+               from k
+              where k.secret_hash = $2::bytea and $5::text = any(k.permissions) and (not $6::boolean or $7::text = any(k.products))
+             on conflict (key_id, scope) do update set (admitted, allowed) = (
+               select case when count(*) < $4::int then coalesce(array_agg(t order by t), '{}') || now()
+                           else coalesce(array_agg(t order by t), '{}') end,
+                      count(*) < $4::int
+                 from unnest(l.admitted) as t
+                where t > now() - make_interval(secs => ${RATE_LIMIT_WINDOW_SECONDS}))
+             returning allowed,
+                       ceil(extract(epoch from (admitted[1] + make_interval(secs => ${RATE_LIMIT_WINDOW_SECONDS}) - now())))::int as retry_after)
+           select k.*, a.allowed, a.retry_after from k left join a on true`,
+    values: [keyId, secretHash, limit.scope, limit.perMinute, limit.permission, limit.entitlement, limit.product],
+  });
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const { allowed, retry_after: retryAfter, ...credentials } = row;
+  return { ...credentials, admission: allowed === null ? null : { allowed, retryAfterSeconds: Math.max(1, retryAfter ?? 1) } };
+}
+
 export function insertApiKey(
   db: Kysely<GatewayDb>,
   row: { id: string; organization_id: string; name: string; secret_hash: Buffer; permissions: string[] },
