@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVICE_NODE_FLAGS } from '@catalog/platform';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,8 +9,10 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
 export interface BenchProcess {
   name: string;
   child: ChildProcess;
-  /** Peak resident set size so far (VmHWM), in MiB. */
+  /** Peak resident set size so far (VmHWM), in MiB: since start, or since `resetPeakRss`. */
   peakRssMiB(): number;
+  /** Starts the peak over from the current RSS (Linux: `5` to /proc/<pid>/clear_refs); false if refused. */
+  resetPeakRss(): boolean;
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,14 @@ export function startProcess(name: string, script: string, env: Record<string, s
   return {
     name,
     child,
+    resetPeakRss() {
+      try {
+        writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
+        return true;
+      } catch {
+        return false;
+      }
+    },
     peakRssMiB() {
       try {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');

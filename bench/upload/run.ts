@@ -100,22 +100,35 @@ async function main(): Promise<void> {
 
     const idleRssMiB = { gateway: rssMiB(gateway.child.pid), asset: rssMiB(asset.child.pid) };
     const uploadHeaders = Object.entries(created.upload.headers as Record<string, string>).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const resetPeaks = () => gateway.resetPeakRss() && asset.resetPeakRss();
+    const peaks = () => ({ gateway: gateway.peakRssMiB(), asset: asset.peakRssMiB() });
+    const startupPeakRssMiB = peaks();
+    const phasePeaks = resetPeaks();
     const uploadSeconds = await timed('curl', ['-sS', '-f', '-o', '/dev/null', '-T', source, ...uploadHeaders, created.upload.url]);
+
+    const uploadPeakRssMiB = phasePeaks ? peaks() : null;
 
     const confirmStarted = process.hrtime.bigint();
     const confirmed = await fetchJson(`${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/confirm`, { method: 'POST', headers: auth });
     const confirmSeconds = Number(process.hrtime.bigint() - confirmStarted) / 1e9;
     if (confirmed.status !== 'ONLINE') throw new Error(`confirm: ${JSON.stringify(confirmed)}`);
 
+    if (phasePeaks) resetPeaks();
     const downloaded = join(work, 'downloaded.wav');
     const downloadSeconds = await timed('curl', ['-sS', '-f', '-o', downloaded, '-H', `authorization: ${auth.authorization}`, `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`]);
+    const downloadPeakRssMiB = phasePeaks ? peaks() : null;
     const downloadedSha = await sha256(downloaded);
     if (downloadedSha !== sourceSha) throw new Error('the downloaded bytes differ from the uploaded ones');
 
     const cp = mbPerSecond(size, cpSeconds);
     const upload = mbPerSecond(size, uploadSeconds);
     const download = mbPerSecond(size, downloadSeconds);
-    const peakRssMiB = { gateway: gateway.peakRssMiB(), asset: asset.peakRssMiB() };
+    // The transfer's peak: the higher of the upload's and the download's (each measured on its own
+    // when the kernel lets the peak be reset), or the whole run's.
+    const peakRssMiB =
+      uploadPeakRssMiB && downloadPeakRssMiB
+        ? { gateway: Math.max(uploadPeakRssMiB.gateway, downloadPeakRssMiB.gateway), asset: Math.max(uploadPeakRssMiB.asset, downloadPeakRssMiB.asset) }
+        : peaks();
     const results = {
       benchmark: 'upload',
       date: new Date().toISOString(),
@@ -125,6 +138,7 @@ async function main(): Promise<void> {
       mbPerSecond: { cp, cpWithFsync: mbPerSecond(size, cpSyncSeconds), upload, download },
       ratioToCp: { upload: Math.round((upload / cp) * 1000) / 1000, download: Math.round((download / cp) * 1000) / 1000 },
       peakRssMiB,
+      peakRssMiBByPhase: { startup: startupPeakRssMiB, upload: uploadPeakRssMiB, download: downloadPeakRssMiB },
       idleRssMiBBeforeTransfer: idleRssMiB,
       targets: { ratioToCpAtLeast: 0.5, peakRssBelowMiB: 150 },
       met: {
@@ -141,7 +155,7 @@ async function main(): Promise<void> {
       'upload via gateway': { 'MB/s': upload, seconds: uploadSeconds },
       'download via gateway': { 'MB/s': download, seconds: downloadSeconds },
     });
-    console.log(JSON.stringify({ ratioToCp: results.ratioToCp, peakRssMiB, idleRssMiB, confirmSeconds, met: results.met }));
+    console.log(JSON.stringify({ ratioToCp: results.ratioToCp, peakRssMiB, byPhase: results.peakRssMiBByPhase, idleRssMiB, confirmSeconds, met: results.met }));
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await database.drop();
