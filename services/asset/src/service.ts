@@ -2,7 +2,7 @@ import { startEventConsumer, startServiceRuntime, type Logger, type ServiceRunti
 import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret } from './blob/index.js';
 import type { AssetConfig } from './config.js';
 import { AssetService } from './domain/assets.js';
-import { releaseVersionAsset } from './domain/release.js';
+import { releaseAsset, releaseVersionAsset } from './domain/release.js';
 import { startSweeper, sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio } from './media/probe.js';
@@ -56,7 +56,8 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
     const fsStore = store instanceof FsBlobStore ? store : null;
     const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }));
     listenerUrl = config.internalUrl ?? server.url;
-    await runtime.serve(assetRpcHandlers(assets));
+    const releaseDeps = { db: runtime.database.db, policy: config };
+    await runtime.serve(assetRpcHandlers(assets, (request) => releaseAsset(releaseDeps, request)));
     runtime.onStop(answerListenerDiscovery(runtime.nc, runtime.subjects.prefix, listenerUrl, logger));
     const sweeper: SweeperDeps = {
       db: runtime.database.db,
@@ -72,7 +73,7 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       logger,
       ...config.versionEvents,
       filterSubject: runtime.subjects.events('catalog', 'version.deleted'),
-      handle: (event) => releaseVersionAsset({ db: runtime.database.db, policy: config }, event),
+      handle: (event) => releaseVersionAsset(releaseDeps, event),
     });
     runtime.onStop(() => versionEvents.stop());
     logger.info({ backend: store.backend }, 'blob store ready');

@@ -26,7 +26,7 @@ export async function startCatalogService(config: CatalogConfig, options: { logg
   try {
     const { db } = runtime.database;
     const assets = assetClient({ nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.assetRpcTimeoutMs });
-    const handlers = catalogHandlers({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity });
+    const handlers = catalogHandlers({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger });
     const unanswered = routesOf('catalog')
       .map((route) => route.operationId)
       .filter((operationId) => !(operationId in handlers));

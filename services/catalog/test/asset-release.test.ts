@@ -56,3 +56,38 @@ describe('the asset service knows which version a file belongs to', () => {
     expect(await versionOfAsset(first.asset.id)).toBe(second.id);
   });
 });
+
+describe('a version whose transaction fails after its file was attached', () => {
+  test('gives the file back: released if still that version\'s file, so it expires instead of staying attached for good', async () => {
+    const a = h.tenant();
+    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Doomed version' } });
+    const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.mp3', contentType: 'audio/mpeg' } } });
+    // A real failure inside the version's transaction after the attach: its version.created event is refused.
+    await h.sql.query(`
+      create or replace function catalog.refuse_doomed_version() returns trigger language plpgsql as $$
+      begin
+        if new.type = 'version.created' and new.data->>'entityId' = '${entity.id}' then raise exception 'injected failure'; end if;
+        return new;
+      end $$;
+      create trigger refuse_doomed_version before insert on catalog.outbox for each row execute function catalog.refuse_doomed_version();`);
+    let failed: unknown;
+    try {
+      failed = await a.call('createVersion', { params: { id: entity.id }, body: { source: { assetId: standalone.assetId }, label: 'Doomed', versionType: 'station_intro' } });
+    } finally {
+      await h.sql.query('drop trigger refuse_doomed_version on catalog.outbox; drop function catalog.refuse_doomed_version()');
+    }
+    expect(failed).toMatchObject({ ok: false, error: { status: 500 } });
+    expect((await a.ok('listVersions', { params: { id: entity.id } })).versions).toEqual([]);
+
+    // The asset service had attached it to the version that was never written; it is standalone again.
+    const asset = await h.assets(a).ok('getAsset', { params: { id: standalone.assetId } });
+    expect(asset).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
+    expect(await versionOfAsset(standalone.assetId)).toBeNull();
+    const events = await h.sql.query("select data->>'versionId' as version_id from asset.outbox where resource_id = $1 and type = 'asset.released'", [standalone.assetId]);
+    expect(events.rows).toHaveLength(1);
+
+    // And it can be used again.
+    const version = await a.ok('createVersion', { params: { id: entity.id }, body: { source: { assetId: standalone.assetId }, label: 'Second try', versionType: 'station_intro' } });
+    expect(await versionOfAsset(standalone.assetId)).toBe(version.id);
+  });
+});

@@ -49,7 +49,7 @@ describe('service', () => {
 
   test('handles exactly its operations of the route table', () => {
     const assets = assetClient({ nc: h.service.nc, subjects: h.service.subjects });
-    const handlers = catalogHandlers({ db: h.service.database.db, assets, maxVersionsPerEntity: 10 });
+    const handlers = catalogHandlers({ db: h.service.database.db, assets, maxVersionsPerEntity: 10, logger: h.service.logger });
     const catalogOperations = routesOf('catalog').map((r) => r.operationId);
     for (const operation of Object.keys(handlers)) expect(catalogOperations).toContain(operation);
     expect(Object.keys(handlers).sort()).toEqual([...CATALOG_OPERATIONS].sort());

@@ -105,3 +105,11 @@ export type CreateAssetRpcBody = Static<typeof CreateAssetRpcBody>;
 /** Internal: the catalog makes an existing asset a version's file (it stops expiring). */
 export const AttachAssetRpcBody = Type.Object({ entityId: Type.Optional(Uuid), versionId: VersionIdOfAsset }, { additionalProperties: false });
 export type AttachAssetRpcBody = Static<typeof AttachAssetRpcBody>;
+
+/**
+ * Internal: the catalog releases an asset it attached to version `versionId` when that version was
+ * never written (its transaction failed after the attach): released only if the asset is still that
+ * version's file, as when the version is deleted.
+ */
+export const ReleaseAssetRpcBody = Type.Object({ versionId: Uuid }, { additionalProperties: false });
+export type ReleaseAssetRpcBody = Static<typeof ReleaseAssetRpcBody>;

@@ -2,13 +2,16 @@ import { badRequest, isUuid, notFound, type RpcHandler, type RpcRequest } from '
 import {
   AttachAssetRpcBody,
   CreateAssetRpcBody,
+  ReleaseAssetRpcBody,
   schemaValidator,
   UploadDescription,
   type AttachAssetRpcBody as AttachBody,
   type CreateAssetRpcBody as CreateBody,
+  type ReleaseAssetRpcBody as ReleaseBody,
   type UploadDescription as Description,
 } from '@catalog/contracts';
 import type { AssetService } from '../domain/assets.js';
+import type { ReleaseOutcome, ReleaseRequest } from '../domain/release.js';
 
 /** Checks a body here too: internal callers (the catalog) do not pass through the gateway. */
 function bodyChecker<T>(schema: Parameters<typeof schemaValidator>[0]): (body: unknown) => T {
@@ -29,12 +32,14 @@ function assetId(request: RpcRequest): string {
 const createBody = bodyChecker<CreateBody>(CreateAssetRpcBody);
 const uploadBody = bodyChecker<Description>(UploadDescription);
 const attachBody = bodyChecker<AttachBody>(AttachAssetRpcBody);
+const releaseBody = bodyChecker<ReleaseBody>(ReleaseAssetRpcBody);
 
 /**
  * The asset service's operations on NATS. The public ones (createAsset, getAsset, confirmAsset,
- * requestAssetUpload, downloadAsset) are in the route table; attachAsset is for the catalog only.
+ * requestAssetUpload, downloadAsset) are in the route table; attachAsset and releaseAsset are for
+ * the catalog only. `release` is `releaseAsset` of domain/release.ts bound to its dependencies.
  */
-export function assetRpcHandlers(assets: AssetService): Record<string, RpcHandler> {
+export function assetRpcHandlers(assets: AssetService, release: (request: ReleaseRequest) => Promise<ReleaseOutcome>): Record<string, RpcHandler> {
   return {
     createAsset: async (request, call) => ({ status: 201, body: await assets.create(call, createBody(request.body)) }),
     getAsset: async (request, call) => ({ body: await assets.get(call, assetId(request)) }),
@@ -44,6 +49,11 @@ export function assetRpcHandlers(assets: AssetService): Record<string, RpcHandle
     attachAsset: async (request, call) => {
       const body = attachBody(request.body ?? {});
       return { body: await assets.attach(call, assetId(request), body) };
+    },
+    releaseAsset: async (request, call) => {
+      const body = releaseBody(request.body ?? {});
+      const outcome = await release({ tenantId: call.tenantId, assetId: assetId(request), versionId: body.versionId, sourceSystem: call.sourceSystem });
+      return { body: { released: outcome === 'released' } };
     },
   };
 }

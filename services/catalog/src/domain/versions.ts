@@ -20,6 +20,7 @@ import {
   type AppError,
   type CallContext,
   type Kysely,
+  type Logger,
   type Transaction,
 } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
@@ -51,6 +52,7 @@ import { versionView } from './version-view.js';
 export interface VersionDeps {
   db: Kysely<CatalogDb>;
   assets: AssetClient;
+  logger: Logger;
   /** Versions an entity may have at most (the listing is not paginated). */
   maxVersionsPerEntity: number;
 }
@@ -160,6 +162,9 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
   if (asset.kind !== kind) throw unsupportedMediaType(`the asset service classified the file as ${asset.kind}, not ${kind}`, { kind, contentTypeKind: asset.kind });
   checkVersionType(kind, input.versionType);
 
+  // Set once attachAsset was asked: if the version's transaction then fails, the asset would be
+  // left the file of a version that never existed, attached for good; it is released again.
+  let attachRequested = false;
   try {
     const version = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
       const entity = await lockEntity(trx, call.tenantId, entityId);
@@ -187,6 +192,7 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
       if (source.assetId) {
         // After the insert: the unique index on the asset has already turned away a concurrent
         // version of the same asset, so only the winner rebinds the asset to its entity.
+        attachRequested = true;
         const attached = await deps.assets.attach(call, asset.id, { entityId, versionId: id });
         await recordAssetSnapshot(trx, call.tenantId, asset.id, factsOf(attached), new Date(attached.updatedAt));
       }
@@ -202,7 +208,22 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
     });
     return upload ? { ...version, upload } : version;
   } catch (error) {
+    if (attachRequested) await releaseUnwrittenVersionAsset(deps, call, asset.id, id);
     return raceToConflict(error, asset.id);
+  }
+}
+
+/**
+ * Best effort: asks the asset service to release `assetId` if it is still the file of `versionId`,
+ * a version whose transaction failed after the attach. If that fails too (asset service away), the
+ * asset stays attached to a version that does not exist: logged, and it never expires.
+ */
+async function releaseUnwrittenVersionAsset(deps: Pick<VersionDeps, 'assets' | 'logger'>, call: CallContext, assetId: string, versionId: string): Promise<void> {
+  try {
+    const { released } = await deps.assets.release(call, assetId, versionId);
+    if (released) deps.logger.info({ assetId, versionId }, 'released the file of a version that was not written');
+  } catch (error) {
+    deps.logger.error({ err: error, assetId, versionId }, 'could not release the file of a version that was not written; it stays attached');
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, UploadDescription } from '@catalog/contracts';
+import type { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, ReleaseAssetRpcBody, UploadDescription } from '@catalog/contracts';
 import { AppError, callRpc, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
 
 /** The version an asset becomes the file of; the asset service releases the asset when it is deleted. */
@@ -18,6 +18,8 @@ export interface AssetClient {
   get(call: CallContext, assetId: string): Promise<Asset>;
   /** Makes an existing asset the file of version `versionId` of `entityId` (retention attached). */
   attach(call: CallContext, assetId: string, version: VersionRef): Promise<Asset>;
+  /** Undoes `attach` for a version that was never written: released if still that version's file. */
+  release(call: CallContext, assetId: string, versionId: string): Promise<{ released: boolean }>;
 }
 
 function unwrap<T>(reply: RpcReply): T {
@@ -39,6 +41,10 @@ export function assetClient(rpc: RpcCallSettings): AssetClient {
     async attach(call, assetId, { entityId, versionId }) {
       const body: AttachAssetRpcBody = { entityId, versionId };
       return unwrap<Asset>(await callRpc(rpc, service, 'attachAsset', { params: { id: assetId }, query: {}, body }, call));
+    },
+    async release(call, assetId, versionId) {
+      const body: ReleaseAssetRpcBody = { versionId };
+      return unwrap<{ released: boolean }>(await callRpc(rpc, service, 'releaseAsset', { params: { id: assetId }, query: {}, body }, call));
     },
   };
 }

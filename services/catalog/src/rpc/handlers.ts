@@ -1,5 +1,5 @@
 import type { AttachDmrnBody, CreateEntityBody, ListEntitiesQuery, PutEntityTypeBody, UpdateEntityBody } from '@catalog/contracts';
-import type { Kysely, RpcHandler } from '@catalog/platform';
+import type { Kysely, Logger, RpcHandler } from '@catalog/platform';
 import { attachDmrn, createEntity, deleteEntity, detachDmrn, getEntity, listEntities, updateEntity } from '../domain/entities.js';
 import { getEntityType, listEntityTypes, putEntityType } from '../domain/entity-types.js';
 import type { AssetClient } from '../integration/asset-client.js';
@@ -12,6 +12,7 @@ export interface CatalogHandlerDeps {
   /** The asset service, for the files of versions. */
   assets: AssetClient;
   maxVersionsPerEntity: number;
+  logger: Logger;
 }
 
 export const CATALOG_OPERATIONS = [
