@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { callRpc, connectBus, createLogger, envelopeTextColumnsSql, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { feedCursors } from '@catalog/events';
-import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { benchAdmin, benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
 
 const adminUrl = process.env.DATABASE_URL;
@@ -119,10 +119,8 @@ async function pageBench(): Promise<Record<string, unknown>> {
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
-    processes.push(startProcess('events', 'services/events/dist/main.js', { ...env, EVENTS_HTTP_PORT: '18384' }));
-    await waitReady('http://127.0.0.1:18384/readyz');
-    processes.push(startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18380' }));
-    await waitReady('http://127.0.0.1:18380/readyz');
+    processes.push(await startService('events', env, 18384));
+    processes.push(await startService('gateway', env, 18380));
     const base = 'http://127.0.0.1:18380';
     const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
     // 5 scenarios x (warm-up + requests) x 2 paths per minute-ish: enough keys to stay under 60/min each.
@@ -328,12 +326,9 @@ async function e2eBench(): Promise<Record<string, unknown>> {
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
-    processes.push(startProcess('catalog', 'services/catalog/dist/main.js', { ...env, CATALOG_HTTP_PORT: '18281' }));
-    await waitReady('http://127.0.0.1:18281/readyz');
-    processes.push(startProcess('events', 'services/events/dist/main.js', { ...env, EVENTS_HTTP_PORT: '18284' }));
-    await waitReady('http://127.0.0.1:18284/readyz');
-    processes.push(startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18280' }));
-    await waitReady('http://127.0.0.1:18280/readyz');
+    processes.push(await startService('catalog', env, 18281));
+    processes.push(await startService('events', env, 18284));
+    processes.push(await startService('gateway', env, 18280));
     const base = 'http://127.0.0.1:18280';
     const admin = benchAdmin(base, adminToken);
     const orgId = await admin.organization('Bench FM');

@@ -8,7 +8,7 @@
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+import { machine, repoRoot, startProcess, startService, waitReady, type BenchProcess } from '../support/processes.js';
 import { benchAdmin, benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -38,12 +38,10 @@ async function main(): Promise<void> {
   const { env, adminToken } = benchEnv(database.url, natsUrl, { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', DB_POOL_SIZE: '20' });
   const processes: BenchProcess[] = [];
   try {
-    const catalog = startProcess('catalog', 'services/catalog/dist/main.js', { ...env, CATALOG_HTTP_PORT: '18181' });
+    const catalog = await startService('catalog', env, 18181);
     processes.push(catalog);
-    await waitReady('http://127.0.0.1:18181/readyz');
-    const gateway = startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: '18180' });
+    const gateway = await startService('gateway', env, 18180);
     processes.push(gateway);
-    await waitReady('http://127.0.0.1:18180/readyz');
 
     const admin = benchAdmin('http://127.0.0.1:18180', adminToken);
     const orgId = await admin.organization('Bench FM');

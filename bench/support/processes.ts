@@ -87,3 +87,19 @@ export function machine(): { cpus: number; model: string; memoryGiB: number; nod
   const mem = Number(/MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0);
   return { cpus, model, memoryGiB: Math.round(mem / 1024 / 1024), node: process.version };
 }
+
+/**
+ * Starts service `name` from its built output listening on `port` (PORT for the gateway,
+ * `<NAME>_HTTP_PORT` for the others) and waits until it is ready.
+ */
+export async function startService(name: string, env: Record<string, string>, port: number): Promise<BenchProcess> {
+  const portVariable = name === 'gateway' ? 'PORT' : `${name.toUpperCase()}_HTTP_PORT`;
+  const service = startProcess(name, `services/${name}/dist/main.js`, { ...env, [portVariable]: String(port) });
+  try {
+    await waitReady(`http://127.0.0.1:${port}/readyz`);
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+  return service;
+}

@@ -14,7 +14,7 @@ import { createReadStream, mkdirSync, readFileSync, mkdtempSync, rmSync, statSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { machine, repoRoot, startProcess, waitReady, type BenchProcess } from '../support/processes.js';
+import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { benchAdmin, benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 import { freePort } from '@catalog/platform/testing';
 
@@ -82,12 +82,10 @@ async function main(): Promise<void> {
       PUBLIC_BASE_URL: gatewayUrl,
       RPC_TIMEOUT_MS: '60000',
     });
-    const asset = startProcess('asset', 'services/asset/dist/main.js', { ...env, ASSET_HTTP_PORT: String(assetPort) });
+    const asset = await startService('asset', env, assetPort);
     processes.push(asset);
-    await waitReady(`http://127.0.0.1:${assetPort}/readyz`);
-    const gateway = startProcess('gateway', 'services/gateway/dist/main.js', { ...env, PORT: String(gatewayPort) });
+    const gateway = await startService('gateway', env, gatewayPort);
     processes.push(gateway);
-    await waitReady(`${gatewayUrl}/readyz`);
 
     const admin = benchAdmin(gatewayUrl, adminToken);
     const orgId = await admin.organization('Bench FM');

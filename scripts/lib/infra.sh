@@ -259,6 +259,29 @@ _infra_pg_isready_bin() {
   fi
 }
 
+# _infra_await_start NAME PID LOGFILE SECONDS WHAT PROBE [ARGS...] : wait until PROBE ARGS
+# succeeds for a server just started as PID. Fails (with the log's tail) if the process exits
+# first, or kills it and fails after SECONDS ("NAME did not WHAT within SECONDSs").
+_infra_await_start() {
+  local name=$1 pid=$2 logfile=$3 timeout=$4 what=$5 deadline
+  shift 5
+  deadline=$((SECONDS + timeout))
+  until "$@"; do
+    if ! _infra_pid_alive "$pid"; then
+      _infra_log_tail "$logfile"
+      infra_err "$name exited during startup (log: $logfile)"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      kill "$pid" 2>/dev/null || true
+      _infra_log_tail "$logfile"
+      infra_err "$name did not $what within ${timeout}s (log: $logfile)"
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
 # _infra_pg_wait PORT SECONDS : wait until postgres accepts connections.
 # Returns 0 ready, 1 timeout, 2 port answers but is not postgres.
 _infra_pg_wait() {
@@ -499,7 +522,7 @@ _infra_export_nats_url() {
 start_nats() {
   local data_dir=${1:?usage: start_nats DATA_DIR PORT}
   local port=${2:?usage: start_nats DATA_DIR PORT}
-  local logfile pidfile pid deadline
+  local logfile pidfile pid
   local -a launcher=()
   INFRA_NATS_STARTED=0
 
@@ -541,21 +564,7 @@ start_nats() {
     -sd "$data_dir/jetstream" -P "$pidfile" >>"$logfile" 2>&1 </dev/null &
   pid=$!
 
-  deadline=$((SECONDS + 20))
-  until _infra_tcp_open "$port"; do
-    if ! _infra_pid_alive "$pid"; then
-      _infra_log_tail "$logfile"
-      infra_err "nats-server exited during startup (log: $logfile)"
-      return 1
-    fi
-    if ((SECONDS >= deadline)); then
-      kill "$pid" 2>/dev/null || true
-      _infra_log_tail "$logfile"
-      infra_err "nats-server did not listen on 127.0.0.1:$port within 20s (log: $logfile)"
-      return 1
-    fi
-    sleep 0.1
-  done
+  _infra_await_start nats-server "$pid" "$logfile" 20 "listen on 127.0.0.1:$port" _infra_tcp_open "$port" || return 1
   # nats-server writes the pid file itself; make sure it exists for stop_nats.
   [[ -s $pidfile ]] || echo "$pid" >"$pidfile"
   INFRA_NATS_STARTED=1
@@ -688,7 +697,7 @@ _infra_export_s3() {
 start_minio() {
   local data_dir=${1:?usage: start_minio DATA_DIR PORT}
   local port=${2:?usage: start_minio DATA_DIR PORT}
-  local logfile pidfile pid deadline
+  local logfile pidfile pid
   local -a launcher=()
   INFRA_MINIO_STARTED=0
 
@@ -720,21 +729,7 @@ start_minio() {
   pid=$!
   echo "$pid" >"$pidfile"
 
-  deadline=$((SECONDS + 30))
-  until _infra_is_minio "$port"; do
-    if ! _infra_pid_alive "$pid"; then
-      _infra_log_tail "$logfile"
-      infra_err "minio exited during startup (log: $logfile)"
-      return 1
-    fi
-    if ((SECONDS >= deadline)); then
-      kill "$pid" 2>/dev/null || true
-      _infra_log_tail "$logfile"
-      infra_err "minio did not become live on 127.0.0.1:$port within 30s (log: $logfile)"
-      return 1
-    fi
-    sleep 0.2
-  done
+  _infra_await_start minio "$pid" "$logfile" 30 "become live on 127.0.0.1:$port" _infra_is_minio "$port" || return 1
   INFRA_MINIO_STARTED=1
   _infra_export_s3 "$port"
   infra_log "MinIO ready: http://127.0.0.1:$port"

@@ -10,3 +10,4 @@ export * from './outbox/index.js';
 export * from './telemetry.js';
 export * from './runtime.js';
 export * from './cursor.js';
+export * from './sleep.js';

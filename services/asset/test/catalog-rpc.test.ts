@@ -16,8 +16,8 @@ describe('asset operations for the catalog (NATS)', () => {
 
   beforeAll(async () => {
     stack = await startStack('fs');
-    tenantA = (await stack.api.tenant('A')).orgId;
-    tenantB = (await stack.api.tenant('B')).orgId;
+    tenantA = (await stack.api.tenant({ name: 'A' })).orgId;
+    tenantB = (await stack.api.tenant({ name: 'B' })).orgId;
     nc = await connectBus({ url: stack.env.NATS_URL!, name: 'catalog-test', logger: testLogger() });
   });
   afterAll(async () => {
@@ -55,7 +55,7 @@ describe('asset operations for the catalog (NATS)', () => {
     const subjects = subjectsFor(stack.env.NATS_PREFIX!);
     const received: any[] = [];
     const subscription = nc.subscribe(subjects.events('catalog', 'asset.confirmed'), { callback: (_error, msg) => void received.push(decodeBusEvent(msg.data)) });
-    const { key, orgId } = await stack.api.tenant('D');
+    const { key, orgId } = await stack.api.tenant({ name: 'D' });
     const created = await stack.api.request('POST', '/api/v1/catalog/assets', {
       key,
       body: { retention: 'attached', upload: { filename: 'b.png', contentType: 'image/png', size: 8 } },
@@ -82,7 +82,7 @@ describe('asset operations for the catalog (NATS)', () => {
   });
 
   it('attaches a standalone asset: it stops expiring; attaching again records nothing', async () => {
-    const { key, orgId: tenant } = await stack.api.tenant('C');
+    const { key, orgId: tenant } = await stack.api.tenant({ name: 'C' });
     const created = await stack.api.request('POST', '/api/v1/catalog/assets', {
       key,
       body: { retention: 'standalone', upload: { filename: 'a.png', contentType: 'image/png' } },

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { download, put, randomFile, sineWav, startStack, tempDir, type Backend, type Stack } from './support.js';
+import { createAsset, download, put, randomFile, sineWav, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 function bytes(size: number, fill = 7): Readable {
   return Readable.from([Buffer.alloc(size, fill)]);
@@ -15,19 +15,15 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
 
   beforeAll(async () => {
     stack = await startStack(backend);
-    key = (await stack.api.tenant('Radio One')).key;
-    otherKey = (await stack.api.tenant('Radio Two')).key;
+    key = (await stack.api.tenant({ name: 'Radio One' })).key;
+    otherKey = (await stack.api.tenant({ name: 'Radio Two' })).key;
   });
   afterAll(async () => {
     await stack?.stop();
     files.remove();
   });
 
-  async function create(upload: Record<string, unknown>, retention = 'standalone') {
-    const created = await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention, upload } });
-    expect(created.status).toBe(201);
-    return created.body;
-  }
+  const create = (upload: Record<string, unknown>, retention = 'standalone') => createAsset(stack.api, key, upload, retention);
   const confirm = (id: string, as = key) => stack.api.request('POST', `/api/v1/catalog/assets/${id}/confirm`, { key: as });
   const events = (id: string) =>
     stack.query<{ type: string; data: any; schema_version: number; resource_kind: string; dmrn: string | null; source_system: string }>(

@@ -138,7 +138,7 @@ describe('releasing the files of deleted versions', () => {
     await deliver(versionDeleted(unknown, newId(), entityId));
     expect(await row(unknown)).toEqual(unknownBefore);
 
-    const other = await stack.api.tenant('Other');
+    const other = await stack.api.tenant({ name: 'Other' });
     await deliver(versionDeleted(reused, second, otherEntity, other.orgId));
     expect(await row(reused)).toEqual(reusedBefore);
     expect([...(await releases(reused)), ...(await releases(unknown))]).toEqual([]);

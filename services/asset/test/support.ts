@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { readConfig, type Logger } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { apiClient as platformApiClient, createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/platform/testing';
 import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
 
@@ -112,48 +112,16 @@ export async function startStack(backend: Backend, overrides: Record<string, str
   }
 }
 
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
+/** The public HTTP API client of `@catalog/platform/testing`, with this stack's admin token. */
+export function apiClient(baseUrl: string): ApiClient {
+  return platformApiClient(baseUrl, ADMIN_TOKEN);
 }
 
-/** A small client of the public API, as an integrator would call it. */
-export function apiClient(baseUrl: string) {
-  async function request<T = any>(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
-    const text = await response.text();
-    let body: unknown = null;
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    return { status: response.status, headers: response.headers, body: body as T };
-  }
-  return {
-    request,
-    /** A new organisation with the catalog product and a key with catalog:api. */
-    async tenant(name = 'Test Radio'): Promise<{ orgId: string; key: string }> {
-      const org = await request<{ id: string }>('POST', '/admin/v1/organizations', { key: ADMIN_TOKEN, body: { name, products: ['catalog'] } });
-      if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
-      const key = await request<{ key: string }>('POST', `/admin/v1/organizations/${org.body.id}/api-keys`, {
-        key: ADMIN_TOKEN,
-        body: { name: 'test key', permissions: ['catalog:api'] },
-      });
-      if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);
-      return { orgId: org.body.id, key: key.body.key };
-    },
-  };
+/** `POST /api/v1/catalog/assets`, which must answer 201: the asset with its upload target. */
+export async function createAsset(api: ApiClient, key: string, upload: Record<string, unknown>, retention = 'standalone'): Promise<any> {
+  const created = await api.request('POST', '/api/v1/catalog/assets', { key, body: { retention, upload } });
+  expect(created.status).toBe(201);
+  return created.body;
 }
 
 export interface HttpResult {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { download, put, randomFile, sineWav, fileSha256, startStack, tempDir, type Backend, type Stack } from './support.js';
+import { createAsset, download, put, randomFile, sineWav, fileSha256, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 const MiB = 1024 * 1024;
 
@@ -22,11 +22,7 @@ describe.each<Backend>(['fs', 's3'])('standalone upload flow on %s', (backend) =
     files.remove();
   });
 
-  async function create(upload: Record<string, unknown>, retention = 'standalone') {
-    const created = await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention, upload } });
-    expect(created.status).toBe(201);
-    return created.body;
-  }
+  const create = (upload: Record<string, unknown>, retention = 'standalone') => createAsset(stack.api, key, upload, retention);
 
   it('round-trips 1 KiB: create → PUT → confirm → download', async () => {
     const path = join(files.dir, 'jingle.png');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { createLogger } from '@catalog/platform';
 import { Client } from 'minio';
-import { put, randomFile, s3Infrastructure, startStack, tempDir, type Backend, type Stack } from './support.js';
+import { createAsset, put, randomFile, s3Infrastructure, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 /** Every file under `dir`, recursively (relative paths). */
 function filesUnder(dir: string): string[] {
@@ -49,11 +49,7 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
     files.remove();
   });
 
-  async function create(upload: Record<string, unknown>) {
-    const created = await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention: 'standalone', upload } });
-    expect(created.status).toBe(201);
-    return created.body;
-  }
+  const create = (upload: Record<string, unknown>, retention = 'standalone') => createAsset(stack.api, key, upload, retention);
 
   function withQuery(url: string, change: (query: URLSearchParams) => void): string {
     const parsed = new URL(url);

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { sleep } from '../sleep.js';
 import type { NatsConnection } from './connect.js';
 import { decodeBusEvent, type BusEvent } from './event-message.js';
-import { ensureDurableConsumer, ensureEventsStream } from './jetstream.js';
+import { ensureDurableConsumer, ensureEventsStream, onConsumerGone } from './jetstream.js';
 import type { Subjects } from './subjects.js';
 
 /** Where a message stands: the incarnation of the events stream (its creation time) and its stream sequence. */
@@ -47,7 +47,6 @@ export function readEventConsumerConfig(env: EnvReader, name: string, defaultDur
   };
 }
 
-const SET_UP_AGAIN_ON = new Set(['consumer_not_found', 'stream_not_found', 'consumer_deleted']);
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -111,14 +110,7 @@ export function startEventConsumer(settings: EventConsumerSettings): EventConsum
       // Stopped while setting up: an aborted signal never fires again.
       if (ended.signal.aborted) close();
       else ended.signal.addEventListener('abort', close, { once: true });
-      void (async () => {
-        for await (const status of messages.status()) {
-          if (SET_UP_AGAIN_ON.has(status.type)) {
-            log.warn({ status: status.type }, 'events stream or consumer gone; setting them up again');
-            ended.abort();
-          }
-        }
-      })().catch(() => undefined);
+      onConsumerGone(messages, log, () => ended.abort());
       log.info({ filterSubject: settings.filterSubject }, 'following events');
       for await (const msg of messages) {
         if (ended.signal.aborted) {

@@ -7,10 +7,12 @@ import {
   StorageType,
   type ConsumerConfig,
   type ConsumerInfo,
+  type ConsumerMessages,
   type JetStreamManager,
   type StreamInfo,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '../logger.js';
 import type { Subjects } from './subjects.js';
 
 export type { JetStreamManager } from '@nats-io/jetstream';
@@ -131,4 +133,22 @@ export async function ensureDurableConsumer(nc: NatsConnection, settings: Durabl
     ...(settings.filterSubject ? { filter_subject: settings.filterSubject } : {}),
   };
   return jsm.consumers.add(settings.stream, config);
+}
+
+/** Statuses of a `consume()` after which its stream or consumer must be set up again. */
+const SET_UP_AGAIN_ON = new Set(['consumer_not_found', 'stream_not_found', 'consumer_deleted']);
+
+/**
+ * Watches the statuses of `messages` (a pull consumer's `consume()`) and calls `gone` when its
+ * stream or consumer was deleted, so the caller sets them up again.
+ */
+export function onConsumerGone(messages: ConsumerMessages, log: Logger, gone: () => void): void {
+  void (async () => {
+    for await (const status of messages.status()) {
+      if (SET_UP_AGAIN_ON.has(status.type)) {
+        log.warn({ status: status.type }, 'events stream or consumer gone; setting them up again');
+        gone();
+      }
+    }
+  })().catch(() => undefined);
 }

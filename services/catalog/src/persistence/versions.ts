@@ -80,15 +80,13 @@ export function findVersionByAsset(db: Kysely<CatalogDb>, tenantId: string, asse
   return db.selectFrom('versions').selectAll().where('tenant_id', '=', tenantId).where('asset_id', '=', assetId).executeTakeFirst();
 }
 
+/** The versions of one kind of an entity. */
+function versionsOfKind(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind) {
+  return db.selectFrom('versions').selectAll().where('tenant_id', '=', tenantId).where('entity_id', '=', entityId).where('kind', '=', kind);
+}
+
 export function findPrimaryVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind): Promise<VersionRow | undefined> {
-  return db
-    .selectFrom('versions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
-    .where('kind', '=', kind)
-    .where('is_primary', '=', true)
-    .executeTakeFirst();
+  return versionsOfKind(db, tenantId, entityId, kind).where('is_primary', '=', true).executeTakeFirst();
 }
 
 export async function countVersions(db: Kysely<CatalogDb>, tenantId: string, entityId: string): Promise<number> {
@@ -103,15 +101,7 @@ export async function countVersions(db: Kysely<CatalogDb>, tenantId: string, ent
 
 /** The newest version of a kind (highest UUIDv7 id). */
 export function findNewestVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind): Promise<VersionRow | undefined> {
-  return db
-    .selectFrom('versions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
-    .where('kind', '=', kind)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return versionsOfKind(db, tenantId, entityId, kind).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 export type VersionChanges = Partial<{ label: string; version_type: string; is_primary: boolean; markers: Marker[]; analyses_checked_at: Date }>;

@@ -3,7 +3,9 @@ import {
   decodeBusEvent,
   ensureDurableConsumer,
   ensureEventsStream,
+  onConsumerGone,
   runAsLeader,
+  sleep,
   type BusEvent,
   type Kysely,
   type Leadership,
@@ -29,16 +31,6 @@ export interface FeedWriter {
   stop(): Promise<void>;
 }
 
-const RESUBSCRIBE_ON = new Set(['consumer_not_found', 'stream_not_found', 'consumer_deleted']);
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 
 /**
  * Fills `events.feed` from the events stream through a durable pull consumer.
@@ -134,14 +126,7 @@ export function startFeedWriter(settings: FeedWriterSettings): FeedWriter {
         wakeUp();
       },
     });
-    void (async () => {
-      for await (const status of messages.status()) {
-        if (RESUBSCRIBE_ON.has(status.type)) {
-          log.warn({ status: status.type }, 'events stream or consumer gone; setting them up again');
-          session.abort();
-        }
-      }
-    })().catch(() => undefined);
+    onConsumerGone(messages, log, () => session.abort());
     log.info({ lastSeq: position.lastSeq }, 'writing the feed');
 
     let retryMs = 100;

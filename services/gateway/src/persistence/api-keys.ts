@@ -18,12 +18,15 @@ export interface KeyCredentials {
  * The lookup behind every authenticated request: a named (server-side prepared) statement on the
  * pool, so neither the query builder nor Postgres' parser and planner run per request.
  */
+/** `KeyCredentials` of the active key `$1`. */
+const ACTIVE_KEY_CREDENTIALS_SQL = `select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
+             from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
+            where k.id = $1 and k.revoked_at is null`;
+
 export async function findActiveKeyCredentials(pool: Pool, keyId: string): Promise<KeyCredentials | undefined> {
   const result = await pool.query<KeyCredentials>({
     name: 'gateway_active_key_credentials',
-    text: `select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
-             from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
-            where k.id = $1 and k.revoked_at is null`,
+    text: ACTIVE_KEY_CREDENTIALS_SQL,
     values: [keyId],
   });
   return result.rows[0];
@@ -45,7 +48,7 @@ export interface KeyCredentialsWithAdmission extends KeyCredentials {
   admission: { allowed: boolean; retryAfterSeconds: number } | null;
 }
 
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
+const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /**
  * The key lookup and the per-key rate limit in ONE statement (one round trip): the key as
@@ -62,10 +65,7 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 export async function findKeyCredentialsAndAdmit(pool: Pool, keyId: string, secretHash: Buffer, limit: AdmissionRequest): Promise<KeyCredentialsWithAdmission | undefined> {
   const result = await pool.query<KeyCredentials & { allowed: boolean | null; retry_after: number | null }>({
     name: 'gateway_active_key_credentials_and_admission',
-    text: `with k as (
-             select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
-               from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
-              where k.id = $1 and k.revoked_at is null),
+    text: `with k as (${ACTIVE_KEY_CREDENTIALS_SQL}),
            a as (
              insert into gateway.key_rate_limits as l (key_id, scope, admitted, allowed)
              select k.id, $3::text, array[now()], $4::int > 0
