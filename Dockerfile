@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for every service of the catalog: run `node services/<name>/dist/main.js` (the Helm
-# chart does, with `--single-threaded-gc --import @catalog/platform/telemetry-register`; decision 0040). The production tree is made
+# chart does, with its Node flags and `--import @catalog/platform/telemetry-register`; decisions 0040, 0041). The production tree is made
 # by scripts/image-tree.sh, the same script the image smoke test (test/deploy/image.test.ts) runs.
 
 FROM node:20-bookworm-slim AS build
@@ -19,4 +19,4 @@ COPY --from=build /app /app
 # The `node` user of the base image (uid 1000), matching the chart's runAsUser.
 USER 1000:1000
 EXPOSE 8080
-CMD ["node", "--single-threaded-gc", "--import", "@catalog/platform/telemetry-register", "services/gateway/dist/main.js"]
+CMD ["node", "--single-threaded-gc", "--max-semi-space-size=1", "--import", "@catalog/platform/telemetry-register", "services/gateway/dist/main.js"]

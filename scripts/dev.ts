@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { SERVICE_NODE_FLAGS } from '@catalog/platform';
+import { serviceNodeFlags } from '@catalog/platform';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.PORT ?? 8080);
@@ -51,8 +51,8 @@ function startService(name: string, httpPort: number, color: number): ChildProce
     ...(name === 'gateway' ? { PORT: String(port) } : {}),
     OTEL_SERVICE_NAME: name,
   };
-  // The production Node flags (decision 0040), services from source.
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--conditions=source', '--import', 'tsx', '--import', '@catalog/platform/telemetry-register', `services/${name}/src/main.ts`], {
+  // The production Node flags (decisions 0040, 0041), services from source.
+  const child = spawn(process.execPath, [...serviceNodeFlags(name), '--conditions=source', '--import', 'tsx', '--import', '@catalog/platform/telemetry-register', `services/${name}/src/main.ts`], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { SERVICE_NODE_FLAGS } from '@catalog/platform';
+import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '@catalog/platform';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,11 +22,11 @@ export interface BenchProcess {
  * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits;
  * BENCH_NODE_ARGS adds Node options to every child (e.g. `--max-semi-space-size=32`).
  */
-export function startProcess(name: string, script: string, env: Record<string, string>, args: string[] = []): BenchProcess {
+export function startProcess(name: string, script: string, env: Record<string, string>, args: string[] = [], nodeFlags: readonly string[] = SERVICE_NODE_FLAGS): BenchProcess {
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...profile, ...extra, ...args, script], {
+  const child = spawn(process.execPath, [...nodeFlags, ...profile, ...extra, ...args, script], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -94,7 +94,9 @@ export function machine(): { cpus: number; model: string; memoryGiB: number; nod
  */
 export async function startService(name: string, env: Record<string, string>, port: number): Promise<BenchProcess> {
   const portVariable = name === 'gateway' ? 'PORT' : `${name.toUpperCase()}_HTTP_PORT`;
-  const service = startProcess(name, `services/${name}/dist/main.js`, { ...env, [portVariable]: String(port) });
+  // As the chart starts it: the service's Node flags and the telemetry register (which, with the
+  // chart's default OTEL_SDK_DISABLED=true that benchEnv sets, loads nothing).
+  const service = startProcess(name, `services/${name}/dist/main.js`, { ...env, [portVariable]: String(port) }, ['--import', '@catalog/platform/telemetry-register'], serviceNodeFlags(name));
   try {
     await waitReady(`http://127.0.0.1:${port}/readyz`);
   } catch (error) {

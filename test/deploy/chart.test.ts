@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { SERVICE_NODE_FLAGS } from '@catalog/platform';
+import { serviceNodeFlags } from '@catalog/platform';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
@@ -104,7 +104,7 @@ describe('helm chart', () => {
     for (const service of SERVICES) {
       const d = deployment(manifests, service);
       const c = container(d);
-      expect(c.args).toEqual([...SERVICE_NODE_FLAGS, '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`]);
+      expect(c.args).toEqual([...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`]);
       expect(existsSync(join(repoRoot, 'services', service, 'src', 'main.ts'))).toBe(true);
       expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });

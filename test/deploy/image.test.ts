@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { SERVICE_NODE_FLAGS } from '@catalog/platform';
+import { serviceNodeFlags } from '@catalog/platform';
 import { createTestDatabase, eventually, freePort, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 
 /**
@@ -55,7 +55,7 @@ describe('container image tree', () => {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
     expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
-    const command = ['node', ...SERVICE_NODE_FLAGS, '--import', '@catalog/platform/telemetry-register', 'services/gateway/dist/main.js'];
+    const command = ['node', ...serviceNodeFlags('gateway'), '--import', '@catalog/platform/telemetry-register', 'services/gateway/dist/main.js'];
     expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replaceAll(',', ', ')}`);
   });
 
@@ -66,7 +66,7 @@ describe('container image tree', () => {
     for (const service of SERVICES) {
       const port = await freePort();
       urls.push(`http://127.0.0.1:${port}`);
-      const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
+      const child = spawn(process.execPath, [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
         cwd: tree,
         // Nothing of the test's environment: only what the chart sets.
         env: {

@@ -1,16 +1,15 @@
 /**
  * Loaded with `node --import @catalog/platform/telemetry-register` before a service's main module,
  * so that the ESM loader hook is in place before `pg`, `http` and `koa` are imported.
- * It installs the OpenTelemetry SDK: W3C trace-context propagation always; span export over OTLP
- * when OTEL_EXPORTER_OTLP_ENDPOINT is set (and OTEL_SDK_DISABLED is not "true").
+ * With OTEL_SDK_DISABLED=true (the Helm chart's default, when no OTLP endpoint is given) it loads
+ * nothing at all: no tracer, no instrumentation, no loader hook, so the process keeps the footprint
+ * of the service alone. Otherwise it installs a Node tracer provider with W3C trace-context
+ * propagation and the http, pg and Koa instrumentations, exporting spans over OTLP when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set and keeping them only for log correlation when it is not.
+ * Every OpenTelemetry module is imported on demand, so what is not used is never loaded.
  */
 import { register } from 'node:module';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** Keeps spans (and so trace ids in logs and propagated context) without exporting them. */
 const keepOnly: SpanProcessor = {
@@ -20,21 +19,42 @@ const keepOnly: SpanProcessor = {
   shutdown: () => Promise.resolve(),
 };
 
-if (process.env.OTEL_SDK_DISABLED !== 'true') {
+async function exportingProcessor(): Promise<SpanProcessor> {
+  const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = await Promise.all([
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/sdk-trace-base'),
+  ]);
+  return new BatchSpanProcessor(new OTLPTraceExporter());
+}
+
+async function startTelemetry(): Promise<void> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT);
-  const sdk = new NodeSDK({
-    serviceName: process.env.OTEL_SERVICE_NAME ?? 'catalog-service',
-    spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : keepOnly],
+  const [{ NodeTracerProvider }, { resourceFromAttributes }, { registerInstrumentations }, { HttpInstrumentation }, { PgInstrumentation }, { KoaInstrumentation }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/instrumentation'),
+      import('@opentelemetry/instrumentation-http'),
+      import('@opentelemetry/instrumentation-pg'),
+      import('@opentelemetry/instrumentation-koa'),
+    ]);
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'catalog-service' }),
+    spanProcessors: [process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? await exportingProcessor() : keepOnly],
+  });
+  // Global tracer provider, AsyncLocalStorage context manager, W3C trace-context propagator.
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
       new KoaInstrumentation(),
     ],
   });
-  sdk.start();
-  const shutdown = (): void => {
-    void sdk.shutdown().catch(() => undefined);
-  };
-  process.once('beforeExit', shutdown);
+  process.once('beforeExit', () => {
+    void provider.shutdown().catch(() => undefined);
+  });
 }
+
+if (process.env.OTEL_SDK_DISABLED !== 'true') await startTelemetry();
