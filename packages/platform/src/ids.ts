@@ -1,4 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+/** Random bytes are drawn from the CSPRNG a pool at a time (one call per 409 ids, not one per id). */
+const randomPool = Buffer.alloc(4096);
+let randomPoolOffset = randomPool.length;
+
+/** Fills `target` from byte `start` on with fresh random bytes; no byte of the pool is used twice. */
+function takeRandom(target: Buffer, start: number): void {
+  const wanted = target.length - start;
+  if (randomPoolOffset + wanted > randomPool.length) {
+    randomFillSync(randomPool);
+    randomPoolOffset = 0;
+  }
+  randomPool.copy(target, start, randomPoolOffset, randomPoolOffset + wanted);
+  randomPoolOffset += wanted;
+}
 
 let lastMs = 0;
 let lastSeq = 0;
@@ -20,7 +35,8 @@ export function newId(): string {
     lastSeq = 0;
   }
   lastMs = ms;
-  const bytes = randomBytes(16);
+  const bytes = Buffer.allocUnsafe(16);
+  takeRandom(bytes, 6);
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | ((lastSeq >> 8) & 0x0f);
   bytes[7] = lastSeq & 0xff;

@@ -80,6 +80,17 @@ describe('ids', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  test('the random part is fresh for every id, across refills of the random pool', () => {
+    const ids = Array.from({ length: 5000 }, () => newId());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // 62 random bits per id (after the time and counter): no two ids share them.
+    const randomParts = ids.map((id) => id.slice(19));
+    expect(new Set(randomParts).size).toBe(ids.length);
+    // Not stuck on one value: the last 12 hex digits spread over the whole range.
+    const firstDigits = new Set(ids.map((id) => id[24]));
+    expect(firstDigits.size).toBe(16);
+  });
 });
 
 describe('cursors', () => {
