@@ -124,6 +124,17 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
       expect(confirm.body.error.code).toBe('upload_missing');
     });
 
+    it('cuts a chunked body off past its declared size after early writebacks began, and keeps nothing', async () => {
+      // 20 MiB declared, 40 MiB sent: the store has already asked the disk to write the first 16 MiB.
+      const asset = await create({ filename: 'big.png', contentType: 'image/png', size: 20 * 1024 * 1024 });
+      async function* chunks() {
+        for (let i = 0; i < 40; i++) yield Buffer.alloc(1024 * 1024, i);
+      }
+      const tooLong = await put(asset.upload.url, asset.upload.headers, { stream: Readable.from(chunks()) }, null);
+      expect(tooLong.status).toBe(413);
+      expect(await objectsIn(stack)).toEqual([]);
+    });
+
     it('refuses a body shorter than declared, or with another checksum, and keeps nothing', async () => {
       const path = join(files.dir, 'x.png');
       const sha256 = await randomFile(path, 1000);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -82,6 +82,8 @@ export class FsBlobStore implements BlobStore {
     const tempPath = join(this.tmp, `${randomUUID()}.part`);
     const hash = createHash('sha256');
     let size = 0;
+    const file = await open(tempPath, 'wx');
+    const writeback = earlyWriteback(file);
     const meter = new Transform({
       transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
         size += chunk.length;
@@ -90,12 +92,15 @@ export class FsBlobStore implements BlobStore {
           return;
         }
         hash.update(chunk);
+        writeback.wrote(chunk.length);
         callback(null, chunk);
       },
     });
     try {
-      // flush: the bytes are on disk (fsync) before the stream reports it has closed.
-      await pipeline(body, meter, createWriteStream(tempPath, { flags: 'wx', flush: true, highWaterMark: 1024 * 1024 }));
+      // flush: the bytes are on disk (fsync) before the stream reports it has closed; the early
+      // writeback has already sent most of them to the disk while the rest were still arriving.
+      await pipeline(body, meter, createWriteStream('', { fd: file, flush: true, highWaterMark: 1024 * 1024 }));
+      await writeback.settled();
       if (limits.expectedSize !== null && size !== limits.expectedSize) {
         throw badRequest('upload_size_mismatch', `the upload has ${size} bytes, ${limits.expectedSize} were declared`, {
           declaredSize: limits.expectedSize,
@@ -117,6 +122,8 @@ export class FsBlobStore implements BlobStore {
         },
       };
     } catch (error) {
+      await writeback.settled();
+      await file.close().catch(() => undefined);
       await unlink(tempPath).catch(() => undefined);
       throw error;
     }
@@ -197,6 +204,39 @@ export class FsBlobStore implements BlobStore {
     }
     return removed;
   }
+}
+
+/** How many bytes an upload writes between two early writebacks. */
+const WRITEBACK_EVERY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Starts the disk writing a large upload's bytes while the rest are still arriving: every
+ * `WRITEBACK_EVERY_BYTES`, an `fdatasync` of what was written so far runs on the thread pool (one
+ * at a time, never awaited by the stream). Without it the kernel holds the whole file as dirty
+ * pages (its background threshold is a share of the RAM) and the final fsync writes all of it
+ * after the last byte arrived. Failures are ignored here: the final fsync reports them.
+ */
+function earlyWriteback(file: FileHandle): { wrote(bytes: number): void; settled(): Promise<void> } {
+  let pending = 0;
+  let inFlight: Promise<void> | null = null;
+  return {
+    wrote(bytes) {
+      pending += bytes;
+      if (pending < WRITEBACK_EVERY_BYTES || inFlight) return;
+      pending = 0;
+      inFlight = file.datasync().then(
+        () => {
+          inFlight = null;
+        },
+        () => {
+          inFlight = null;
+        },
+      );
+    },
+    settled: async () => {
+      await inFlight;
+    },
+  };
 }
 
 function fileEtag(info: { ino: number; size: number; mtimeMs: number }): string {
