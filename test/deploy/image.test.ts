@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,33 +61,38 @@ describe('container image tree', () => {
     expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replaceAll(',', ', ')}`);
   });
 
+  /** Starts `service` from the tree as the chart runs it: its Node flags, the register, only the chart's variables. */
+  function startFromTree(service: string, port: number, prefix: string, telemetry: Record<string, string> = { OTEL_SDK_DISABLED: 'true' }): ChildProcess {
+    const child = spawn(process.execPath, [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
+      cwd: tree,
+      // Nothing of the test's environment: only what the chart sets.
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        NODE_ENV: 'production',
+        HTTP_HOST: '127.0.0.1',
+        [portVariable(service)]: String(port),
+        DATABASE_URL: database.url,
+        NATS_URL: testInfrastructure().natsUrl,
+        NATS_PREFIX: prefix,
+        LOG_LEVEL: 'warn',
+        ...telemetry,
+        ADMIN_TOKEN: 'image-test-admin-token',
+        FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
+        BLOB_DIR: join(scratch, 'blobs'),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(child);
+    return child;
+  }
+
   test('every service starts from it and becomes ready', async () => {
-    const { natsUrl } = testInfrastructure();
     const prefix = uniqueNatsPrefix('image');
     const urls: string[] = [];
     for (const service of SERVICES) {
       const port = await freePort();
       urls.push(`http://127.0.0.1:${port}`);
-      const child = spawn(process.execPath, [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
-        cwd: tree,
-        // Nothing of the test's environment: only what the chart sets.
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          NODE_ENV: 'production',
-          HTTP_HOST: '127.0.0.1',
-          [portVariable(service)]: String(port),
-          DATABASE_URL: database.url,
-          NATS_URL: natsUrl,
-          NATS_PREFIX: prefix,
-          LOG_LEVEL: 'warn',
-          OTEL_SDK_DISABLED: 'true',
-          ADMIN_TOKEN: 'image-test-admin-token',
-          FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
-          BLOB_DIR: join(scratch, 'blobs'),
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      children.push(child);
+      startFromTree(service, port, prefix);
     }
     for (const url of urls) {
       const status = await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200);
@@ -93,5 +100,31 @@ describe('container image tree', () => {
     }
     const openapi = await fetch(`${urls[0]}/api/v1/openapi.json`);
     expect(openapi.status).toBe(200);
+  }, 120_000);
+
+  test('with an OTLP endpoint, a service from it exports its spans (the register loads only runtime dependencies)', async () => {
+    const exported: string[] = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') exported.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = await freePort();
+      const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+      startFromTree('gateway', port, uniqueNatsPrefix('image-otel'), { OTEL_SERVICE_NAME: 'gateway', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' });
+      const url = `http://127.0.0.1:${port}`;
+      expect(await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200)).toBe(200);
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      await fetch(`${url}/api/v1/openapi.json`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+      const body = await eventually(async () => exported.find((batch) => batch.includes(traceId)), 15_000, 100);
+      expect(body).toContain('gateway');
+    } finally {
+      await new Promise<void>((resolve) => collector.close(() => resolve()));
+    }
   }, 120_000);
 });
