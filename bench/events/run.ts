@@ -19,7 +19,8 @@ import pg from 'pg';
 import { callRpc, connectBus, createLogger, envelopeTextColumnsSql, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { feedCursors } from '@catalog/events';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
-import { benchAdmin, benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
+import { apiClient } from '@catalog/platform/testing';
+import { benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
 
 const adminUrl = process.env.DATABASE_URL;
 const natsUrl = process.env.NATS_URL;
@@ -100,12 +101,12 @@ interface TenantKeys {
 }
 
 async function createTenants(base: string, adminToken: string, keysPerTenant: number): Promise<TenantKeys[]> {
-  const admin = benchAdmin(base, adminToken);
+  const api = apiClient(base, adminToken);
   const tenants: TenantKeys[] = [];
   for (let t = 0; t < TENANTS; t += 1) {
-    const orgId = await admin.organization(`Station ${t}`);
+    const orgId = await api.organization({ name: `Station ${t}` });
     const keys: string[] = [];
-    for (let k = 0; k < keysPerTenant; k += 1) keys.push(await admin.apiKey(orgId, `reader ${k}`));
+    for (let k = 0; k < keysPerTenant; k += 1) keys.push((await api.apiKey(orgId, { name: `reader ${k}` })).key);
     let i = 0;
     tenants.push({ tenantId: orgId, next: () => keys[(i += 1) % keys.length]! });
   }
@@ -330,9 +331,8 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     processes.push(await startService('events', env, 18284));
     processes.push(await startService('gateway', env, 18280));
     const base = 'http://127.0.0.1:18280';
-    const admin = benchAdmin(base, adminToken);
-    const orgId = await admin.organization('Bench FM');
-    const auth = { authorization: `Bearer ${await admin.apiKey(orgId, 'bench')}` };
+    const { orgId, key } = await apiClient(base, adminToken).tenant({ name: 'Bench FM' });
+    const auth = { authorization: `Bearer ${key}` };
     nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
     const call = feedCaller(nc, subjectsFor(prefix));
     let n = 0;

@@ -9,7 +9,8 @@ import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, repoRoot, startProcess, startService, waitReady, type BenchProcess } from '../support/processes.js';
-import { benchAdmin, benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
+import { apiClient } from '@catalog/platform/testing';
+import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = 3;
@@ -43,9 +44,8 @@ async function main(): Promise<void> {
     const gateway = await startService('gateway', env, 18180);
     processes.push(gateway);
 
-    const admin = benchAdmin('http://127.0.0.1:18180', adminToken);
-    const orgId = await admin.organization('Bench FM');
-    const auth = { authorization: `Bearer ${await admin.apiKey(orgId, 'bench')}` };
+    const { orgId, key } = await apiClient('http://127.0.0.1:18180', adminToken).tenant({ name: 'Bench FM' });
+    const auth = { authorization: `Bearer ${key}` };
     let entityId = '';
     for (let i = 0; i < 1000; i += 1) {
       const entity = await fetchJson('http://127.0.0.1:18180/api/v1/catalog/entities', {

@@ -97,22 +97,3 @@ export function benchEnv(databaseUrl: string, natsUrl: string, settings: Record<
     },
   };
 }
-
-/** The admin API of a running gateway: organisations with the catalog product, and their API keys. */
-export function benchAdmin(gatewayUrl: string, adminToken: string) {
-  const headers = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-  return {
-    async organization(name: string): Promise<string> {
-      const org = await fetchJson(`${gatewayUrl}/admin/v1/organizations`, { method: 'POST', headers, body: JSON.stringify({ name, products: ['catalog'] }) });
-      return org.id as string;
-    },
-    async apiKey(orgId: string, name: string): Promise<string> {
-      const key = await fetchJson(`${gatewayUrl}/admin/v1/organizations/${orgId}/api-keys`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name, permissions: ['catalog:api'] }),
-      });
-      return key.key as string;
-    },
-  };
-}

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
-import { benchAdmin, benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
-import { freePort } from '@catalog/platform/testing';
+import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
+import { apiClient, freePort } from '@catalog/platform/testing';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -87,9 +87,8 @@ async function main(): Promise<void> {
     const gateway = await startService('gateway', env, gatewayPort);
     processes.push(gateway);
 
-    const admin = benchAdmin(gatewayUrl, adminToken);
-    const orgId = await admin.organization('Bench FM');
-    const auth = { authorization: `Bearer ${await admin.apiKey(orgId, 'bench')}` };
+    const { key } = await apiClient(gatewayUrl, adminToken).tenant({ name: 'Bench FM' });
+    const auth = { authorization: `Bearer ${key}` };
     const created = await fetchJson(`${gatewayUrl}/api/v1/catalog/assets`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },

@@ -1,13 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '@catalog/platform';
-import { createTestDatabase, eventually, freePort, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, eventually, freePort, startOtlpCollector, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 
 /**
  * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile
@@ -86,6 +84,10 @@ describe('container image tree', () => {
     return child;
   }
 
+  /** The status of the first successful `/readyz` of the service at `url` (fails after 60 s). */
+  const untilReady = (url: string): Promise<number> =>
+    eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200);
+
   test('every service starts from it and becomes ready', async () => {
     const prefix = uniqueNatsPrefix('image');
     const urls: string[] = [];
@@ -94,37 +96,24 @@ describe('container image tree', () => {
       urls.push(`http://127.0.0.1:${port}`);
       startFromTree(service, port, prefix);
     }
-    for (const url of urls) {
-      const status = await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200);
-      expect(status).toBe(200);
-    }
+    for (const url of urls) expect(await untilReady(url)).toBe(200);
     const openapi = await fetch(`${urls[0]}/api/v1/openapi.json`);
     expect(openapi.status).toBe(200);
   }, 120_000);
 
   test('with an OTLP endpoint, a service from it exports its spans (the register loads only runtime dependencies)', async () => {
-    const exported: string[] = [];
-    const collector = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        if (req.url === '/v1/traces') exported.push(Buffer.concat(chunks).toString('utf8'));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const collector = await startOtlpCollector();
     try {
       const port = await freePort();
-      const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-      startFromTree('gateway', port, uniqueNatsPrefix('image-otel'), { OTEL_SERVICE_NAME: 'gateway', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' });
+      startFromTree('gateway', port, uniqueNatsPrefix('image-otel'), { OTEL_SERVICE_NAME: 'gateway', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
       const url = `http://127.0.0.1:${port}`;
-      expect(await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200)).toBe(200);
+      expect(await untilReady(url)).toBe(200);
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       await fetch(`${url}/api/v1/openapi.json`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
-      const body = await eventually(async () => exported.find((batch) => batch.includes(traceId)), 15_000, 100);
+      const body = await eventually(async () => collector.traces.find((batch) => batch.includes(traceId)), 15_000, 100);
       expect(body).toContain('gateway');
     } finally {
-      await new Promise<void>((resolve) => collector.close(() => resolve()));
+      await collector.close();
     }
   }, 120_000);
 });

@@ -9,7 +9,7 @@
  * Every OpenTelemetry module is imported on demand, so what is not used is never loaded.
  */
 import { register } from 'node:module';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 
 /** Keeps spans (and so trace ids in logs and propagated context) without exporting them. */
 const keepOnly: SpanProcessor = {
@@ -19,17 +19,9 @@ const keepOnly: SpanProcessor = {
   shutdown: () => Promise.resolve(),
 };
 
-async function exportingProcessor(): Promise<SpanProcessor> {
-  const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = await Promise.all([
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/sdk-trace-base'),
-  ]);
-  return new BatchSpanProcessor(new OTLPTraceExporter());
-}
-
 async function startTelemetry(): Promise<void> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const [{ NodeTracerProvider }, { resourceFromAttributes }, { registerInstrumentations }, { HttpInstrumentation }, { PgInstrumentation }, { KoaInstrumentation }] =
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { registerInstrumentations }, { HttpInstrumentation }, { PgInstrumentation }, { KoaInstrumentation }] =
     await Promise.all([
       import('@opentelemetry/sdk-trace-node'),
       import('@opentelemetry/resources'),
@@ -38,9 +30,15 @@ async function startTelemetry(): Promise<void> {
       import('@opentelemetry/instrumentation-pg'),
       import('@opentelemetry/instrumentation-koa'),
     ]);
+  let processor = keepOnly;
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+    // The OTLP exporter is loaded only when spans are exported.
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    processor = new BatchSpanProcessor(new OTLPTraceExporter());
+  }
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'catalog-service' }),
-    spanProcessors: [process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? await exportingProcessor() : keepOnly],
+    spanProcessors: [processor],
   });
   // Global tracer provider, AsyncLocalStorage context manager, W3C trace-context propagator.
   provider.register();

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { startOtlpCollector, type OtlpCollector } from '@catalog/platform/testing';
 
 /**
  * `node --import @catalog/platform/telemetry-register` as the services are started (chart, image,
@@ -69,33 +69,22 @@ test('OTEL_SDK_DISABLED=true: no tracer, propagator or context manager, and no S
 });
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-  let collector: Server;
-  const received: { path: string; body: string }[] = [];
+  let collector: OtlpCollector;
 
   beforeAll(async () => {
-    collector = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    collector = await startOtlpCollector();
   });
-  afterAll(async () => new Promise<void>((resolve) => collector.close(() => resolve())));
+  afterAll(async () => collector.close());
 
   test('the spans are exported over OTLP/HTTP with the service name', async () => {
-    const port = (collector.address() as { port: number }).port;
     const { seen } = await runServer({
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '50',
     });
     expect(seen).toBe(TRACE_ID);
     // The batch is sent when the process ends at the latest (shutdown flushes it).
-    const traces = received.filter((r) => r.path === '/v1/traces');
-    expect(traces.length).toBeGreaterThan(0);
-    const body = traces.map((r) => r.body).join('\n');
+    expect(collector.traces.length).toBeGreaterThan(0);
+    const body = collector.traces.join('\n');
     expect(body).toContain('register-test');
     expect(body).toContain(TRACE_ID);
   });

@@ -45,22 +45,32 @@ export function apiClient(baseUrl: string, adminToken: string) {
 
   const admin = <T = any>(method: string, path: string, body?: unknown) => request<T>(method, path, { key: adminToken, ...(body !== undefined ? { body } : {}) });
 
+  /** `POST /admin/v1/organizations`: its id. */
+  async function organization(options: { name?: string; products?: string[] } = {}): Promise<string> {
+    const org = await admin<{ id: string }>('POST', '/admin/v1/organizations', { name: options.name ?? 'Test Radio', products: options.products ?? ['catalog'] });
+    if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
+    return org.body.id;
+  }
+
+  /** `POST /admin/v1/organizations/{orgId}/api-keys` (catalog:api unless told otherwise): its id and secret key. */
+  async function apiKey(orgId: string, options: { name?: string; permissions?: string[] } = {}): Promise<{ keyId: string; key: string }> {
+    const key = await admin<{ id: string; key: string }>('POST', `/admin/v1/organizations/${orgId}/api-keys`, {
+      name: options.name ?? 'test key',
+      permissions: options.permissions ?? ['catalog:api'],
+    });
+    if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);
+    return { keyId: key.body.id, key: key.body.key };
+  }
+
   return {
     request,
     admin,
+    organization,
+    apiKey,
     /** Creates an organisation with the given products (catalog) and a key with the given permissions (catalog:api). */
     async tenant(options: { products?: string[]; permissions?: string[]; name?: string } = {}): Promise<TestTenant> {
-      const org = await admin<{ id: string }>('POST', '/admin/v1/organizations', {
-        name: options.name ?? 'Test Radio',
-        products: options.products ?? ['catalog'],
-      });
-      if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
-      const key = await admin<{ id: string; key: string }>('POST', `/admin/v1/organizations/${org.body.id}/api-keys`, {
-        name: 'test key',
-        permissions: options.permissions ?? ['catalog:api'],
-      });
-      if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);
-      return { orgId: org.body.id, keyId: key.body.id, key: key.body.key };
+      const orgId = await organization(options);
+      return { orgId, ...(await apiKey(orgId, options.permissions ? { permissions: options.permissions } : {})) };
     },
   };
 }

@@ -78,4 +78,5 @@ export { natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
 export { publishEvent, untilConsumerSettled } from './events-stream.js';
+export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';

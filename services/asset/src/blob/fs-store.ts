@@ -224,14 +224,12 @@ function earlyWriteback(file: FileHandle): { wrote(bytes: number): void; settled
       pending += bytes;
       if (pending < WRITEBACK_EVERY_BYTES || inFlight) return;
       pending = 0;
-      inFlight = file.datasync().then(
-        () => {
+      inFlight = file
+        .datasync()
+        .catch(() => undefined)
+        .then(() => {
           inFlight = null;
-        },
-        () => {
-          inFlight = null;
-        },
-      );
+        });
     },
     settled: async () => {
       await inFlight;

@@ -14,7 +14,7 @@ import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescripti
 import { objectKey, type BlobDigest, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
 import type { AudioProbe } from '../media/probe.js';
 import { recordAssetEvent, type Writer } from '../messaging/events.js';
-import { findAsset, insertAsset, setExpiry, updateAsset, type AssetRow } from '../persistence/assets.js';
+import { findAsset, insertAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { ALLOWED_CONTENT_TYPES, kindOf, normalizeContentType } from './kinds.js';
 import { assetJson } from './representation.js';
@@ -172,7 +172,6 @@ export class AssetService {
         version_id: input.versionId ?? null,
         ...pending,
       });
-      await setExpiry(trx, call.tenantId, id, pending.expires_at);
       await recordAssetEvent(trx, writer(call), 'asset.created', inserted);
       return inserted;
     });
@@ -208,11 +207,9 @@ export class AssetService {
           failure_message: verdict.problem.message,
           expires_at: failedExpiry(this.deps.policy, confirmedAt),
         });
-        await setExpiry(trx, call.tenantId, id, failed.expires_at);
         await recordAssetEvent(trx, writer(call), 'asset.failed', failed, { reason: verdict.problem.code });
         return { row: failed, failed: true };
       }
-      const expiresAt = onlineExpiry(this.deps.policy, current.retention, confirmedAt);
       const online = await updateAsset(trx, call.tenantId, id, {
         status: 'ONLINE',
         size: verdict.digest.size,
@@ -220,9 +217,8 @@ export class AssetService {
         blob_etag: verdict.digest.etag,
         duration_ms: verdict.durationMs,
         confirmed_at: confirmedAt,
-        expires_at: expiresAt,
+        expires_at: onlineExpiry(this.deps.policy, current.retention, confirmedAt),
       });
-      await setExpiry(trx, call.tenantId, id, expiresAt);
       await recordAssetEvent(trx, writer(call), 'asset.confirmed', online);
       return { row: online, failed: false };
     });
@@ -302,7 +298,6 @@ export class AssetService {
         failure_code: null,
         failure_message: null,
       });
-      await setExpiry(trx, call.tenantId, id, pending.expires_at);
       await recordAssetEvent(trx, writer(call), 'asset.upload_requested', renewed);
       return { row: renewed, previousKey: current.object_key };
     });
@@ -349,7 +344,6 @@ export class AssetService {
         version_id: nextVersion,
         expires_at: expiryWithRetention(this.deps.policy, current, 'attached', new Date()),
       });
-      await setExpiry(trx, call.tenantId, id, attached.expires_at);
       await recordAssetEvent(trx, writer(call), 'asset.attached', attached);
       return attached;
     });

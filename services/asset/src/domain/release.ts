@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { inTenantTransaction, isUuid, type BusEvent } from '@catalog/platform';
 import { recordAssetEvent } from '../messaging/events.js';
-import { findAsset, setExpiry, updateAsset } from '../persistence/assets.js';
+import { findAsset, updateAsset } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { expiryWithRetention, type RetentionPolicy } from './retention.js';
 
@@ -43,7 +43,6 @@ export async function releaseAsset(deps: ReleaseDeps, request: ReleaseRequest): 
       version_id: null,
       expires_at: expiryWithRetention(deps.policy, current, 'standalone', new Date()),
     });
-    await setExpiry(trx, tenantId, current.id, released.expires_at);
     await recordAssetEvent(trx, { tenantId, sourceSystem: request.sourceSystem }, 'asset.released', released, { versionId });
     return 'released';
   });

@@ -18,18 +18,24 @@ export async function lockAssetIfFree(trx: Trx, tenantId: string, id: string): P
   return trx.selectFrom('assets').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
 }
 
+/** Inserts an asset and puts it in the retention queue at its `expires_at` (if any). */
 export async function insertAsset(trx: Trx, row: NewAssetRow): Promise<AssetRow> {
-  return trx.insertInto('assets').values(row).returningAll().executeTakeFirstOrThrow();
+  const inserted = await trx.insertInto('assets').values(row).returningAll().executeTakeFirstOrThrow();
+  await setExpiry(trx, inserted.tenant_id, inserted.id, inserted.expires_at);
+  return inserted;
 }
 
+/** Updates an asset; a patch that sets `expires_at` moves it in the retention queue too (null: out of it). */
 export async function updateAsset(trx: Trx, tenantId: string, id: string, patch: AssetPatch): Promise<AssetRow> {
-  return trx
+  const updated = await trx
     .updateTable('assets')
     .set({ ...patch, updated_at: sql<Date>`clock_timestamp()` })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (patch.expires_at !== undefined) await setExpiry(trx, tenantId, id, updated.expires_at);
+  return updated;
 }
 
 /** Puts the asset in the retention queue at `dueAt`, or takes it out (null). */

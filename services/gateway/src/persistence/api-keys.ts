@@ -14,15 +14,15 @@ export interface KeyCredentials {
   products: string[];
 }
 
-/**
- * The lookup behind every authenticated request: a named (server-side prepared) statement on the
- * pool, so neither the query builder nor Postgres' parser and planner run per request.
- */
 /** `KeyCredentials` of the active key `$1`. */
 const ACTIVE_KEY_CREDENTIALS_SQL = `select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
              from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
             where k.id = $1 and k.revoked_at is null`;
 
+/**
+ * The lookup behind every authenticated request: a named (server-side prepared) statement on the
+ * pool, so neither the query builder nor Postgres' parser and planner run per request.
+ */
 export async function findActiveKeyCredentials(pool: Pool, keyId: string): Promise<KeyCredentials | undefined> {
   const result = await pool.query<KeyCredentials>({
     name: 'gateway_active_key_credentials',
