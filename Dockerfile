@@ -19,4 +19,4 @@ COPY --from=build /app /app
 # The `node` user of the base image (uid 1000), matching the chart's runAsUser.
 USER 1000:1000
 EXPOSE 8080
-CMD ["node", "--single-threaded-gc", "--max-semi-space-size=1", "--import", "@catalog/platform/telemetry-register", "services/gateway/dist/main.js"]
+CMD ["node", "--single-threaded-gc", "--harmony-rab-gsab-transfer", "--import", "@catalog/platform/telemetry-register", "services/gateway/dist/main.js"]

@@ -1,3 +1,4 @@
 export * from './app.js';
 export * from './body.js';
 export * from './server.js';
+export * from './chunk-relay.js';

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest, payloadTooLarge } from '@catalog/platform';
+import { FileSink } from './file-sink.js';
 import type { UrlSigner } from './signing.js';
 import { parseObjectKey, type BlobDigest, type BlobStat, type BlobStore, type ByteRange, type SignedTarget, type UploadSpec } from './store.js';
 
@@ -92,15 +93,15 @@ export class FsBlobStore implements BlobStore {
           return;
         }
         hash.update(chunk);
-        writeback.wrote(chunk.length);
         callback(null, chunk);
       },
     });
     try {
-      // flush: the bytes are on disk (fsync) before the stream reports it has closed; the early
-      // writeback has already sent most of them to the disk while the rest were still arriving.
-      await pipeline(body, meter, createWriteStream('', { fd: file, flush: true, highWaterMark: 1024 * 1024 }));
+      // The sink fsyncs before it reports it has finished; the early writeback has already sent
+      // most of the bytes to the disk while the rest were still arriving.
+      await pipeline(body, meter, new FileSink(file, (bytes) => writeback.wrote(bytes)));
       await writeback.settled();
+      await file.close();
       if (limits.expectedSize !== null && size !== limits.expectedSize) {
         throw badRequest('upload_size_mismatch', `the upload has ${size} bytes, ${limits.expectedSize} were declared`, {
           declaredSize: limits.expectedSize,

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Next } from 'koa';
 import contentDisposition from 'content-disposition';
-import { AppError, badRequest, conflict, payloadTooLarge, type HttpContext, type HttpState } from '@catalog/platform';
+import { AppError, badRequest, conflict, payloadTooLarge, sendStreamBody, type HttpContext, type HttpState } from '@catalog/platform';
 import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../blob/index.js';
 import type { AssetService } from '../domain/assets.js';
 import { parseRange } from './range.js';
@@ -109,11 +109,10 @@ async function sendBlob(ctx: HttpContext, deps: ListenerDeps): Promise<void> {
   if (range) {
     ctx.status = 206;
     ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
-    ctx.body = stream;
     ctx.length = range.end - range.start + 1;
   } else {
     ctx.status = 200;
-    ctx.body = stream;
     ctx.length = stat.size;
   }
+  await sendStreamBody(ctx, stream);
 }

@@ -1,7 +1,8 @@
 import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Next } from 'koa';
 import { assetListenerSubject } from '@catalog/contracts';
-import { AppError, type HttpContext, type NatsConnection } from '@catalog/platform';
+import { AppError, relayChunks, releaseSocketReads, sendStreamBody, type ChunkRelay, type HttpContext, type NatsConnection } from '@catalog/platform';
 
 export interface BlobProxySettings {
   nc: NatsConnection;
@@ -37,7 +38,7 @@ function unavailable(): AppError {
   return new AppError(503, 'service_unavailable', 'the asset service is not available');
 }
 
-function relayResponse(ctx: HttpContext, upstream: IncomingMessage): void {
+async function relayResponse(ctx: HttpContext, upstream: IncomingMessage): Promise<void> {
   ctx.status = upstream.statusCode ?? 502;
   for (const name of RESPONSE_HEADERS) {
     const value = upstream.headers[name];
@@ -48,18 +49,25 @@ function relayResponse(ctx: HttpContext, upstream: IncomingMessage): void {
     ctx.body = null;
     return;
   }
-  ctx.body = upstream;
+  await sendStreamBody(ctx, upstream);
 }
 
-/** Sends one request upstream, streaming `body` into it, and resolves with the upstream response. */
-function forward(target: URL, method: string, headers: OutgoingHttpHeaders, body: NodeJS.ReadableStream | null): Promise<IncomingMessage> {
+/**
+ * Sends one request upstream, relaying `body` into it, and resolves with the upstream response.
+ * Uploads go over the keep-alive agent. A download gets a connection of its own (`agent: false`,
+ * closed after it): its socket reads are released as soon as the HTTP parser has copied them,
+ * which is safe only on a socket no other exchange will reuse (decision 0042).
+ */
+function forward(target: URL, method: string, headers: OutgoingHttpHeaders, body: Readable | null): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const upstream = httpRequest(target, { method, headers, agent });
+    const upstream = httpRequest(target, { method, headers, ...(body ? { agent } : { agent: false }) });
     let settled = false;
+    let relay: ChunkRelay | undefined;
+    if (!body) upstream.once('socket', (socket) => releaseSocketReads(socket));
     upstream.on('response', (response) => {
       settled = true;
       // An upstream that answers before it has read the whole body (a rejection) takes no more of it.
-      if (body) body.unpipe(upstream);
+      relay?.stop();
       resolve(response);
     });
     upstream.on('error', (error) => {
@@ -69,9 +77,7 @@ function forward(target: URL, method: string, headers: OutgoingHttpHeaders, body
       }
     });
     if (body) {
-      body.on('error', () => upstream.destroy());
-      body.on('aborted', () => upstream.destroy());
-      body.pipe(upstream);
+      relay = relayChunks(body, upstream, { destroySource: false });
     } else {
       upstream.end();
     }
@@ -122,7 +128,7 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
       }
       // A rejected upload may still be arriving: do not reuse the connection for another request.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
-      relayResponse(ctx, upstream);
+      await relayResponse(ctx, upstream);
     },
 
     async download(ctx, reply) {
@@ -139,7 +145,7 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
       } catch {
         throw unavailable();
       }
-      relayResponse(ctx, upstream);
+      await relayResponse(ctx, upstream);
     },
   };
 }
