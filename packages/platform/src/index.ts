@@ -7,6 +7,7 @@ export * from './ids.js';
 export * from './lifecycle.js';
 export * from './logger.js';
 export * from './outbox/index.js';
+export * from './periodic.js';
 export * from './telemetry.js';
 export * from './runtime.js';
 export * from './cursor.js';

@@ -1,5 +1,5 @@
-import { Writable } from 'node:stream';
-import { ConfigError, createLogger, cursorCodec, envelopeFromRow, envelopeJson, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
+import { ConfigError, cursorCodec, envelopeFromRow, envelopeJson, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
+import { capturingLogger } from '@catalog/platform/testing';
 
 describe('config', () => {
   test('names every bad variable in one error', () => {
@@ -124,16 +124,10 @@ describe('cursors', () => {
 
 describe('logger', () => {
   test('redacts credentials and signed URLs', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    const logger = createLogger({ service: 't', destination: sink });
+    const { logger, lines } = capturingLogger('t');
     logger.info({ headers: { authorization: 'Bearer sk_secret' }, key: 'sk_secret', upload: { url: 'http://x/?signature=abc' } }, 'hello');
-    expect(lines.join('')).not.toMatch(/sk_secret|signature=abc/);
-    expect(lines.join('')).toContain('[redacted]');
+    const written = JSON.stringify(lines());
+    expect(written).not.toMatch(/sk_secret|signature=abc/);
+    expect(written).toContain('[redacted]');
   });
 });

@@ -1,9 +1,9 @@
-import { startEventConsumer, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startEventConsumer, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret } from './blob/index.js';
 import type { AssetConfig } from './config.js';
 import { AssetService } from './domain/assets.js';
 import { releaseAsset, releaseVersionAsset } from './domain/release.js';
-import { startSweeper, sweepOnce, type SweeperDeps } from './domain/retention.js';
+import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio } from './media/probe.js';
 import { answerListenerDiscovery } from './messaging/discovery.js';
@@ -66,7 +66,7 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       batchSize: config.sweepBatchSize,
       ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
     };
-    runtime.onStop(startSweeper(sweeper, config.sweepIntervalMs));
+    runtime.onStop(startPeriodicTask({ name: 'retention sweep', intervalMs: config.sweepIntervalMs, logger, run: () => sweepOnce(sweeper) }));
     const versionEvents = startEventConsumer({
       nc: runtime.nc,
       subjects: runtime.subjects,

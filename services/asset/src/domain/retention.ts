@@ -112,24 +112,3 @@ export async function sweepOnce(deps: SweeperDeps): Promise<number> {
   await deps.housekeeping?.();
   return total;
 }
-
-/** Runs `sweepOnce` every `intervalMs` until the returned stop function is called. */
-export function startSweeper(deps: SweeperDeps, intervalMs: number): () => Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const tick = (): void => {
-    running = sweepOnce(deps)
-      .then(() => undefined)
-      .catch((error: unknown) => deps.logger.error({ err: error }, 'retention sweep failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  timer = setTimeout(tick, intervalMs);
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  };
-}
