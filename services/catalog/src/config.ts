@@ -18,6 +18,10 @@ export interface CatalogConfig extends CommonConfig {
   maxVersionsPerEntity: number;
   /** Longest wait for an answer of the asset service when adding a version. */
   assetRpcTimeoutMs: number;
+  /** How often the sweeper of attach intents runs (decision 0025). */
+  attachSweepIntervalMs: number;
+  /** How old an attach intent must be before the sweeper takes it: covers the start of its version's transaction. */
+  attachIntentGraceMs: number;
 }
 
 export function readCatalogConfig(env: EnvReader): CatalogConfig {
@@ -27,5 +31,7 @@ export function readCatalogConfig(env: EnvReader): CatalogConfig {
     assetEvents: readEventConsumerConfig(env, 'CATALOG_ASSET_EVENTS', 'catalog-asset-events'),
     maxVersionsPerEntity: env.int('CATALOG_MAX_VERSIONS_PER_ENTITY', DEFAULT_MAX_VERSIONS_PER_ENTITY, { min: 1, max: 10_000 }),
     assetRpcTimeoutMs: env.int('CATALOG_ASSET_RPC_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+    attachSweepIntervalMs: env.int('CATALOG_ATTACH_SWEEP_INTERVAL_MS', 60_000, { min: 10 }),
+    attachIntentGraceMs: env.int('CATALOG_ATTACH_INTENT_GRACE_MS', 60_000, { min: 0 }),
   };
 }

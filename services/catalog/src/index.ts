@@ -1,8 +1,9 @@
 export { readCatalogConfig, type CatalogConfig } from './config.js';
-export { startCatalogService } from './service.js';
+export { startCatalogService, type CatalogServiceHandle, type CatalogServiceOptions } from './service.js';
 export { catalogHandlers, CATALOG_OPERATIONS, type CatalogHandlerDeps, type CatalogOperation } from './rpc/handlers.js';
 export { catalogMigrations } from './migrations/index.js';
 export type { CatalogDb, EntitiesTable, EntityTypesTable } from './persistence/tables.js';
 export type { EntityPage } from './domain/entities.js';
 export { assetClient, type AssetClient } from './integration/asset-client.js';
-export type { VersionsTable, AssetStatesTable } from './persistence/tables.js';
+export type { AttachSweepResult } from './domain/attach-intents.js';
+export type { VersionsTable, AssetStatesTable, AttachIntentsTable } from './persistence/tables.js';

@@ -1,20 +1,32 @@
 import { routesOf } from '@catalog/contracts';
-import { startEventConsumer, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startEventConsumer, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
 import { applyAssetEvent } from './domain/asset-events.js';
-import { assetClient } from './integration/asset-client.js';
+import { ATTACH_SWEEP_BATCH_SIZE, sweepAttachIntents, type AttachIntentSweepDeps, type AttachSweepResult } from './domain/attach-intents.js';
+import { assetClient, type AssetClient } from './integration/asset-client.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
 import { catalogHandlers } from './rpc/handlers.js';
 import { packageVersion } from './version.js';
 
+export interface CatalogServiceHandle extends ServiceRuntime<CatalogDb> {
+  /** Runs one pass of the attach-intent sweeper now (it also runs every CATALOG_ATTACH_SWEEP_INTERVAL_MS). */
+  sweepAttachIntents(): Promise<AttachSweepResult>;
+}
+
+export interface CatalogServiceOptions {
+  logger?: Logger;
+  /** Wraps the client of the asset service the catalog uses (tests put faults between the two). */
+  wrapAssetClient?: (client: AssetClient) => AssetClient;
+}
+
 /**
  * Starts the catalog service: migrations of the `catalog` schema, the outbox relay, the RPC
  * operations of entities, entity types and versions on NATS, the consumer of asset events (upload
- * status of versions' files) and the HTTP listener with health checks. `stop()` of the returned
- * runtime stops all of it.
+ * status of versions' files), the sweeper of attach intents (files of versions never written) and
+ * the HTTP listener with health checks. `stop()` of the returned runtime stops all of it.
  */
-export async function startCatalogService(config: CatalogConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<CatalogDb>> {
+export async function startCatalogService(config: CatalogConfig, options: CatalogServiceOptions = {}): Promise<CatalogServiceHandle> {
   const runtime = await startServiceRuntime<CatalogDb>({
     config,
     schema: 'catalog',
@@ -25,7 +37,8 @@ export async function startCatalogService(config: CatalogConfig, options: { logg
   });
   try {
     const { db } = runtime.database;
-    const assets = assetClient({ nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.assetRpcTimeoutMs });
+    const client = assetClient({ nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.assetRpcTimeoutMs });
+    const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
     const handlers = catalogHandlers({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger });
     const unanswered = routesOf('catalog')
       .map((route) => route.operationId)
@@ -42,8 +55,12 @@ export async function startCatalogService(config: CatalogConfig, options: { logg
       handle: (event, position) => applyAssetEvent(db, event, position),
     });
     runtime.onStop(() => consumer.stop());
+    const sweeper: AttachIntentSweepDeps = { db, assets, logger: runtime.logger, graceMs: config.attachIntentGraceMs, batchSize: ATTACH_SWEEP_BATCH_SIZE };
+    runtime.onStop(
+      startPeriodicTask({ name: 'attach intent sweep', intervalMs: config.attachSweepIntervalMs, logger: runtime.logger, run: () => sweepAttachIntents(sweeper) }),
+    );
     await runtime.listen();
-    return runtime;
+    return Object.assign(runtime, { sweepAttachIntents: () => sweepAttachIntents(sweeper) });
   } catch (error) {
     await runtime.stop();
     throw error;

@@ -1,14 +1,19 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection } from '@catalog/platform';
+import pg from 'pg';
+import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection, type RpcReply } from '@catalog/platform';
 import { eventually, publishEvent, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/platform/testing';
-import { addUploadVersion, startHarness, type CatalogHarness } from './support.js';
+import { addUploadVersion, sineWav, startHarness, uploadBytes, type Caller, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;
 let nc: NatsConnection;
+let wav: Uint8Array;
 
 beforeAll(async () => {
-  h = await startHarness('catrelease', { withAssets: true });
+  // No grace: the sweeps the tests run take every intent not held by a running transaction. The
+  // sweeper's own timer stays out of the way.
+  h = await startHarness('catrelease', { withAssets: true, env: { CATALOG_ATTACH_INTENT_GRACE_MS: '0', CATALOG_ATTACH_SWEEP_INTERVAL_MS: '3600000' } });
   nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'catrelease-relay', logger: testLogger() });
+  wav = await sineWav(1);
 });
 
 afterAll(async () => {
@@ -18,6 +23,48 @@ afterAll(async () => {
 
 const versionOfAsset = async (assetId: string): Promise<string | null> =>
   (await h.sql.query('select version_id from asset.assets where id = $1', [assetId])).rows[0]?.version_id ?? null;
+
+const intentsOf = async (assetId: string): Promise<Array<{ version_id: string; tenant_id: string; source_system: string }>> =>
+  (await h.sql.query('select version_id, tenant_id, source_system from catalog.attach_intents where asset_id = $1', [assetId])).rows;
+
+const releasedEvents = async (assetId: string): Promise<Array<{ version_id: string; source_system: string }>> =>
+  (await h.sql.query("select data->>'versionId' as version_id, source_system from asset.outbox where resource_id = $1 and type = 'asset.released'", [assetId])).rows;
+
+/**
+ * Runs `fn` while a trigger on the catalog outbox runs `statement` (plpgsql) inside the
+ * transaction of any version of `entityId` being created, when it records version.created: after
+ * the version row was inserted and its file attached.
+ */
+async function whileVersionCreatedRuns<T>(entityId: string, statement: string, fn: () => Promise<T>): Promise<T> {
+  await h.sql.query(`
+    create or replace function catalog.version_created_hook() returns trigger language plpgsql as $$
+    begin
+      if new.type = 'version.created' and new.data->>'entityId' = '${entityId}' then ${statement}; end if;
+      return new;
+    end $$;
+    create trigger version_created_hook before insert on catalog.outbox for each row execute function catalog.version_created_hook();`);
+  try {
+    return await fn();
+  } finally {
+    await h.sql.query('drop trigger version_created_hook on catalog.outbox; drop function catalog.version_created_hook()');
+  }
+}
+
+/** A real failure inside the version's transaction after the attach: its version.created event is refused. */
+const REFUSE = "raise exception 'injected failure'";
+
+/** A tenant with an entity and an ONLINE standalone asset (uploaded and confirmed) of the tenant. */
+async function entityAndStandaloneAsset(title: string): Promise<{ a: Caller; entityId: string; assetId: string }> {
+  const a = h.tenant();
+  const entity = await a.ok('createEntity', { body: { type: 'song', title } });
+  const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } } });
+  expect(await uploadBytes(h, standalone.upload, wav)).toBeLessThan(300);
+  await h.assets(a).ok('confirmAsset', { params: { id: standalone.assetId } });
+  return { a, entityId: entity.id, assetId: standalone.assetId };
+}
+
+const addVersionOf = (a: Caller, entityId: string, assetId: string, label: string): Promise<RpcReply> =>
+  a.call('createVersion', { params: { id: entityId }, body: { source: { assetId }, label, versionType: 'station_intro' } });
 
 describe('the asset service knows which version a file belongs to', () => {
   test('both sources record the version; its deletion releases the file; a late deletion of the former version leaves the new one its file', async () => {
@@ -59,35 +106,116 @@ describe('the asset service knows which version a file belongs to', () => {
 
 describe('a version whose transaction fails after its file was attached', () => {
   test('gives the file back: released if still that version\'s file, so it expires instead of staying attached for good', async () => {
-    const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Doomed version' } });
-    const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.mp3', contentType: 'audio/mpeg' } } });
-    // A real failure inside the version's transaction after the attach: its version.created event is refused.
-    await h.sql.query(`
-      create or replace function catalog.refuse_doomed_version() returns trigger language plpgsql as $$
-      begin
-        if new.type = 'version.created' and new.data->>'entityId' = '${entity.id}' then raise exception 'injected failure'; end if;
-        return new;
-      end $$;
-      create trigger refuse_doomed_version before insert on catalog.outbox for each row execute function catalog.refuse_doomed_version();`);
-    let failed: unknown;
-    try {
-      failed = await a.call('createVersion', { params: { id: entity.id }, body: { source: { assetId: standalone.assetId }, label: 'Doomed', versionType: 'station_intro' } });
-    } finally {
-      await h.sql.query('drop trigger refuse_doomed_version on catalog.outbox; drop function catalog.refuse_doomed_version()');
-    }
+    const { a, entityId, assetId } = await entityAndStandaloneAsset('Doomed version');
+    const failed = await whileVersionCreatedRuns(entityId, REFUSE, () => addVersionOf(a, entityId, assetId, 'Doomed'));
     expect(failed).toMatchObject({ ok: false, error: { status: 500 } });
-    expect((await a.ok('listVersions', { params: { id: entity.id } })).versions).toEqual([]);
+    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
 
     // The asset service had attached it to the version that was never written; it is standalone again.
-    const asset = await h.assets(a).ok('getAsset', { params: { id: standalone.assetId } });
+    const asset = await h.assets(a).ok('getAsset', { params: { id: assetId } });
     expect(asset).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
-    expect(await versionOfAsset(standalone.assetId)).toBeNull();
-    const events = await h.sql.query("select data->>'versionId' as version_id from asset.outbox where resource_id = $1 and type = 'asset.released'", [standalone.assetId]);
-    expect(events.rows).toHaveLength(1);
+    expect(await versionOfAsset(assetId)).toBeNull();
+    expect(await releasedEvents(assetId)).toHaveLength(1);
+    // The asset service answered, so the attach intent is settled.
+    expect(await intentsOf(assetId)).toEqual([]);
 
     // And it can be used again.
-    const version = await a.ok('createVersion', { params: { id: entity.id }, body: { source: { assetId: standalone.assetId }, label: 'Second try', versionType: 'station_intro' } });
-    expect(await versionOfAsset(standalone.assetId)).toBe(version.id);
+    const version = await a.ok('createVersion', { params: { id: entityId }, body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' } });
+    expect(await versionOfAsset(assetId)).toBe(version.id);
+  });
+
+  test('when the immediate release fails too, the attach intent stays and the sweeper releases the file', async () => {
+    const { a, entityId, assetId } = await entityAndStandaloneAsset('Doomed twice');
+    h.failAssetReleases(1);
+    const failed = await whileVersionCreatedRuns(entityId, REFUSE, () => addVersionOf(a, entityId, assetId, 'Doomed'));
+    expect(failed).toMatchObject({ ok: false, error: { status: 500 } });
+    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+
+    // Attached to a version that does not exist, not expiring: without the intent, for good.
+    const unwritten = await versionOfAsset(assetId);
+    expect(unwritten).not.toBeNull();
+    expect((await h.sql.query('select id from catalog.versions where id = $1', [unwritten])).rows).toEqual([]);
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'attached', entityId, expiresAt: null });
+    expect(await intentsOf(assetId)).toEqual([{ version_id: unwritten, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
+    expect(await releasedEvents(assetId)).toEqual([]);
+
+    expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 1, released: 1, kept: 0 });
+    const asset = await h.assets(a).ok('getAsset', { params: { id: assetId } });
+    expect(asset).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
+    expect(await versionOfAsset(assetId)).toBeNull();
+    // Released as the write that made the version: its source system.
+    expect(await releasedEvents(assetId)).toEqual([{ version_id: unwritten, source_system: `public-api:${a.keyId}` }]);
+    expect(await intentsOf(assetId)).toEqual([]);
+
+    // Usable for a new version; a second sweep changes nothing.
+    const version = await a.ok('createVersion', { params: { id: entityId }, body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' } });
+    expect(await versionOfAsset(assetId)).toBe(version.id);
+    expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'attached', entityId, expiresAt: null });
+    expect(await versionOfAsset(assetId)).toBe(version.id);
+    expect(await releasedEvents(assetId)).toHaveLength(1);
+  });
+
+  test('a sweep while the asset service does not answer keeps the intent for the next pass', async () => {
+    const { a, entityId, assetId } = await entityAndStandaloneAsset('Doomed, asset service away');
+    h.failAssetReleases(2);
+    await whileVersionCreatedRuns(entityId, REFUSE, () => addVersionOf(a, entityId, assetId, 'Doomed'));
+    const unwritten = await versionOfAsset(assetId);
+    expect(unwritten).not.toBeNull();
+
+    expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 1, released: 0, kept: 1 });
+    expect(await intentsOf(assetId)).toHaveLength(1);
+    expect(await versionOfAsset(assetId)).toBe(unwritten);
+
+    expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 1, released: 1, kept: 0 });
+    expect(await intentsOf(assetId)).toEqual([]);
+    expect(await versionOfAsset(assetId)).toBeNull();
+  });
+});
+
+describe('attach intents', () => {
+  test('a version that is written leaves none; nor does one refused before the attach', async () => {
+    const { a, entityId, assetId } = await entityAndStandaloneAsset('Written');
+    const reply = await addVersionOf(a, entityId, assetId, 'Written');
+    expect(reply.ok).toBe(true);
+    expect(await intentsOf(assetId)).toEqual([]);
+
+    const refused = await addVersionOf(a, entityId, assetId, 'Same file again');
+    expect(refused).toMatchObject({ ok: false, error: { status: 409, code: 'asset_in_use' } });
+    expect(await intentsOf(assetId)).toEqual([]);
+    expect((await h.sql.query('select count(*)::int as n from catalog.attach_intents where tenant_id = $1', [a.tenantId])).rows).toEqual([{ n: 0 }]);
+  });
+
+  test('the sweep passes by the intent of a version whose transaction is still running', async () => {
+    const { a, entityId, assetId } = await entityAndStandaloneAsset('Slow version');
+    // The version's transaction waits, after the attach, for an advisory lock this session holds.
+    const holder = new pg.Client({ connectionString: h.database.url });
+    await holder.connect();
+    try {
+      await holder.query('select pg_advisory_lock(4242)');
+      const created = await whileVersionCreatedRuns(entityId, 'perform pg_advisory_xact_lock(4242)', async () => {
+        const pending = addVersionOf(a, entityId, assetId, 'Slow');
+        let versionId: string;
+        try {
+          // Attached: the transaction is past the attach, holding its intent (deleted, not committed).
+          versionId = await eventually(async () => (await versionOfAsset(assetId)) ?? undefined, 10_000);
+          expect(await intentsOf(assetId)).toEqual([{ version_id: versionId, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
+
+          expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });
+          expect(await versionOfAsset(assetId)).toBe(versionId);
+          expect(await releasedEvents(assetId)).toEqual([]);
+        } finally {
+          // Lets the version's transaction go on (also when a check failed: the trigger is dropped after it).
+          await holder.query('select pg_advisory_unlock(4242)');
+        }
+        return { versionId, reply: await pending };
+      });
+      expect(created.reply).toMatchObject({ ok: true, body: { id: created.versionId } });
+      expect(await intentsOf(assetId)).toEqual([]);
+      expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });
+      expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'attached', entityId, expiresAt: null });
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
-import { callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest, type ServiceRuntime } from '@catalog/platform';
+import { AppError, callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest } from '@catalog/platform';
 import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-import { readCatalogConfig, startCatalogService, type CatalogDb } from '../src/index.js';
+import { readCatalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
 
 /** A tenant calling as the gateway would for one API key. */
 export interface Caller {
@@ -28,7 +28,7 @@ export interface OutboxRow extends EventEnvelopeRow {
 }
 
 export interface CatalogHarness {
-  service: ServiceRuntime<CatalogDb>;
+  service: CatalogServiceHandle;
   /** The asset service, when the harness was started `withAssets`. */
   asset: AssetServiceHandle | null;
   natsPrefix: string;
@@ -39,6 +39,11 @@ export interface CatalogHarness {
   /** A caller of the asset service's NATS operations for the tenant of `caller`. */
   assets(caller: Caller): AssetCaller;
   outbox(filter?: { tenantId?: string; resourceId?: string; type?: string }): Promise<OutboxRow[]>;
+  /**
+   * The next `count` releaseAsset calls of the catalog fail as if the asset service did not answer
+   * (503 service_unavailable) without reaching it; the asset service itself stays up.
+   */
+  failAssetReleases(count: number): void;
   stop(): Promise<void>;
 }
 
@@ -76,12 +81,23 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     ...options.env,
   };
   const config = readConfig(readCatalogConfig, env);
-  let service: ServiceRuntime<CatalogDb> | undefined;
+  let failingReleases = 0;
+  const wrapAssetClient = (client: AssetClient): AssetClient => ({
+    ...client,
+    async release(call, assetId, versionId) {
+      if (failingReleases > 0) {
+        failingReleases -= 1;
+        throw new AppError(503, 'service_unavailable', 'the asset service is not available');
+      }
+      return client.release(call, assetId, versionId);
+    },
+  });
+  let service: CatalogServiceHandle | undefined;
   let asset: AssetServiceHandle | undefined;
   let client: NatsConnection | undefined;
   const sql = new pg.Client({ connectionString: database.url });
   try {
-    service = await startCatalogService(config, { logger: testLogger('catalog') });
+    service = await startCatalogService(config, { logger: testLogger('catalog'), wrapAssetClient });
     if (options.withAssets) asset = await startAssetService(readConfig(readAssetConfig, env), { logger: testLogger('asset') });
     client = await connectBus({ url: natsUrl, name: `${label}-client`, logger: testLogger('client') });
     await sql.connect();
@@ -135,6 +151,9 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
       const where = conditions.length > 0 ? `where ${conditions.join(' and ')}` : '';
       const result = await sql.query<OutboxRow>(`select * from catalog.outbox ${where} order by tx_id, seq`, values);
       return result.rows;
+    },
+    failAssetReleases(count) {
+      failingReleases = count;
     },
     async stop() {
       await nc.drain().catch(() => undefined);

@@ -43,6 +43,7 @@ import {
   type VersionChanges,
   type VersionRow,
 } from '../persistence/versions.js';
+import { abandonAttachIntent, recordAttachIntent, takeAttachIntent, type AttachIntent } from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
 import { catalogEventsFor, type CatalogEvents } from './events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
@@ -138,6 +139,12 @@ function raceToConflict(error: unknown, assetId: string): never {
  * file (decision 0022). The first version of a kind is primary; `isPrimary: true` demotes the
  * current primary. The entity row is locked for the whole write, so concurrent additions take
  * turns and exactly one primary per kind holds.
+ *
+ * An existing asset is attached by the asset service while the version's transaction runs, so a
+ * transaction that then fails (or a process that dies before the commit) would leave it the file
+ * of a version that does not exist. An attach intent committed before the transaction, and deleted
+ * by it, covers that (decision 0025): on failure the asset is released at once when the asset
+ * service answers, otherwise the intent stays and the catalog's sweeper releases it later.
  */
 export async function createVersion(deps: VersionDeps, call: CallContext, entityId: string, input: CreateVersionBody): Promise<CreatedVersion> {
   const { source } = input;
@@ -162,11 +169,16 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
   if (asset.kind !== kind) throw unsupportedMediaType(`the asset service classified the file as ${asset.kind}, not ${kind}`, { kind, contentTypeKind: asset.kind });
   checkVersionType(kind, input.versionType);
 
-  // Set once attachAsset was asked: if the version's transaction then fails, the asset would be
-  // left the file of a version that never existed, attached for good; it is released again.
+  // Committed before the version's transaction, which deletes it first thing: should that
+  // transaction not commit after the attach, the intent makes sure the asset is released.
+  const intent: AttachIntent | undefined = source.assetId
+    ? { versionId: id, tenantId: call.tenantId, assetId: asset.id, sourceSystem: call.sourceSystem }
+    : undefined;
+  if (intent) await recordAttachIntent(deps.db, intent);
   let attachRequested = false;
   try {
     const version = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+      if (intent) await takeAttachIntent(trx, intent);
       const entity = await lockEntity(trx, call.tenantId, entityId);
       if ((await countVersions(trx, call.tenantId, entityId)) >= deps.maxVersionsPerEntity) {
         throw conflict('too_many_versions', `an entity has at most ${deps.maxVersionsPerEntity} versions`, { limit: deps.maxVersionsPerEntity });
@@ -208,22 +220,8 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
     });
     return upload ? { ...version, upload } : version;
   } catch (error) {
-    if (attachRequested) await releaseUnwrittenVersionAsset(deps, call, asset.id, id);
+    if (intent) await abandonAttachIntent(deps, call, intent, attachRequested);
     return raceToConflict(error, asset.id);
-  }
-}
-
-/**
- * Best effort: asks the asset service to release `assetId` if it is still the file of `versionId`,
- * a version whose transaction failed after the attach. If that fails too (asset service away), the
- * asset stays attached to a version that does not exist: logged, and it never expires.
- */
-async function releaseUnwrittenVersionAsset(deps: Pick<VersionDeps, 'assets' | 'logger'>, call: CallContext, assetId: string, versionId: string): Promise<void> {
-  try {
-    const { released } = await deps.assets.release(call, assetId, versionId);
-    if (released) deps.logger.info({ assetId, versionId }, 'released the file of a version that was not written');
-  } catch (error) {
-    deps.logger.error({ err: error, assetId, versionId }, 'could not release the file of a version that was not written; it stays attached');
   }
 }
 

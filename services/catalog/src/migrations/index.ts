@@ -2,10 +2,12 @@ import type { Migrations } from '@catalog/platform';
 import { entities } from './0001_entities.js';
 import { versions } from './0002_versions.js';
 import { outboxRelay } from './0003_outbox_relay.js';
+import { attachIntents } from './0004_attach_intents.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
   '0001_entities': entities,
   '0002_versions': versions,
   '0003_outbox_relay': outboxRelay,
+  '0004_attach_intents': attachIntents,
 };

@@ -58,11 +58,22 @@ export interface VersionsTable {
   updated_at: Timestamp;
 }
 
+/** An asset the catalog may have attached to a version that is not (yet) written (decision 0025). */
+export interface AttachIntentsTable {
+  version_id: string;
+  tenant_id: string;
+  asset_id: string;
+  /** The source system of the write that made the version: the release, if any, is recorded as its. */
+  source_system: string;
+  created_at: Timestamp;
+}
+
 /** The tables of the `catalog` schema as the service's queries see them. */
 export interface CatalogDb {
   entity_types: EntityTypesTable;
   entities: EntitiesTable;
   asset_states: AssetStatesTable;
   versions: VersionsTable;
+  attach_intents: AttachIntentsTable;
 }
 
