@@ -171,6 +171,25 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await intentsOf(assetId)).toEqual([]);
     expect(await versionOfAsset(assetId)).toBeNull();
   });
+
+  test('an attach that got no answer and lands after the immediate release is still given back by the sweeper', async () => {
+    const { a, entityId, assetId } = await entityAndStandaloneAsset('Attach in flight');
+    h.answerAttachesLate(1);
+    const failed = await addVersionOf(a, entityId, assetId, 'Timed out');
+    expect(failed).toMatchObject({ ok: false, error: { status: 504 } });
+    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+
+    // The release found nothing to do; the late attach then bound the asset to the unwritten version.
+    const unwritten = await versionOfAsset(assetId);
+    expect(unwritten).not.toBeNull();
+    expect((await h.sql.query('select id from catalog.versions where id = $1', [unwritten])).rows).toEqual([]);
+    expect(await releasedEvents(assetId)).toEqual([]);
+    expect(await intentsOf(assetId)).toEqual([{ version_id: unwritten, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
+
+    expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 1, released: 1, kept: 0 });
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
+    expect(await intentsOf(assetId)).toEqual([]);
+  });
 });
 
 describe('attach intents', () => {

@@ -44,6 +44,11 @@ export interface CatalogHarness {
    * (503 service_unavailable) without reaching it; the asset service itself stays up.
    */
   failAssetReleases(count: number): void;
+  /**
+   * The next `count` attachAsset calls of the catalog time out (504 upstream_timeout) at once, and
+   * reach the asset service only later: right after the catalog's next releaseAsset was answered.
+   */
+  answerAttachesLate(count: number): void;
   stop(): Promise<void>;
 }
 
@@ -82,14 +87,30 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   };
   const config = readConfig(readCatalogConfig, env);
   let failingReleases = 0;
+  let lateAttaches = 0;
+  let delayedAttach: (() => Promise<unknown>) | undefined;
   const wrapAssetClient = (client: AssetClient): AssetClient => ({
     ...client,
+    async attach(call, assetId, version) {
+      if (lateAttaches > 0) {
+        lateAttaches -= 1;
+        delayedAttach = () => client.attach(call, assetId, version);
+        throw new AppError(504, 'upstream_timeout', 'the asset service did not answer in time');
+      }
+      return client.attach(call, assetId, version);
+    },
     async release(call, assetId, versionId) {
       if (failingReleases > 0) {
         failingReleases -= 1;
         throw new AppError(503, 'service_unavailable', 'the asset service is not available');
       }
-      return client.release(call, assetId, versionId);
+      try {
+        return await client.release(call, assetId, versionId);
+      } finally {
+        const late = delayedAttach;
+        delayedAttach = undefined;
+        await late?.();
+      }
     },
   });
   let service: CatalogServiceHandle | undefined;
@@ -154,6 +175,9 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     },
     failAssetReleases(count) {
       failingReleases = count;
+    },
+    answerAttachesLate(count) {
+      lateAttaches = count;
     },
     async stop() {
       await nc.drain().catch(() => undefined);

@@ -82,12 +82,23 @@ async function dropAttachIntent(deps: AttachIntentDeps, intent: AttachIntent): P
 }
 
 /**
- * After the version's transaction failed: if the attach was asked, the asset service is asked at
- * once to release the asset; the intent is deleted when nothing was attached or the asset service
- * answered, and left for the sweeper otherwise. Never throws.
+ * What became of the attach asked inside a version's transaction: not asked; answered (attached,
+ * or refused); or asked without an answer (timeout, no responder), in which case it may still
+ * reach the asset service later, even after an immediate release.
  */
-export async function abandonAttachIntent(deps: AttachIntentDeps, call: CallContext, intent: AttachIntent, attachRequested: boolean): Promise<void> {
-  if (attachRequested && (await releaseIntentAsset(deps, call, intent)) === 'unanswered') return;
+export type AttachOutcome = 'not_requested' | 'answered' | 'unanswered';
+
+/**
+ * After the version's transaction failed: if the attach was asked, the asset service is asked at
+ * once to release the asset. The intent is deleted when nothing was attached, or when both the
+ * attach and the release were answered; otherwise it is left for the sweeper, which asks again
+ * after the grace (by then an attach still in flight has landed or never will). Never throws.
+ */
+export async function abandonAttachIntent(deps: AttachIntentDeps, call: CallContext, intent: AttachIntent, attach: AttachOutcome): Promise<void> {
+  if (attach !== 'not_requested') {
+    const release = await releaseIntentAsset(deps, call, intent);
+    if (release === 'unanswered' || attach === 'unanswered') return;
+  }
   await dropAttachIntent(deps, intent);
 }
 

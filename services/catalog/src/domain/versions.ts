@@ -17,7 +17,7 @@ import {
   newId,
   notFound,
   unsupportedMediaType,
-  type AppError,
+  AppError,
   type CallContext,
   type Kysely,
   type Logger,
@@ -43,7 +43,7 @@ import {
   type VersionChanges,
   type VersionRow,
 } from '../persistence/versions.js';
-import { abandonAttachIntent, recordAttachIntent, takeAttachIntent, type AttachIntent } from './attach-intents.js';
+import { abandonAttachIntent, recordAttachIntent, takeAttachIntent, type AttachIntent, type AttachOutcome } from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
 import { catalogEventsFor, type CatalogEvents } from './events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
@@ -175,7 +175,7 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
     ? { versionId: id, tenantId: call.tenantId, assetId: asset.id, sourceSystem: call.sourceSystem }
     : undefined;
   if (intent) await recordAttachIntent(deps.db, intent);
-  let attachRequested = false;
+  let attach: AttachOutcome = 'not_requested';
   try {
     const version = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
       if (intent) await takeAttachIntent(trx, intent);
@@ -204,8 +204,13 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
       if (source.assetId) {
         // After the insert: the unique index on the asset has already turned away a concurrent
         // version of the same asset, so only the winner rebinds the asset to its entity.
-        attachRequested = true;
-        const attached = await deps.assets.attach(call, asset.id, { entityId, versionId: id });
+        attach = 'unanswered';
+        const attached = await deps.assets.attach(call, asset.id, { entityId, versionId: id }).catch((error: unknown) => {
+          // A refusal is an answer; a timeout or a missing responder is not (the attach may land later).
+          if (error instanceof AppError && error.status < 500) attach = 'answered';
+          throw error;
+        });
+        attach = 'answered';
         await recordAssetSnapshot(trx, call.tenantId, asset.id, factsOf(attached), new Date(attached.updatedAt));
       }
       await events.record('version.created', {
@@ -220,7 +225,7 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
     });
     return upload ? { ...version, upload } : version;
   } catch (error) {
-    if (intent) await abandonAttachIntent(deps, call, intent, attachRequested);
+    if (intent) await abandonAttachIntent(deps, call, intent, attach);
     return raceToConflict(error, asset.id);
   }
 }
