@@ -8,17 +8,15 @@
  * curl and ffmpeg. BENCH_DIR (default the system temp dir) is where the file, the copies and the
  * blob store live; BENCH_UPLOAD_MIB sets the size (default 1024). Results: bench/results/upload.json.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, mkdirSync, readFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
-import { apiClient, freePort } from '@catalog/platform/testing';
+import { apiClient, freePort, writeSineWav } from '@catalog/platform/testing';
 
-const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
 
@@ -62,7 +60,7 @@ async function main(): Promise<void> {
     // The file: a sine tone as 44.1 kHz mono 16-bit WAV (88,200 bytes a second) of SIZE_MIB.
     const source = join(work, 'mix.wav');
     const seconds = Math.ceil((SIZE_MIB * MiB) / 88_200);
-    await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${seconds}`, '-ac', '1', '-c:a', 'pcm_s16le', source]);
+    await writeSineWav(source, seconds);
     const size = statSync(source).size;
     const sourceSha = await sha256(source); // also puts the file in the page cache for every reader below
 

@@ -1,15 +1,7 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { eventually } from '@catalog/platform/testing';
+import { eventually, sineWav } from '@catalog/platform/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
-
-const run = promisify(execFile);
 
 let system: RunningSystem;
 let api: ReturnType<typeof apiClient>;
@@ -20,14 +12,7 @@ const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes)
 beforeAll(async () => {
   system = await startSystem();
   api = apiClient(system.baseUrl);
-  const dir = mkdtempSync(join(tmpdir(), 'contract-wav-'));
-  try {
-    const path = join(dir, 'tone.wav');
-    await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-ac', '2', path]);
-    wav = await readFile(path);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  wav = await sineWav(2, { channels: 2 });
 });
 afterAll(async () => {
   await system.stop();

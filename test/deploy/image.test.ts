@@ -6,30 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '@catalog/platform';
-import { apiClient, createTestDatabase, eventually, freePort, startOtlpCollector, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
-
-/** A 16-bit mono 44.1 kHz WAV of `bytes` bytes of noise (a header, then deterministic samples). */
-function noiseWav(bytes: number): Buffer {
-  const wav = Buffer.alloc(bytes);
-  const data = bytes - 44;
-  wav.write('RIFF', 0, 'latin1');
-  wav.writeUInt32LE(bytes - 8, 4);
-  wav.write('WAVEfmt ', 8, 'latin1');
-  wav.writeUInt32LE(16, 16);
-  wav.writeUInt16LE(1, 20);
-  wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(44_100, 24);
-  wav.writeUInt32LE(88_200, 28);
-  wav.writeUInt16LE(2, 32);
-  wav.writeUInt16LE(16, 34);
-  wav.write('data', 36, 'latin1');
-  wav.writeUInt32LE(data, 40);
-  for (let i = 44, x = 1; i < bytes; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    wav[i] = x >>> 24;
-  }
-  return wav;
-}
+import { apiClient, createTestDatabase, eventually, freePort, sineWav, startOtlpCollector, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
 
 /**
  * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile
@@ -132,7 +109,7 @@ describe('container image tree', () => {
     if (!gatewayUrl) throw new Error('the services did not start (previous test)');
     const api = apiClient(gatewayUrl, ADMIN_TOKEN);
     const { key } = await api.tenant();
-    const wav = noiseWav(64 * 1024 * 1024);
+    const wav = await sineWav(761); // 44.1 kHz 16-bit mono: ~64 MiB
     const checksum = createHash('sha256').update(wav).digest('hex');
     const created = await api.request('POST', '/api/v1/catalog/assets', {
       key,

@@ -229,7 +229,7 @@ describe('in a process started with the streaming services’ flags', () => {
     expect({ downloadedBytes, sha: downloaded.digest('hex') }).toEqual({ downloadedBytes: TOTAL, sha: expectedSha });
 
     // Released: ~0.1 MiB above idle at the worst moment. Without releasing (the same relays with
-    // `release: false` and no releaseSocketReads), spent chunks piled up to ~32 MiB before V8 collected them.
+    // releaseChunk made a no-op, and no releaseSocketReads), spent chunks piled up to ~32 MiB before V8 collected them.
     const { peakExternal, idleExternal } = await stats();
     expect((peakExternal - idleExternal) / MiB).toBeLessThan(8);
   }, 120_000);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createAsset, download, put, randomFile, sineWav, startStack, tempDir, type Backend, type Stack } from './support.js';
+import { writeSineWav } from '@catalog/platform/testing';
+import { createAsset, download, put, randomFile, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 function bytes(size: number, fill = 7): Readable {
   return Readable.from([Buffer.alloc(size, fill)]);
@@ -44,7 +45,7 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
     expect(read.body).toMatchObject({ status: 'FAILED', failure: { code: 'unreadable_audio' } });
 
     const path = join(files.dir, 'take.wav');
-    await sineWav(path, 2.5);
+    await writeSineWav(path, 2.5);
     const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
       key,
       body: { filename: 'take.wav', contentType: 'audio/wav' },

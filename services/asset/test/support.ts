@@ -1,12 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { readConfig, type Logger } from '@catalog/platform';
 import { apiClient as platformApiClient, createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/platform/testing';
@@ -14,7 +12,6 @@ import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/ga
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
 
 export const ADMIN_TOKEN = 'asset-test-admin-token';
-const run = promisify(execFile);
 
 export type Backend = 'fs' | 's3';
 
@@ -204,11 +201,6 @@ export async function randomFile(path: string, size: number): Promise<string> {
   }
   await pipeline(Readable.from(chunks()), createWriteStream(path));
   return hash.digest('hex');
-}
-
-/** A WAV file of a sine tone made by ffmpeg (44.1 kHz, 16-bit); `seconds` sets its length. */
-export async function sineWav(path: string, seconds: number, channels = 1): Promise<void> {
-  await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${seconds}`, '-ac', String(channels), '-c:a', 'pcm_s16le', path]);
 }
 
 /** sha256 of a file, streamed. */

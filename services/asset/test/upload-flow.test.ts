@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createAsset, download, put, randomFile, sineWav, fileSha256, startStack, tempDir, type Backend, type Stack } from './support.js';
+import { writeSineWav } from '@catalog/platform/testing';
+import { createAsset, download, put, randomFile, fileSha256, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 const MiB = 1024 * 1024;
 
@@ -64,7 +65,7 @@ describe.each<Backend>(['fs', 's3'])('standalone upload flow on %s', (backend) =
   it('round-trips 200 MiB of audio and reads its duration', async () => {
     // 44.1 kHz mono 16-bit: 88,200 bytes a second, so 2378 s is a little over 200 MiB.
     const path = join(files.dir, 'long-mix.wav');
-    await sineWav(path, 2378);
+    await writeSineWav(path, 2378);
     const sha256 = await fileSha256(path);
     const { size } = await import('node:fs').then((fs) => fs.statSync(path));
     expect(size).toBeGreaterThanOrEqual(200 * MiB);

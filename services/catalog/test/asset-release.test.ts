@@ -1,8 +1,8 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection, type RpcReply } from '@catalog/platform';
-import { eventually, publishEvent, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/platform/testing';
-import { addUploadVersion, sineWav, startHarness, uploadBytes, type Caller, type CatalogHarness } from './support.js';
+import { eventually, publishEvent, sineWav, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/platform/testing';
+import { addUploadVersion, startHarness, uploadBytes, type Caller, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;
 let nc: NatsConnection;

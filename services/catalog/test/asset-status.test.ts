@@ -1,8 +1,8 @@
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
-import { eventually } from '@catalog/platform/testing';
+import { eventually, sineWav } from '@catalog/platform/testing';
 import { applyAssetEvent } from '../src/domain/asset-events.js';
 import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
-import { addUploadVersion, errorOf, sineWav, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
 let h: CatalogHarness;
 let wav: Uint8Array;

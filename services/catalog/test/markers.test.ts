@@ -1,6 +1,6 @@
-import { eventually } from '@catalog/platform/testing';
+import { eventually, sineWav } from '@catalog/platform/testing';
 import { validateMarkers } from '../src/domain/markers.js';
-import { addUploadVersion, errorOf, sineWav, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
 describe('marker rules', () => {
   const audio = (durationMs: number | null) => ({ kind: 'AUDIO' as const, durationMs });

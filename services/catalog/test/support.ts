@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
 import { AppError, callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest } from '@catalog/platform';
@@ -209,20 +206,6 @@ export async function uploadBytes(h: CatalogHarness, upload: { url: string; head
   const response = await fetch(target, { method: 'PUT', headers: upload.headers, body: bytes });
   await response.arrayBuffer();
   return response.status;
-}
-
-const run = promisify(execFile);
-
-/** A WAV file of a 440 Hz tone made by ffmpeg, `seconds` long (16-bit PCM, 8 kHz mono: small). */
-export async function sineWav(seconds: number): Promise<Uint8Array> {
-  const dir = mkdtempSync(join(tmpdir(), 'catalog-test-wav-'));
-  try {
-    const path = join(dir, 'tone.wav');
-    await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=8000:duration=${seconds}`, '-ac', '1', '-c:a', 'pcm_s16le', path]);
-    return new Uint8Array(await readFile(path));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 export interface UploadVersionOptions {

@@ -49,10 +49,6 @@ export interface ChunkRelay {
 }
 
 export interface ChunkRelayOptions {
-  /** Whether the source's end ends the destination (default true). */
-  end?: boolean;
-  /** Whether the source's chunks may be released once written (default true: a socket's own buffers). */
-  release?: boolean;
   /**
    * Whether a failing destination destroys the source (default true). False for a request body
    * relayed upstream: its client still needs an answer, so it is only paused.
@@ -61,13 +57,12 @@ export interface ChunkRelayOptions {
 }
 
 /**
- * Streams `source` into `destination` with back-pressure, like `pipe`, releasing each chunk once
- * the destination has written it. A destination that closes before it finished (a client gone)
- * destroys the source (unless `destroySource: false`); a failing source destroys the destination. Only for sources whose chunks
- * nobody else keeps (socket and file reads).
+ * Streams `source` into `destination` with back-pressure, like `pipe`, and ends it; each chunk
+ * is released once the destination has written it, so only for sources whose chunks nobody else
+ * keeps (socket and file reads). A destination that closes before it finished (a client gone)
+ * destroys the source (unless `destroySource: false`); a failing source destroys the destination.
  */
 export function relayChunks(source: Readable, destination: Writable, options: ChunkRelayOptions = {}): ChunkRelay {
-  const release = options.release !== false;
   let resolveFinished!: () => void;
   let rejectFinished!: (error: ChunkRelayError) => void;
   const finished = new Promise<void>((resolve, reject) => {
@@ -78,7 +73,7 @@ export function relayChunks(source: Readable, destination: Writable, options: Ch
 
   const written = (chunk: Buffer) => (error?: Error | null) => {
     // A failed write may still be referenced by the stream that failed: leave that one to the GC.
-    if (!error && release) releaseChunk(chunk);
+    if (!error) releaseChunk(chunk);
   };
   const onData = (chunk: Buffer): void => {
     if (!destination.write(chunk, written(chunk))) source.pause();
@@ -87,12 +82,7 @@ export function relayChunks(source: Readable, destination: Writable, options: Ch
     source.resume();
   };
   const onEnd = (): void => {
-    if (options.end === false) {
-      detach();
-      resolveFinished();
-    } else {
-      destination.end();
-    }
+    destination.end();
   };
   const onFinish = (): void => {
     detach();
@@ -156,12 +146,10 @@ export function relayChunks(source: Readable, destination: Writable, options: Ch
  * Releases every buffer a socket reads once its `data` listeners have run: for a connection whose
  * reader copies what it needs synchronously (Node's HTTP client parser copies each body slice)
  * and that is used for one exchange only (no agent: its listeners are never re-registered ahead of
- * this one). Returns the function that stops it.
+ * this one).
  */
-export function releaseSocketReads(socket: Socket): () => void {
-  const onData = (chunk: Buffer): void => releaseChunk(chunk);
-  socket.on('data', onData);
-  return () => socket.off('data', onData);
+export function releaseSocketReads(socket: Socket): void {
+  socket.on('data', (chunk: Buffer) => releaseChunk(chunk));
 }
 
 /**

@@ -61,21 +61,15 @@ async function relayResponse(ctx: HttpContext, upstream: IncomingMessage): Promi
 function forward(target: URL, method: string, headers: OutgoingHttpHeaders, body: Readable | null): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const upstream = httpRequest(target, { method, headers, ...(body ? { agent } : { agent: false }) });
-    let settled = false;
     let relay: ChunkRelay | undefined;
-    if (!body) upstream.once('socket', (socket) => releaseSocketReads(socket));
+    if (!body) upstream.once('socket', releaseSocketReads);
     upstream.on('response', (response) => {
-      settled = true;
       // An upstream that answers before it has read the whole body (a rejection) takes no more of it.
       relay?.stop();
       resolve(response);
     });
-    upstream.on('error', (error) => {
-      if (!settled) {
-        settled = true;
-        reject(error);
-      }
-    });
+    // After the response, a failure reaches whoever reads it; rejecting then changes nothing.
+    upstream.on('error', reject);
     if (body) {
       relay = relayChunks(body, upstream, { destroySource: false });
     } else {
