@@ -16,8 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { callRpc, connectBus, createLogger, envelopeTextColumnsSql, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
-import { feedCursors } from '@catalog/events';
+import { callRpc, connectBus, createLogger, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
+import { feedCursors, feedPageStatement } from '@catalog/events';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { apiClient } from '@catalog/platform/testing';
 import { benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
@@ -72,28 +72,6 @@ const TOTAL = Number(process.env.BENCH_FEED_ROWS ?? 1_000_000);
 const TENANTS = 10;
 const PER_TX = 50;
 
-/** The page queries of services/events/src/feed/query.ts, for EXPLAIN ANALYZE. */
-const EVENT_COLUMNS = `f.tx_id::text as tx, ${envelopeTextColumnsSql('f')}`;
-const PLAIN_SQL = `
-  select ${EVENT_COLUMNS}
-    from events.feed f
-   where f.tenant_id = $1 and f.product = 'catalog' and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
-     and (f.tx_id, f.id) > ($2::xid8, $3::uuid)
-   order by f.tx_id, f.id
-   limit 501`;
-const TYPES_SQL = `
-  select f.* from unnest($4::text[]) as t(type)
-   cross join lateral (
-     select ${EVENT_COLUMNS}
-       from events.feed f
-      where f.tenant_id = $1 and f.product = 'catalog' and f.type = t.type
-        and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
-        and (f.tx_id, f.id) > ($2::xid8, $3::uuid)
-      order by f.tx_id, f.id
-      limit 501) as f
-   order by f.tx::xid8, f.id
-   limit 501`;
-
 /** Keys of one tenant used in turn, so the feed's 60 requests per minute per key never binds. */
 interface TenantKeys {
   tenantId: string;
@@ -134,18 +112,23 @@ async function pageBench(): Promise<Record<string, unknown>> {
     // 10% asset.confirmed, 4% version.deleted, 1% entity.deleted. tx_id: 50 events per transaction.
     await owner.query(
       `insert into events.feed (tx_id, id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn,
-                                source_system, batch_id, schema_version, data)
-       select ((g / ${PER_TX}) + 3)::text::xid8,
-              md5('e' || g)::uuid,
-              ($1::uuid[])[1 + (g % ${TENANTS})],
-              case when g % 20 = 7 then 'library' else 'catalog' end,
-              case when g % 100 < 60 then 'entity.updated' when g % 100 < 75 then 'version.created'
-                   when g % 100 < 85 then 'entity.created' when g % 100 < 95 then 'asset.confirmed'
-                   when g % 100 < 99 then 'version.deleted' else 'entity.deleted' end,
-              now() - (${TOTAL} - g) * interval '10 ms',
-              'entity', md5('r' || (g % 50000))::uuid, null, 'public-api:bench', md5('b' || (g / ${PER_TX}))::uuid, 1,
-              '{"changedFields":["title"]}'::jsonb
-         from generate_series(1, ${TOTAL}) as g`,
+                                source_system, batch_id, schema_version, data, body)
+       select e.*, concat('{"id":"', e.id, '","type":"', e.type, '","occurredAt":"',
+                          to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                          '","product":"', e.product, '","resourceKind":"entity","resourceId":"', e.resource_id,
+                          '","dmrn":null,"sourceSystem":"public-api:bench","batchId":"', e.batch_id,
+                          '","schemaVersion":1,"data":{"changedFields":["title"]}}')
+         from (select ((g / ${PER_TX}) + 3)::text::xid8,
+                      md5('e' || g)::uuid as id,
+                      ($1::uuid[])[1 + (g % ${TENANTS})],
+                      case when g % 20 = 7 then 'library' else 'catalog' end as product,
+                      case when g % 100 < 60 then 'entity.updated' when g % 100 < 75 then 'version.created'
+                           when g % 100 < 85 then 'entity.created' when g % 100 < 95 then 'asset.confirmed'
+                           when g % 100 < 99 then 'version.deleted' else 'entity.deleted' end as type,
+                      now() - (${TOTAL} - g) * interval '10 ms' as occurred_at,
+                      'entity', md5('r' || (g % 50000))::uuid as resource_id, null, 'public-api:bench',
+                      md5('b' || (g / ${PER_TX}))::uuid as batch_id, 1, '{"changedFields":["title"]}'::jsonb
+                 from generate_series(1, ${TOTAL}) as g) as e`,
       [tenants],
     );
     await owner.query('vacuum analyze events.feed');
@@ -202,12 +185,14 @@ async function pageBench(): Promise<Record<string, unknown>> {
     }
 
     // EXPLAIN ANALYZE as the service runs it: the app role, one tenant set for row-level security.
-    const explain = async (label: string, text: string, params: unknown[]): Promise<string> => {
+    const explain = async (label: string, types: string[] | null): Promise<string> => {
+      const tenantId = tenants[3]!;
+      const { sql: text, parameters } = feedPageStatement({ tenantId, product: 'catalog', limit: 500, types, after: { tx: midTx, id: zero } });
       await owner.query('begin');
       try {
         await owner.query('set local role events_app');
-        await owner.query(`select set_config('app.tenant_id', $1, true)`, [params[0]]);
-        const { rows } = await owner.query(`explain (analyze, buffers) ${text}`, params);
+        await owner.query(`select set_config('app.tenant_id', $1, true)`, [tenantId]);
+        const { rows } = await owner.query(`explain (analyze, buffers) ${text}`, parameters);
         return `-- ${label}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n`;
       } finally {
         await owner.query('rollback');
@@ -216,10 +201,10 @@ async function pageBench(): Promise<Record<string, unknown>> {
     const midTx = String(Math.floor(maxTx / 2));
     const zero = '00000000-0000-0000-0000-000000000000';
     const plans = [
-      await explain('no types, mid-feed cursor', PLAIN_SQL, [tenants[3], midTx, zero]),
-      await explain('types=entity.updated, mid-feed cursor', TYPES_SQL, [tenants[3], midTx, zero, ['entity.updated']]),
-      await explain('types=entity.created,version.created, mid-feed cursor', TYPES_SQL, [tenants[3], midTx, zero, ['entity.created', 'version.created']]),
-      await explain('types=entity.deleted (rare), mid-feed cursor', TYPES_SQL, [tenants[3], midTx, zero, ['entity.deleted']]),
+      await explain('no types, mid-feed cursor', null),
+      await explain('types=entity.updated, mid-feed cursor', ['entity.updated']),
+      await explain('types=entity.created,version.created, mid-feed cursor', ['entity.created', 'version.created']),
+      await explain('types=entity.deleted (rare), mid-feed cursor', ['entity.deleted']),
     ].join('\n');
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(join(resultsDir, 'events-explain.txt'), plans);

@@ -36,46 +36,25 @@ export interface EventEnvelopeRow {
   data: Record<string, unknown>;
 }
 
-/** The envelope's columns read as text, to be spliced into JSON by `envelopeJson`. */
-export interface EventEnvelopeTextRow extends Omit<EventEnvelopeRow, 'occurred_at' | 'data'> {
-  /** ISO 8601 in UTC with milliseconds, as `Date.toISOString()` writes it. */
-  occurred_at: string;
-  /** The `data` jsonb as JSON text. */
-  data: string;
-}
-
 /**
- * The select list that reads the envelope columns of a stored event (a row of an outbox or of the
- * feed, under table alias `alias`) as an `EventEnvelopeTextRow`: nothing for the driver to parse.
+ * The public envelope of an event of the stream: the tenant left out, the fields in the
+ * interface's order and `occurredAt` as `Date.toISOString()` writes it. The feed stores
+ * `JSON.stringify` of it with each event and serves that text as it is.
  */
-export function envelopeTextColumnsSql(alias: string): string {
-  if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`not a table alias: ${alias}`);
-  const a = alias;
-  return `${a}.id, ${a}.type, to_char(${a}.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at,
-          ${a}.product, ${a}.resource_kind, ${a}.resource_id, ${a}.dmrn, ${a}.source_system, ${a}.batch_id,
-          ${a}.schema_version, ${a}.data::text as data`;
-}
-
-/** Strings JSON can carry between quotes as they are: no quote, backslash, control character or surrogate. */
-const NEEDS_NO_ESCAPING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/** A JSON string literal; ids, types and timestamps (nearly every field) skip JSON.stringify (3× faster). */
-const str = (value: string | null): string => {
-  if (value === null) return 'null';
-  return NEEDS_NO_ESCAPING.test(value) ? `"${value}"` : JSON.stringify(value);
-};
-
-/**
- * The envelope of an event read as text, serialised as JSON: the same text as
- * `JSON.stringify(envelopeFromRow(row))` (up to the whitespace inside `data`), without parsing
- * `data` and serialising it again. For feed pages, which carry up to 500 events.
- */
-export function envelopeJson(row: EventEnvelopeTextRow): string {
-  return (
-    `{"id":${str(row.id)},"type":${str(row.type)},"occurredAt":${str(row.occurred_at)},"product":${str(row.product)},` +
-    `"resourceKind":${str(row.resource_kind)},"resourceId":${str(row.resource_id)},"dmrn":${str(row.dmrn)},` +
-    `"sourceSystem":${str(row.source_system)},"batchId":${str(row.batch_id)},"schemaVersion":${Number(row.schema_version)},"data":${row.data}}`
-  );
+export function envelopeOf(event: BusEvent): EventEnvelope {
+  return {
+    id: event.id,
+    type: event.type,
+    occurredAt: new Date(event.occurredAt).toISOString(),
+    product: event.product,
+    resourceKind: event.resourceKind,
+    resourceId: event.resourceId,
+    dmrn: event.dmrn,
+    sourceSystem: event.sourceSystem,
+    batchId: event.batchId,
+    schemaVersion: event.schemaVersion,
+    data: event.data,
+  };
 }
 
 export function envelopeFromRow(row: EventEnvelopeRow): EventEnvelope {

@@ -1,6 +1,6 @@
-import { envelopeJson, JsonText, type EventEnvelope, type Kysely } from '@catalog/platform';
+import { JsonText, type EventEnvelope, type Kysely } from '@catalog/platform';
 import type { FeedCursors } from './cursor.js';
-import { readFeedRows } from './query.js';
+import { readFeedPageRows } from './query.js';
 
 /** An event as the feed returns it (part 6 of the interface). */
 export type FeedEvent = EventEnvelope;
@@ -22,25 +22,22 @@ export interface FeedPageRequest {
 }
 
 /**
- * One page of a tenant's feed, as the JSON text of a `FeedPage`: the rows are read as text and
- * spliced into JSON, with no parsing of `data` and no second serialisation (a full page is ~200 KB).
+ * One page of a tenant's feed, as the JSON text of a `FeedPage`. Each event's JSON is stored with
+ * it when the feed writer inserts it; Postgres joins a page's worth and the page is spliced around
+ * that text, so no event is read, parsed or serialised here (a full page is ~200 KB).
  * The cursor is the position of the page's last event in the tenant's whole feed (whatever the
  * types filter), so a client that changes its filter and keeps its cursor continues from the same
  * point and never gets earlier events of newly selected types.
  */
 export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, request: FeedPageRequest): Promise<JsonText> {
   const after = request.after === null ? null : cursors.decode(request.tenantId, request.after);
-  const rows = await readFeedRows(db, {
+  const page = await readFeedPageRows(db, {
     tenantId: request.tenantId,
     product: request.product,
     types: request.types,
     after,
-    take: request.limit + 1,
+    limit: request.limit,
   });
-  const hasMore = rows.length > request.limit;
-  const page = rows.slice(0, request.limit);
-  const last = page[page.length - 1];
-  const nextCursor = last ? cursors.encode(request.tenantId, { tx: last.tx, id: last.id }) : null;
-  return new JsonText(`{"events":[${page.map(envelopeJson).join(',')}],"nextCursor":${JSON.stringify(nextCursor)},"hasMore":${hasMore}}`);
+  const nextCursor = page.last ? cursors.encode(request.tenantId, page.last) : null;
+  return new JsonText(`{"events":[${page.eventsJson}],"nextCursor":${JSON.stringify(nextCursor)},"hasMore":${page.hasMore}}`);
 }
-

@@ -1,5 +1,4 @@
-import { sql, type Kysely } from '@catalog/platform';
-import type { BusEvent } from '@catalog/platform';
+import { envelopeOf, sql, type BusEvent, type Kysely } from '@catalog/platform';
 
 /** Where the feed writer stands in one incarnation of the events stream. */
 export interface StreamPosition {
@@ -35,7 +34,8 @@ export async function loadPosition(db: Kysely<any>, consumer: string, streamCrea
 }
 
 /**
- * Inserts events into the feed and advances the position in one transaction. A redelivered or
+ * Inserts events into the feed and advances the position in one transaction. Each row keeps the
+ * JSON text of its public envelope (`body`), which feed pages are made of. A redelivered or
  * re-published event (same id, the feed's only unique key) is stored once. `ON CONFLICT` names no
  * target on purpose: a target needs SELECT on the table, which row-level security would then check
  * against the (absent) reader tenant. The position update only applies from the
@@ -48,14 +48,15 @@ export async function storeEvents(db: Kysely<any>, consumer: string, from: Strea
        where consumer = ${consumer} and stream_created = ${from.streamCreated} and last_seq = ${from.lastSeq}`.execute(trx);
     if (Number(moved.numAffectedRows ?? 0) !== 1) throw new PositionMovedError();
     if (events.length === 0) return;
+    const rows = events.map((event) => ({ ...event, body: JSON.stringify(envelopeOf(event)) }));
     await sql`
       insert into events.feed
-        (id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data)
+        (id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data, body)
       select e.id, e."tenantId", e.product, e.type, e."occurredAt", e."resourceKind", e."resourceId", e.dmrn,
-             e."sourceSystem", e."batchId", e."schemaVersion", e.data
-        from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(
+             e."sourceSystem", e."batchId", e."schemaVersion", e.data, e.body
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(
           id uuid, "tenantId" uuid, product text, type text, "occurredAt" timestamptz, "resourceKind" text,
-          "resourceId" uuid, dmrn text, "sourceSystem" text, "batchId" uuid, "schemaVersion" integer, data jsonb)
+          "resourceId" uuid, dmrn text, "sourceSystem" text, "batchId" uuid, "schemaVersion" integer, data jsonb, body text)
       on conflict do nothing`.execute(trx);
   });
 }
