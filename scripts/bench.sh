@@ -43,5 +43,7 @@ if ((${#benches[@]} == 0)); then
 fi
 for name in "${benches[@]}"; do
   echo "[bench] $name" >&2
-  node --conditions=source --import tsx "bench/$name/run.ts"
+  # The load generator shares the cores with the services: without parallel GC threads of its own
+  # it disturbs them less (docs/benchmarks.md).
+  node --single-threaded-gc --conditions=source --import tsx "bench/$name/run.ts"
 done
