@@ -1,3 +1,4 @@
+import { canReleaseChunks } from './http/chunk-relay.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -15,7 +16,7 @@ export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
  * passed only where it is needed). Without it a transfer left up to ~64 MB of spent buffers
  * waiting for V8 to collect them.
  */
-const CHUNK_RELEASE_FLAGS: readonly string[] = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === 'function' ? [] : ['--harmony-rab-gsab-transfer'];
+const CHUNK_RELEASE_FLAGS: readonly string[] = canReleaseChunks ? [] : ['--harmony-rab-gsab-transfer'];
 
 /**
  * Per service (decisions 0041, 0042). The asset service, off the API's request path, also runs a

@@ -39,22 +39,24 @@ export async function loadPosition(db: Kysely<any>, consumer: string, streamCrea
  * re-published event (same id, the feed's only unique key) is stored once. `ON CONFLICT` names no
  * target on purpose: a target needs SELECT on the table, which row-level security would then check
  * against the (absent) reader tenant. The position update only applies from the
- * position this writer read, so two writers can never both apply the same range.
+ * position this writer read, so two writers can never both apply the same range. The rows are
+ * serialised before the transaction begins: while it is open (it holds an xid), every feed page
+ * and outbox relay of the cluster waits behind it (decision 0030).
  */
 export async function storeEvents(db: Kysely<any>, consumer: string, from: StreamPosition, toSeq: number, events: BusEvent[]): Promise<void> {
+  const rows = events.length === 0 ? null : JSON.stringify(events.map((event) => ({ ...event, body: JSON.stringify(envelopeOf(event)) })));
   await db.transaction().execute(async (trx) => {
     const moved = await sql`
       update events.stream_position set last_seq = ${toSeq}, updated_at = now()
        where consumer = ${consumer} and stream_created = ${from.streamCreated} and last_seq = ${from.lastSeq}`.execute(trx);
     if (Number(moved.numAffectedRows ?? 0) !== 1) throw new PositionMovedError();
-    if (events.length === 0) return;
-    const rows = events.map((event) => ({ ...event, body: JSON.stringify(envelopeOf(event)) }));
+    if (rows === null) return;
     await sql`
       insert into events.feed
         (id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data, body)
       select e.id, e."tenantId", e.product, e.type, e."occurredAt", e."resourceKind", e."resourceId", e.dmrn,
              e."sourceSystem", e."batchId", e."schemaVersion", e.data, e.body
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(
+        from jsonb_to_recordset(${rows}::jsonb) as e(
           id uuid, "tenantId" uuid, product text, type text, "occurredAt" timestamptz, "resourceKind" text,
           "resourceId" uuid, dmrn text, "sourceSystem" text, "batchId" uuid, "schemaVersion" integer, data jsonb, body text)
       on conflict do nothing`.execute(trx);
