@@ -6,7 +6,9 @@
  *         and the events service's `listEvents` over NATS; EXPLAIN ANALYZE of the page queries in
  *         bench/results/events-explain.txt
  *   e2e   (a) entity writes through the gateway for BENCH_E2E_SECONDS (60) with 32 concurrent
- *         writers → visible in the feed; (b) visibility latency at 500 writes/s (open loop, 30 s)
+ *         writers → visible in the feed, once with one entity per request (POST entities), once
+ *         with BENCH_E2E_BATCH_SIZE (20) per request (POST entities/batch); (b) visibility latency
+ *         at 500 single writes/s (open loop, 30 s)
  *
  * `node --conditions=source --import tsx bench/events/run.ts [page|e2e]` with DATABASE_URL and
  * NATS_URL set (or `npm run bench -- events`), after `npm run build`: the services run from their
@@ -327,45 +329,65 @@ async function e2eBench(): Promise<Record<string, unknown>> {
       respondedAtEpoch.set(entity.id, Date.now());
       return { id: entity.id, respondedAt: performance.now() };
     };
-    for (let i = 0; i < 200; i += 1) await write(); // warm-up
-
-    // (a) throughput: 32 closed-loop writers for the duration.
-    const seconds = Number(process.env.BENCH_E2E_SECONDS ?? 60);
-    const throughputFollower = follow(call, orgId);
-    const written = new Map<string, number>();
-    const start = performance.now();
-    const end = start + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        while (performance.now() < end) {
-          const w = await write();
-          written.set(w.id, w.respondedAt);
-        }
-      }),
-    );
-    const writesDone = performance.now();
-    const allSeen = await waitAllSeen(throughputFollower, written.keys(), 120_000);
-    await throughputFollower.stop();
-    const lastSeen = Math.max(...[...written.keys()].map((id) => throughputFollower.seenAt.get(id) ?? Infinity));
-    const lagDuringRun = [...written.entries()].map(([id, at]) => (throughputFollower.seenAt.get(id) ?? Infinity) - at);
-    const throughput = {
-      seconds,
-      writers: 32,
-      events: written.size,
-      allSeen,
-      httpWritesPerSecond: Math.round(written.size / ((writesDone - start) / 1000)),
-      visibleEventsPerSecond: Math.round(written.size / ((lastSeen - start) / 1000)),
-      visibilityUnderSaturationMs: percentiles(lagDuringRun),
-      target: { eventsPerSecond: 2000 },
+    const batchSize = Number(process.env.BENCH_E2E_BATCH_SIZE ?? 20);
+    const writeBatch = async (): Promise<Array<{ id: string; respondedAt: number }>> => {
+      const entities = Array.from({ length: batchSize }, () => ({ type: 'song', title: `Track ${(n += 1)}` }));
+      const batch = await requestJson('POST', `${base}/api/v1/catalog/entities/batch`, auth, { entities });
+      const respondedAt = performance.now();
+      return batch.entities.map((entity: { id: string }) => ({ id: entity.id, respondedAt }));
     };
-    console.log(`[e2e] throughput: ${JSON.stringify(throughput)}`);
+    for (let i = 0; i < 200; i += 1) await write(); // warm-up
+    for (let i = 0; i < 20; i += 1) await writeBatch();
+
+    // (a) throughput: 32 closed-loop writers for the duration, each sending one entity per request,
+    // then (a, batched) `batchSize` entities per request.
+    const seconds = Number(process.env.BENCH_E2E_SECONDS ?? 60);
+    let followerFrom: string | null = null;
+    const throughputPhase = async (entitiesPerRequest: number, send: () => Promise<Array<{ id: string; respondedAt: number }>>) => {
+      // Each phase follows from where the previous one's follower stopped, as a client keeps its cursor.
+      const follower = follow(call, orgId, followerFrom);
+      const written = new Map<string, number>();
+      let requests = 0;
+      const start = performance.now();
+      const end = start + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (performance.now() < end) {
+            for (const w of await send()) written.set(w.id, w.respondedAt);
+            requests += 1;
+          }
+        }),
+      );
+      const writesDone = performance.now();
+      const allSeen = await waitAllSeen(follower, written.keys(), 120_000);
+      await follower.stop();
+      followerFrom = follower.cursor();
+      const lastSeen = Math.max(...[...written.keys()].map((id) => follower.seenAt.get(id) ?? Infinity));
+      const lagDuringRun = [...written.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+      const result = {
+        seconds,
+        writers: 32,
+        entitiesPerRequest,
+        events: written.size,
+        allSeen,
+        httpRequestsPerSecond: Math.round(requests / ((writesDone - start) / 1000)),
+        httpWritesPerSecond: Math.round(written.size / ((writesDone - start) / 1000)),
+        visibleEventsPerSecond: Math.round(written.size / ((lastSeen - start) / 1000)),
+        visibilityUnderSaturationMs: percentiles(lagDuringRun),
+        target: { eventsPerSecond: 2000 },
+      };
+      console.log(`[e2e] throughput, ${entitiesPerRequest} per request: ${JSON.stringify(result)}`);
+      return result;
+    };
+    const throughput = await throughputPhase(1, async () => [await write()]);
+    const batchedThroughput = await throughputPhase(batchSize, writeBatch);
 
     // (b) visibility latency at a fixed rate (open loop, default 500 writes/s).
     const rate = Number(process.env.BENCH_VISIBILITY_RATE ?? 500);
     const rateSeconds = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 30);
     // Picks up where the throughput follower stopped, as a client that keeps its cursor does: a
     // follower starting from the feed's beginning would first page through every event of (a).
-    const follower = follow(call, orgId, throughputFollower.cursor());
+    const follower = follow(call, orgId, followerFrom);
     const respondedAt = new Map<string, number>();
     const pending: Array<Promise<void>> = [];
     const rateStart = performance.now();
@@ -396,7 +418,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
       target: { p99Ms: 250 },
     };
     console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
-    return { throughput, visibility, peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])) };
+    return { throughput, batchedThroughput, visibility, peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])) };
   } finally {
     await nc?.drain().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();

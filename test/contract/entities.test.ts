@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { eventually } from '@catalog/platform/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
@@ -102,6 +103,38 @@ describe('entities through the public API', () => {
     expect(clash.status).toBe(409);
     expect(clash.body.error.code).toBe('dmrn_in_use');
     expect((await api.request('GET', `/api/v1/catalog/entities/${one}`, { key })).body.externalReferences.dmrn).toBe('DMRN-X');
+  });
+
+  test('a batch creation through the gateway: 201 with the entities in order, one batchId on their events in the feed', async () => {
+    const { key } = await api.tenant();
+    const entities = [
+      { type: 'song', title: 'Atmosphere', artist: 'Joy Division' },
+      { type: 'jingle', title: 'Top of the hour', externalReferences: { dmrn: 'DMRN-B1' } },
+    ];
+    const created = await api.request('POST', '/api/v1/catalog/entities/batch', { key, body: { entities } });
+    expect(created.status).toBe(201);
+    expect(created.body.entities.map((e: any) => [e.title, e.externalReferences.dmrn])).toEqual([
+      ['Atmosphere', null],
+      ['Top of the hour', 'DMRN-B1'],
+    ]);
+    const ids = created.body.entities.map((e: { id: string }) => e.id);
+    const feed = await eventually(async () => {
+      const page = await api.request('GET', '/api/v1/catalog/events?types=entity.created', { key });
+      return page.body.events?.length === 2 ? page.body.events : undefined;
+    }, 15_000);
+    expect(feed.map((e: any) => [e.resourceId, e.batchId, e.dmrn])).toEqual([
+      [ids[0], created.body.batchId, null],
+      [ids[1], created.body.batchId, 'DMRN-B1'],
+    ]);
+
+    const tooMany = await api.request('POST', '/api/v1/catalog/entities/batch', {
+      key,
+      body: { entities: Array.from({ length: 101 }, (_, i) => ({ type: 'song', title: `T${i}` })) },
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.code).toBe('invalid_body');
+    // `batch` is no entity id.
+    expect((await api.request('GET', '/api/v1/catalog/entities/batch', { key })).status).toBe(404);
   });
 
   test('entity types configure automatic analyses', async () => {

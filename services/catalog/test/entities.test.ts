@@ -95,6 +95,99 @@ describe('entity CRUD', () => {
   });
 });
 
+describe('batch creation', () => {
+  const batchOf = (count: number, make: (i: number) => Record<string, unknown> = (i) => ({ type: 'song', title: `Track ${i}` })) => ({
+    entities: Array.from({ length: count }, (_, i) => make(i)),
+  });
+
+  test('creates every entity in the order sent; their events share the batch id of the answer', async () => {
+    const a = h.tenant();
+    const created = await a.call('createEntities', {
+      body: {
+        entities: [
+          { type: 'song', title: 'Blue Monday', artist: 'New Order', externalReferences: { dmrn: 'B-1' } },
+          { type: 'jingle', title: 'Station ID' },
+          { type: 'song', title: 'Ceremony' },
+        ],
+      },
+    });
+    expect(created).toMatchObject({ ok: true, status: 201 });
+    const batch = (created as { body: any }).body;
+    expect(batch.batchId).toMatch(UUID_V7);
+    expect(batch.entities.map((e: any) => [e.type, e.title, e.artist, e.externalReferences.dmrn])).toEqual([
+      ['song', 'Blue Monday', 'New Order', 'B-1'],
+      ['jingle', 'Station ID', null, null],
+      ['song', 'Ceremony', null, null],
+    ]);
+    for (const entity of batch.entities) expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);
+    expect((await a.ok('listEntities', {})).entities).toEqual(batch.entities);
+
+    const events = await h.outbox({ tenantId: a.tenantId });
+    expect(events.map((e) => [e.type, e.resource_id, e.dmrn, e.batch_id, e.data])).toEqual([
+      ['entity.created', batch.entities[0].id, 'B-1', batch.batchId, { entityType: 'song' }],
+      ['entity.created', batch.entities[1].id, null, batch.batchId, { entityType: 'jingle' }],
+      ['entity.created', batch.entities[2].id, null, batch.batchId, { entityType: 'song' }],
+    ]);
+    expect(new Set(events.map((e) => e.tx_id)).size).toBe(1);
+
+    // A single creation's event has a batch id of its own.
+    const single = await a.ok('createEntity', { body: { type: 'song', title: 'Alone' } });
+    const [own] = await h.outbox({ resourceId: single.id });
+    expect(own!.batch_id).not.toBe(batch.batchId);
+  });
+
+  test('100 entities at once; 0 or 101 is 400 with nothing written', async () => {
+    const a = h.tenant();
+    const batch = await a.ok('createEntities', { body: batchOf(100) });
+    expect(batch.entities.map((e: any) => e.title)).toEqual(Array.from({ length: 100 }, (_, i) => `Track ${i}`));
+    const b = h.tenant();
+    for (const body of [batchOf(0), batchOf(101), {}, { entities: {} }, { entities: [], extra: 1 }]) {
+      expect(errorOf(await b.call('createEntities', { body }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    }
+    expect(await h.outbox({ tenantId: b.tenantId })).toEqual([]);
+  });
+
+  test('one invalid entity refuses the whole batch and names it', async () => {
+    const a = h.tenant();
+    const error = errorOf(await a.call('createEntities', { body: batchOf(3, (i) => (i === 2 ? { type: 'song' } : { type: 'song', title: `T${i}` })) }));
+    expect(error).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(error.details).toEqual({ fields: [{ location: 'body', path: '/entities/2/title', message: 'is required' }] });
+    expect((await a.ok('listEntities', {})).entities).toEqual([]);
+    expect(await h.outbox({ tenantId: a.tenantId })).toEqual([]);
+  });
+
+  test('a DMRN claimed twice in the batch is 400; one already in use is 409 naming its holder; nothing is written', async () => {
+    const a = h.tenant();
+    const twice = errorOf(
+      await a.call('createEntities', { body: batchOf(4, (i) => ({ type: 'song', title: `T${i}`, externalReferences: { dmrn: i % 2 ? 'D-TWICE' : `D-${i}` } })) }),
+    );
+    expect(twice).toEqual({
+      status: 400,
+      code: 'duplicate_dmrn',
+      message: 'two entities of the batch claim the same DMRN',
+      details: { dmrn: 'D-TWICE', indexes: [1, 3] },
+    });
+
+    const holder = await a.ok('createEntity', { body: { type: 'song', title: 'Holder', externalReferences: { dmrn: 'D-HELD' } } });
+    const inUse = errorOf(
+      await a.call('createEntities', { body: { entities: [{ type: 'song', title: 'Free', externalReferences: { dmrn: 'D-FREE' } }, { type: 'song', title: 'Taken', externalReferences: { dmrn: 'D-HELD' } }] } }),
+    );
+    expect(inUse).toEqual({
+      status: 409,
+      code: 'dmrn_in_use',
+      message: 'this DMRN is already attached to another entity',
+      details: { dmrn: 'D-HELD', entityId: holder.id },
+    });
+    expect((await a.ok('listEntities', {})).entities.map((e: any) => e.id)).toEqual([holder.id]);
+    expect((await h.outbox({ tenantId: a.tenantId })).map((e) => e.resource_id)).toEqual([holder.id]);
+
+    // Another tenant's DMRNs do not count.
+    const b = h.tenant();
+    const ok = await b.ok('createEntities', { body: { entities: [{ type: 'song', title: 'B', externalReferences: { dmrn: 'D-HELD' } }] } });
+    expect(ok.entities[0].externalReferences.dmrn).toBe('D-HELD');
+  });
+});
+
 describe('listing', () => {
   test('keyset pages across the whole list, without duplicates; the last cursor is null', async () => {
     const a = h.tenant();

@@ -43,6 +43,10 @@ export function renderEventsDoc(): string {
     'small facts, never snapshots: read the current state from the resource APIs. Payload changes are',
     'additive within a schema version; a breaking change gets a new event type.',
     '',
+    '`batchId` is shared by the events one write recorded together: the events of one request (a version',
+    'with its primary change, the entities of one `POST /api/v1/catalog/entities/batch`) carry the same',
+    'batchId and commit in one transaction.',
+    '',
     `Reserved types (accepted by the feed's \`types\` filter, recorded by nothing yet): ${RESERVED_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}.`,
     '',
   ];

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import {
   AttachDmrnBody,
+  CreateEntitiesBody,
   CreateEntityBody,
   Entity,
+  EntityBatch,
   EntityType,
   EntityTypeName,
   ListEntitiesQuery,
@@ -27,6 +29,18 @@ export const entityRoutes: RouteDefinition[] = [
     auth: catalogApi,
     body: CreateEntityBody,
     success: { status: 201, description: 'the created entity', schema: Entity },
+    errors: [400, 409],
+  },
+  {
+    operationId: 'createEntities',
+    method: 'POST',
+    path: '/api/v1/catalog/entities/batch',
+    summary: 'Create up to 100 entities at once: all or none, their entity.created events share one batchId',
+    tag: 'Entities',
+    service: 'catalog',
+    auth: catalogApi,
+    body: CreateEntitiesBody,
+    success: { status: 201, description: 'the created entities, in the order sent, and the batch id of their events', schema: EntityBatch },
     errors: [400, 409],
   },
   {

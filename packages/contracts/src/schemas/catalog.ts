@@ -44,6 +44,21 @@ export const CreateEntityBody = Type.Object(
 );
 export type CreateEntityBody = Static<typeof CreateEntityBody>;
 
+/** Most entities one batch creation takes (decision 0007). */
+export const MAX_ENTITY_BATCH = 100;
+
+export const CreateEntitiesBody = Type.Object(
+  { entities: Type.Array(CreateEntityBody, { minItems: 1, maxItems: MAX_ENTITY_BATCH }) },
+  { additionalProperties: false },
+);
+export type CreateEntitiesBody = Static<typeof CreateEntitiesBody>;
+
+export const EntityBatch = Type.Object({
+  batchId: Uuid,
+  entities: Type.Array(Entity, { description: 'the created entities, in the order they were sent' }),
+});
+export type EntityBatch = Static<typeof EntityBatch>;
+
 export const UpdateEntityBody = Type.Object(
   {
     type: Type.Optional(EntityTypeName),

@@ -63,8 +63,8 @@ export function outboxFor<DB>(trx: Transaction<DB>, schema: string, context: Out
  * together (a statement is atomic) in a single round trip, with no BEGIN and COMMIT. Every
  * data-modifying CTE runs exactly once whether or not it is referenced; the events are one
  * INSERT (CTEs run in no defined order), so they keep the order given. For writes whose events
- * are known before they run (a creation with an id made here); the events share a batch id.
- * Returns the write's RETURNING rows.
+ * are known before they run (a creation with an id made here); the events share a batch id
+ * (`batchId`, a new one unless given). Returns the write's RETURNING rows.
  */
 export async function executeWithEvents<Row>(
   db: Kysely<any>,
@@ -72,13 +72,14 @@ export async function executeWithEvents<Row>(
   context: OutboxContext,
   write: Compilable<Row> & OperationNodeSource,
   events: EventRecord[],
+  batchId: string = newId(),
 ): Promise<Row[]> {
   const table = `${assertIdentifier(schema)}.outbox`;
   const recorded = events.map((event) => ({ id: newId(), event }));
   const statement =
     recorded.length === 0
       ? sql<Row>`with w as (${write}) select * from w`
-      : sql<Row>`with w as (${write}), e as (${outboxInsert(table, context, newId(), recorded)}) select * from w`;
+      : sql<Row>`with w as (${write}), e as (${outboxInsert(table, context, batchId, recorded)}) select * from w`;
   const { rows } = await statement.execute(db);
   return rows;
 }

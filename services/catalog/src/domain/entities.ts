@@ -1,12 +1,25 @@
-import type { CreateEntityBody, Entity, UpdateEntityBody } from '@catalog/contracts';
-import { conflict, executeWithEvents, inTenantScope, inTenantTransaction, newId, notFound, type AppError, type CallContext, type Kysely } from '@catalog/platform';
+import type { CreateEntityBody, Entity, EntityBatch, UpdateEntityBody } from '@catalog/contracts';
+import {
+  badRequest,
+  conflict,
+  executeWithEvents,
+  inTenantScope,
+  inTenantTransaction,
+  newId,
+  notFound,
+  type AppError,
+  type CallContext,
+  type EventRecord,
+  type Kysely,
+} from '@catalog/platform';
 import {
   deleteEntityRow,
   ENTITY_DMRN_UNIQUE_INDEX,
+  findDmrnHolder,
   findEntity,
-  findEntityIdByDmrn,
-  insertEntityQuery,
+  insertEntitiesQuery,
   updateEntityRow,
+  type NewEntityRow,
 } from '../persistence/entities.js';
 import { findEntityView, listEntityViews } from '../persistence/entity-views.js';
 import type { CatalogDb } from '../persistence/tables.js';
@@ -33,38 +46,71 @@ export interface EntityPage {
 const entityNotFound = (): AppError => notFound('entity');
 
 /**
- * Runs a write that may give an entity a DMRN. When the tenant already has that DMRN on another
- * entity, the unique index refuses the write, the transaction rolls back, and the caller gets
- * 409 dmrn_in_use naming the entity that holds it.
+ * Runs a write that may give entities DMRNs. When the tenant already has one of them on another
+ * entity, the unique index refuses the write, the statement rolls back, and the caller gets 409
+ * dmrn_in_use naming the DMRN and the entity that holds it.
  */
-async function guardDmrn<T>(deps: EntityDeps, call: CallContext, dmrn: string | null, write: () => Promise<T>): Promise<T> {
+async function guardDmrn<T>(deps: EntityDeps, call: CallContext, dmrns: string[], write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (dmrn === null || !isUniqueViolation(error, ENTITY_DMRN_UNIQUE_INDEX)) throw error;
-    const holder = await inTenantScope(deps.db, call.tenantId, (db) => findEntityIdByDmrn(db, call.tenantId, dmrn));
-    throw conflict('dmrn_in_use', 'this DMRN is already attached to another entity', {
-      dmrn,
-      ...(holder ? { entityId: holder } : {}),
-    });
+    if (dmrns.length === 0 || !isUniqueViolation(error, ENTITY_DMRN_UNIQUE_INDEX)) throw error;
+    const holder = await inTenantScope(deps.db, call.tenantId, (db) => findDmrnHolder(db, call.tenantId, dmrns));
+    const details = holder ? { dmrn: holder.dmrn, entityId: holder.id } : dmrns.length === 1 ? { dmrn: dmrns[0] } : {};
+    throw conflict('dmrn_in_use', 'this DMRN is already attached to another entity', details);
   }
 }
 
-/**
- * Creates an entity and records `entity.created` in one statement (one round trip, atomic): the
- * event's facts are all known before the insert.
- */
-export async function createEntity(deps: EntityDeps, call: CallContext, input: CreateEntityBody): Promise<Entity> {
+/** The new row and its `entity.created` event; both are known before the insert. */
+function newEntity(call: CallContext, input: CreateEntityBody): { row: NewEntityRow; event: EventRecord } {
   const dmrn = input.externalReferences?.dmrn ?? null;
   const id = newId();
-  const event = catalogEvent('entity.created', { resourceId: id, dmrn, data: { entityType: input.type } });
-  return guardDmrn(deps, call, dmrn, () =>
-    inTenantScope(deps.db, call.tenantId, async (db) => {
-      const write = insertEntityQuery(db, { id, tenantId: call.tenantId, type: input.type, title: input.title, artist: input.artist ?? null, dmrn });
-      const [row] = await executeWithEvents(db, 'catalog', { tenantId: call.tenantId, sourceSystem: call.sourceSystem }, write, [event]);
-      return entityView(row!);
-    }),
+  return {
+    row: { id, tenantId: call.tenantId, type: input.type, title: input.title, artist: input.artist ?? null, dmrn },
+    event: catalogEvent('entity.created', { resourceId: id, dmrn, data: { entityType: input.type } }),
+  };
+}
+
+/**
+ * Inserts entities and records their `entity.created` events in one statement (one round trip,
+ * atomic: all of them or none). The events share `batchId`. Returns the rows in input order.
+ */
+async function insertEntities(deps: EntityDeps, call: CallContext, inputs: CreateEntityBody[], batchId: string): Promise<Entity[]> {
+  const created = inputs.map((input) => newEntity(call, input));
+  const dmrns = created.flatMap(({ row }) => (row.dmrn === null ? [] : [row.dmrn]));
+  const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
+  const rows = await guardDmrn(deps, call, dmrns, () =>
+    inTenantScope(deps.db, call.tenantId, (db) =>
+      executeWithEvents(db, 'catalog', context, insertEntitiesQuery(db, created.map(({ row }) => row)), created.map(({ event }) => event), batchId),
+    ),
   );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return created.map(({ row }) => entityView(byId.get(row.id)!));
+}
+
+export async function createEntity(deps: EntityDeps, call: CallContext, input: CreateEntityBody): Promise<Entity> {
+  const [entity] = await insertEntities(deps, call, [input], newId());
+  return entity!;
+}
+
+/**
+ * Creates several entities at once (decision 0007): all or none, their events in one
+ * transaction with one batch id, which the answer carries. Two entities of one batch may not
+ * claim the same DMRN (400 duplicate_dmrn, before anything is written).
+ */
+export async function createEntities(deps: EntityDeps, call: CallContext, inputs: CreateEntityBody[]): Promise<EntityBatch> {
+  const firstIndexOf = new Map<string, number>();
+  inputs.forEach((input, index) => {
+    const dmrn = input.externalReferences?.dmrn;
+    if (dmrn === undefined) return;
+    const first = firstIndexOf.get(dmrn);
+    if (first !== undefined) {
+      throw badRequest('duplicate_dmrn', 'two entities of the batch claim the same DMRN', { dmrn, indexes: [first, index] });
+    }
+    firstIndexOf.set(dmrn, index);
+  });
+  const batchId = newId();
+  return { batchId, entities: await insertEntities(deps, call, inputs, batchId) };
 }
 
 export async function listEntities(
@@ -145,7 +191,7 @@ async function currentView(db: Kysely<CatalogDb>, tenantId: string, id: string):
  * another value replaces the current one (entity.updated, changedFields ["externalReferences"]).
  */
 export async function attachDmrn(deps: EntityDeps, call: CallContext, id: string, value: string): Promise<Entity> {
-  return guardDmrn(deps, call, value, () =>
+  return guardDmrn(deps, call, [value], () =>
     inTenantTransaction(deps.db, call.tenantId, async (trx) => {
       const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
       if (!current) throw entityNotFound();

@@ -21,11 +21,11 @@ export interface NewEntityRow {
 
 export type EntityChanges = Partial<Pick<EntityRow, 'type' | 'title' | 'artist' | 'dmrn'>>;
 
-/** The INSERT of an entity, returning the row; run inside a statement that records its event. */
-export function insertEntityQuery(db: Kysely<CatalogDb>, row: NewEntityRow) {
+/** The INSERT of entities, returning their rows; run inside a statement that records their events. */
+export function insertEntitiesQuery(db: Kysely<CatalogDb>, rows: NewEntityRow[]) {
   return db
     .insertInto('entities')
-    .values({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })
+    .values(rows.map((row) => ({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })))
     .returningAll();
 }
 
@@ -42,14 +42,16 @@ export function findEntity(
   return query.executeTakeFirst();
 }
 
-export function findEntityIdByDmrn(db: Kysely<CatalogDb>, tenantId: string, dmrn: string): Promise<string | undefined> {
+/** An entity of the tenant that holds one of the given DMRNs, if any. */
+export function findDmrnHolder(db: Kysely<CatalogDb>, tenantId: string, dmrns: string[]): Promise<{ id: string; dmrn: string } | undefined> {
   return db
     .selectFrom('entities')
-    .select('id')
+    .select(['id', 'dmrn'])
     .where('tenant_id', '=', tenantId)
-    .where('dmrn', '=', dmrn)
+    .where('dmrn', 'in', dmrns)
+    .limit(1)
     .executeTakeFirst()
-    .then((row) => row?.id);
+    .then((row) => (row ? { id: row.id, dmrn: row.dmrn! } : undefined));
 }
 
 /** Writes `changes` and moves `updated_at` to the time of the write (not of the transaction start). */

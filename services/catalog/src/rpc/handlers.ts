@@ -1,6 +1,6 @@
-import type { AttachDmrnBody, CreateEntityBody, ListEntitiesQuery, PutEntityTypeBody, UpdateEntityBody } from '@catalog/contracts';
+import type { AttachDmrnBody, CreateEntitiesBody, CreateEntityBody, ListEntitiesQuery, PutEntityTypeBody, UpdateEntityBody } from '@catalog/contracts';
 import type { Kysely, Logger, RpcHandler } from '@catalog/platform';
-import { attachDmrn, createEntity, deleteEntity, detachDmrn, getEntity, listEntities, updateEntity } from '../domain/entities.js';
+import { attachDmrn, createEntities, createEntity, deleteEntity, detachDmrn, getEntity, listEntities, updateEntity } from '../domain/entities.js';
 import { getEntityType, listEntityTypes, putEntityType } from '../domain/entity-types.js';
 import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
@@ -17,6 +17,7 @@ export interface CatalogHandlerDeps {
 
 export const CATALOG_OPERATIONS = [
   'createEntity',
+  'createEntities',
   'listEntities',
   'getEntity',
   'updateEntity',
@@ -41,6 +42,10 @@ export function catalogHandlers(deps: CatalogHandlerDeps): Record<CatalogOperati
     createEntity: validatedHandler('createEntity', {
       resource: entity,
       handle: async ({ body }, call) => ({ status: 201, body: await createEntity(deps, call, body as CreateEntityBody) }),
+    }),
+    createEntities: validatedHandler('createEntities', {
+      resource: entity,
+      handle: async ({ body }, call) => ({ status: 201, body: await createEntities(deps, call, (body as CreateEntitiesBody).entities) }),
     }),
     listEntities: validatedHandler('listEntities', {
       resource: entity,
