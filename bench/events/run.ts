@@ -7,8 +7,9 @@
  *         bench/results/events-explain.txt
  *   e2e   (a) entity writes through the gateway for BENCH_E2E_SECONDS (60) with 32 concurrent
  *         writers → visible in the feed, once with one entity per request (POST entities), once
- *         with BENCH_E2E_BATCH_SIZE (20) per request (POST entities/batch); (b) visibility latency
- *         at 500 single writes/s (open loop, 30 s)
+ *         with BENCH_E2E_BATCH_SIZE (20) per request (POST entities/batch), then batches at a fixed
+ *         BENCH_E2E_SUSTAINED_RATE (2,500 events/s, open loop); (b) visibility latency at 500
+ *         single writes/s (open loop, 30 s)
  *
  * `node --conditions=source --import tsx bench/events/run.ts [page|e2e]` with DATABASE_URL and
  * NATS_URL set (or `npm run bench -- events`), after `npm run build`: the services run from their
@@ -362,7 +363,8 @@ async function e2eBench(): Promise<Record<string, unknown>> {
       const allSeen = await waitAllSeen(follower, written.keys(), 120_000);
       await follower.stop();
       followerFrom = follower.cursor();
-      const lastSeen = Math.max(...[...written.keys()].map((id) => follower.seenAt.get(id) ?? Infinity));
+      let lastSeen = 0;
+      for (const id of written.keys()) lastSeen = Math.max(lastSeen, follower.seenAt.get(id) ?? Infinity);
       const lagDuringRun = [...written.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
       const result = {
         seconds,
@@ -382,43 +384,67 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     const throughput = await throughputPhase(1, async () => [await write()]);
     const batchedThroughput = await throughputPhase(batchSize, writeBatch);
 
-    // (b) visibility latency at a fixed rate (open loop, default 500 writes/s).
+    /**
+     * Writes at a fixed rate of events (open loop: requests go out on schedule whether or not
+     * earlier ones have answered) and measures each event's visibility: from the 201 of its write
+     * (after its commit) to the first feed poll that returned it.
+     */
+    const openLoopPhase = async (eventsPerSecond: number, entitiesPerRequest: number, send: typeof writeBatch, phaseSeconds: number) => {
+      // Picks up where the previous follower stopped, as a client that keeps its cursor does: a
+      // follower starting from the feed's beginning would first page through every earlier event.
+      const follower = follow(call, orgId, followerFrom);
+      const respondedAt = new Map<string, number>();
+      const pending: Array<Promise<void>> = [];
+      const phaseStart = performance.now();
+      let issued = 0;
+      while (performance.now() < phaseStart + phaseSeconds * 1000) {
+        const due = Math.floor((((performance.now() - phaseStart) / 1000) * eventsPerSecond) / entitiesPerRequest);
+        for (; issued < due; issued += 1) {
+          pending.push(send().then((written) => written.forEach((w) => respondedAt.set(w.id, w.respondedAt))));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await Promise.all(pending);
+      const achievedRate = Math.round(respondedAt.size / ((performance.now() - phaseStart) / 1000));
+      const allSeen = await waitAllSeen(follower, respondedAt.keys(), 120_000);
+      await follower.stop();
+      followerFrom = follower.cursor();
+      let lastSeen = 0;
+      for (const id of respondedAt.keys()) lastSeen = Math.max(lastSeen, follower.seenAt.get(id) ?? Infinity);
+      const latencies = [...respondedAt.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+      return {
+        result: {
+          targetRate: eventsPerSecond,
+          entitiesPerRequest,
+          achievedRate,
+          seconds: phaseSeconds,
+          events: respondedAt.size,
+          allSeen,
+          visibleEventsPerSecond: Math.round(respondedAt.size / ((lastSeen - phaseStart) / 1000)),
+          latencyMs: percentiles(latencies),
+        },
+        ids: new Set(respondedAt.keys()),
+      };
+    };
+
+    // (a, sustained) a fixed rate of events above the target, in batches, for the duration: the
+    // feed keeps up when visibility stays bounded (the closed loops above saturate on purpose).
+    const sustainedRate = Number(process.env.BENCH_E2E_SUSTAINED_RATE ?? 2500);
+    const sustained = (await openLoopPhase(sustainedRate, batchSize, writeBatch, seconds)).result;
+    console.log(`[e2e] sustained: ${JSON.stringify({ ...sustained, target: { eventsPerSecond: 2000 } })}`);
+
+    // (b) visibility latency at a fixed rate of single writes (open loop, default 500 writes/s).
     const rate = Number(process.env.BENCH_VISIBILITY_RATE ?? 500);
     const rateSeconds = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 30);
-    // Picks up where the throughput follower stopped, as a client that keeps its cursor does: a
-    // follower starting from the feed's beginning would first page through every event of (a).
-    const follower = follow(call, orgId, followerFrom);
-    const respondedAt = new Map<string, number>();
-    const pending: Array<Promise<void>> = [];
-    const rateStart = performance.now();
-    let issued = 0;
-    while (performance.now() < rateStart + rateSeconds * 1000) {
-      const due = Math.floor(((performance.now() - rateStart) / 1000) * rate);
-      while (issued < due) {
-        issued += 1;
-        pending.push(write().then((w) => void respondedAt.set(w.id, w.respondedAt)));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await Promise.all(pending);
-    const achievedRate = Math.round(respondedAt.size / ((performance.now() - rateStart) / 1000));
-    const visibleAll = await waitAllSeen(follower, respondedAt.keys(), 60_000);
-    await follower.stop();
-    const latencies = [...respondedAt.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
-    const stages = await visibilityStages(database.url, respondedAtEpoch, new Set(respondedAt.keys()));
+    const single = await openLoopPhase(rate, 1, async () => [await write()], rateSeconds);
     const visibility = {
-      targetRate: rate,
-      achievedRate,
-      seconds: rateSeconds,
-      events: respondedAt.size,
-      allSeen: visibleAll,
-      latencyMs: percentiles(latencies),
-      stagesMs: stages,
+      ...single.result,
+      stagesMs: await visibilityStages(database.url, respondedAtEpoch, single.ids),
       note: 'from the 201 of the write (after its commit) to the first feed poll that returned it; the follower polls every 10 ms when caught up',
       target: { p99Ms: 250 },
     };
     console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
-    return { throughput, batchedThroughput, visibility, peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])) };
+    return { throughput, batchedThroughput, sustained, visibility, peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])) };
   } finally {
     await nc?.drain().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();
