@@ -344,6 +344,20 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     // then (a, batched) `batchSize` entities per request.
     const seconds = Number(process.env.BENCH_E2E_SECONDS ?? 60);
     let followerFrom: string | null = null;
+    /**
+     * Ends a phase: waits until its follower has seen every written event (at most 120 s), stops
+     * it and keeps its cursor for the next phase. Returns each event's visibility (from the 201 of
+     * its write to the poll that returned it) and when the last one was seen.
+     */
+    const endPhase = async (follower: Follower, written: Map<string, number>) => {
+      const allSeen = await waitAllSeen(follower, written.keys(), 120_000);
+      await follower.stop();
+      followerFrom = follower.cursor();
+      let lastSeen = 0;
+      for (const id of written.keys()) lastSeen = Math.max(lastSeen, follower.seenAt.get(id) ?? Infinity);
+      const visibility = [...written.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+      return { allSeen, lastSeen, visibility };
+    };
     const throughputPhase = async (entitiesPerRequest: number, send: () => Promise<Array<{ id: string; respondedAt: number }>>) => {
       // Each phase follows from where the previous one's follower stopped, as a client keeps its cursor.
       const follower = follow(call, orgId, followerFrom);
@@ -360,12 +374,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
         }),
       );
       const writesDone = performance.now();
-      const allSeen = await waitAllSeen(follower, written.keys(), 120_000);
-      await follower.stop();
-      followerFrom = follower.cursor();
-      let lastSeen = 0;
-      for (const id of written.keys()) lastSeen = Math.max(lastSeen, follower.seenAt.get(id) ?? Infinity);
-      const lagDuringRun = [...written.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+      const { allSeen, lastSeen, visibility } = await endPhase(follower, written);
       const result = {
         seconds,
         writers: 32,
@@ -375,7 +384,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
         httpRequestsPerSecond: Math.round(requests / ((writesDone - start) / 1000)),
         httpWritesPerSecond: Math.round(written.size / ((writesDone - start) / 1000)),
         visibleEventsPerSecond: Math.round(written.size / ((lastSeen - start) / 1000)),
-        visibilityUnderSaturationMs: percentiles(lagDuringRun),
+        visibilityUnderSaturationMs: percentiles(visibility),
         target: { eventsPerSecond: 2000 },
       };
       console.log(`[e2e] throughput, ${entitiesPerRequest} per request: ${JSON.stringify(result)}`);
@@ -406,12 +415,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
       }
       await Promise.all(pending);
       const achievedRate = Math.round(respondedAt.size / ((performance.now() - phaseStart) / 1000));
-      const allSeen = await waitAllSeen(follower, respondedAt.keys(), 120_000);
-      await follower.stop();
-      followerFrom = follower.cursor();
-      let lastSeen = 0;
-      for (const id of respondedAt.keys()) lastSeen = Math.max(lastSeen, follower.seenAt.get(id) ?? Infinity);
-      const latencies = [...respondedAt.entries()].map(([id, at]) => (follower.seenAt.get(id) ?? Infinity) - at);
+      const { allSeen, lastSeen, visibility } = await endPhase(follower, respondedAt);
       return {
         result: {
           targetRate: eventsPerSecond,
@@ -421,7 +425,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
           events: respondedAt.size,
           allSeen,
           visibleEventsPerSecond: Math.round(respondedAt.size / ((lastSeen - phaseStart) / 1000)),
-          latencyMs: percentiles(latencies),
+          latencyMs: percentiles(visibility),
         },
         ids: new Set(respondedAt.keys()),
       };
