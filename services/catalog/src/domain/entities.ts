@@ -73,9 +73,10 @@ function newEntity(call: CallContext, input: CreateEntityBody): { row: NewEntity
 
 /**
  * Inserts entities and records their `entity.created` events in one statement (one round trip,
- * atomic: all of them or none). The events share `batchId`. Returns the rows in input order.
+ * atomic: all of them or none). The events share `batchId` (a new one unless given). Returns the
+ * rows in input order.
  */
-async function insertEntities(deps: EntityDeps, call: CallContext, inputs: CreateEntityBody[], batchId: string): Promise<Entity[]> {
+async function insertEntities(deps: EntityDeps, call: CallContext, inputs: CreateEntityBody[], batchId?: string): Promise<Entity[]> {
   const created = inputs.map((input) => newEntity(call, input));
   const dmrns = created.flatMap(({ row }) => (row.dmrn === null ? [] : [row.dmrn]));
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
@@ -89,7 +90,7 @@ async function insertEntities(deps: EntityDeps, call: CallContext, inputs: Creat
 }
 
 export async function createEntity(deps: EntityDeps, call: CallContext, input: CreateEntityBody): Promise<Entity> {
-  const [entity] = await insertEntities(deps, call, [input], newId());
+  const [entity] = await insertEntities(deps, call, [input]);
   return entity!;
 }
 
