@@ -24,9 +24,11 @@ npm_install() {
   fi
 }
 
+# Workspaces that never run in the image: tests, benchmarks and their fixtures (packages/testing).
+dev_only=(test bench packages/testing)
 workspaces=()
 for dir in "$src"/packages/* "$src"/services/*; do
-  [[ -f $dir/package.json ]] && workspaces+=("${dir#"$src"/}")
+  [[ -f $dir/package.json && $dir != "$src/packages/testing" ]] && workspaces+=("${dir#"$src"/}")
 done
 
 # 1. Build in a scratch copy: sources and manifests only (no node_modules, dist, results).
@@ -47,7 +49,7 @@ log "assembling $dest"
 rm -rf "$dest"
 mkdir -p "$dest"
 cp "$work/build/package.json" "$work/build/package-lock.json" "$dest/"
-for ws in test bench; do
+for ws in "${dev_only[@]}"; do
   mkdir -p "$dest/$ws" && cp "$work/build/$ws/package.json" "$dest/$ws/" # named by the workspaces list
 done
 for ws in "${workspaces[@]}"; do
@@ -60,5 +62,5 @@ ws_flags=()
 for ws in "${workspaces[@]}"; do ws_flags+=("--workspace=$ws"); done
 log "installing the runtime dependencies of the packages and services (--omit=dev)"
 npm_install "$dest" --omit=dev --ignore-scripts "${ws_flags[@]}"
-rm -rf "$dest/test" "$dest/bench"
+for ws in "${dev_only[@]}"; do rm -rf "${dest:?}/$ws"; done
 log "done: $(du -sh "$dest" | cut -f1) in $dest"

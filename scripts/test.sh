@@ -2,9 +2,10 @@
 # `npm test`: build + typecheck + test every workspace through turbo.
 #
 # Needs PostgreSQL, NATS and MinIO: when DATABASE_URL / NATS_URL / S3_ENDPOINT are not set, starts
-# throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID on 127.0.0.1:55432
+# throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID-<pg port> on 127.0.0.1:55432
 # (Postgres, fsync off), 127.0.0.1:54222 (NATS JetStream) and 127.0.0.1:54900 (MinIO), reusing ones that
-# already listen there, and stops the ones it started on exit. helm (chart tests) comes from the
+# already listen there, and stops the ones it started on exit. TEST_PG_PORT, TEST_NATS_PORT and
+# TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) comes from the
 # tool cache (ensure_helm in scripts/lib/infra.sh).
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
@@ -14,7 +15,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib/infra.sh
 source scripts/lib/infra.sh
 
-state_dir="${TMPDIR:-/tmp}/catalog-test-$UID"
+pg_port=${TEST_PG_PORT:-55432}
+nats_port=${TEST_NATS_PORT:-54222}
+minio_port=${TEST_MINIO_PORT:-54900}
+state_dir="${TMPDIR:-/tmp}/catalog-test-$UID-$pg_port"
 started_pg=0
 started_nats=0
 started_minio=0
@@ -38,16 +42,16 @@ if [[ -z ${DATABASE_URL:-} || -z ${NATS_URL:-} || -z ${S3_ENDPOINT:-} ]]; then
 fi
 if [[ -z ${DATABASE_URL:-} ]]; then
   ensure_postgres
-  PG_FAST=1 start_postgres "$state_dir/pg" 55432
+  PG_FAST=1 start_postgres "$state_dir/pg" "$pg_port"
   started_pg=$INFRA_PG_STARTED
 fi
 if [[ -z ${NATS_URL:-} ]]; then
   ensure_nats_server
-  start_nats "$state_dir/nats" 54222
+  start_nats "$state_dir/nats" "$nats_port"
   started_nats=$INFRA_NATS_STARTED
 fi
 if [[ -z ${S3_ENDPOINT:-} ]]; then
-  start_minio "$state_dir/minio" 54900 # exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET
+  start_minio "$state_dir/minio" "$minio_port" # exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET
   started_minio=$INFRA_MINIO_STARTED
 fi
 ensure_helm # exports HELM_BIN for the chart tests

@@ -22,7 +22,7 @@ import pg from 'pg';
 import { callRpc, connectBus, createLogger, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { feedCursors, feedPageStatement } from '@catalog/events';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
-import { apiClient } from '@catalog/platform/testing';
+import { apiClient } from '@catalog/testing';
 import { benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
 
 const adminUrl = process.env.DATABASE_URL;

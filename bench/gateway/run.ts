@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, repoRoot, startProcess, startService, waitReady, type BenchProcess } from '../support/processes.js';
-import { apiClient } from '@catalog/platform/testing';
+import { apiClient } from '@catalog/testing';
 import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);

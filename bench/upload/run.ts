@@ -25,7 +25,7 @@ function dropPageCache(): boolean {
     return false;
   }
 }
-import { apiClient, freePort, writeSineWav } from '@catalog/platform/testing';
+import { apiClient, freePort, writeSineWav } from '@catalog/testing';
 
 const MiB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);

@@ -1,4 +1,4 @@
-import { eventually } from '@catalog/platform/testing';
+import { eventually } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { eventually } from '@catalog/platform/testing';
+import { eventually } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 

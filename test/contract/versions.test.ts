@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eventually, sineWav } from '@catalog/platform/testing';
+import { eventually, sineWav } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 

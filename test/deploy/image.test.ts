@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '@catalog/platform';
-import { apiClient, createTestDatabase, eventually, freePort, sineWav, startOtlpCollector, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { apiClient, createTestDatabase, eventually, freePort, sineWav, startOtlpCollector, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 /**
  * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig, type Logger } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readGatewayConfig, startGateway } from '@catalog/gateway';
 import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
 import { readAssetConfig, startAssetService } from '@catalog/asset';

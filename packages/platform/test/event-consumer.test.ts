@@ -11,7 +11,7 @@ import {
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/platform/testing';
+import { eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
 
 const logger = testLogger('event-consumer');
 const DURABLE = 'test-things';

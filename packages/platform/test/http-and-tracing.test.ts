@@ -14,7 +14,7 @@ import {
   readConfig,
   readCommonConfig,
 } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 const exporter = new InMemorySpanExporter();
 

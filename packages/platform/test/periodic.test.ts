@@ -1,5 +1,5 @@
 import { sleep, startPeriodicTask } from '@catalog/platform';
-import { capturingLogger } from '@catalog/platform/testing';
+import { capturingLogger } from '@catalog/testing';
 
 describe('startPeriodicTask', () => {
   test('runs every interval without overlapping, goes on after a failed run (logged), and stop waits for the run in progress', async () => {

@@ -19,7 +19,7 @@ import {
   subjectsFor,
   type Migrations,
 } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 interface TestDb {
   notes: { id: string; tenant_id: string; text: string };

@@ -28,7 +28,7 @@ import {
   testLogger,
   uniqueNatsPrefix,
   type TestDatabase,
-} from '@catalog/platform/testing';
+} from '@catalog/testing';
 
 const SCHEMA = 'relaytest';
 const migrations: Migrations = {

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { startOtlpCollector, type OtlpCollector } from '@catalog/platform/testing';
+import { startOtlpCollector, type OtlpCollector } from '@catalog/testing';
 
 /**
  * `node --import @catalog/platform/telemetry-register` as the services are started (chart, image,

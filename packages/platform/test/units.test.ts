@@ -1,5 +1,5 @@
 import { ConfigError, cursorCodec, envelopeFromRow, envelopeOf, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
-import { capturingLogger } from '@catalog/platform/testing';
+import { capturingLogger } from '@catalog/testing';
 
 describe('config', () => {
   test('names every bad variable in one error', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { callRpc, connectBus, decodeBusEvent, newId, subjectsFor, type CallContext, type NatsConnection, type RpcReply } from '@catalog/platform';
-import { eventually, testLogger } from '@catalog/platform/testing';
+import { eventually, testLogger } from '@catalog/testing';
 import { put, startStack, type Stack } from './support.js';
 
 /**

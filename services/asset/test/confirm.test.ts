@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { writeSineWav } from '@catalog/platform/testing';
+import { writeSineWav } from '@catalog/testing';
 import { createAsset, download, put, randomFile, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 function bytes(size: number, fill = 7): Readable {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { callRpc, connectBus, newId, subjectsFor, type BusEvent, type NatsConnection, type RpcReply, type Subjects } from '@catalog/platform';
-import { eventually, publishEvent, testLogger, untilConsumerSettled } from '@catalog/platform/testing';
+import { eventually, publishEvent, testLogger, untilConsumerSettled } from '@catalog/testing';
 import { put, startStack, type Stack } from './support.js';
 
 const CONSUMER = 'asset-version-events';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { readConfig } from '@catalog/platform';
-import { eventually, testLogger } from '@catalog/platform/testing';
+import { eventually, testLogger } from '@catalog/testing';
 import { readAssetConfig, startAssetService } from '../src/index.js';
 import { put, startStack, type Stack } from './support.js';
 

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { readConfig, type Logger } from '@catalog/platform';
-import { apiClient as platformApiClient, createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/platform/testing';
+import { apiClient as platformApiClient, createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/testing';
 import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
 
@@ -74,6 +74,8 @@ export async function startStack(backend: Backend, overrides: Record<string, str
   };
   const logger = log ?? testLogger('asset-test');
   const owner = new pg.Pool({ connectionString: database.url, max: 2 });
+  // Dropping the database at the end terminates idle connections; that is no failure of the test.
+  owner.on('error', () => undefined);
   let gateway: GatewayHandle | undefined;
   try {
     gateway = await startGateway(readConfig(readGatewayConfig, env), { logger });
@@ -109,7 +111,7 @@ export async function startStack(backend: Backend, overrides: Record<string, str
   }
 }
 
-/** The public HTTP API client of `@catalog/platform/testing`, with this stack's admin token. */
+/** The public HTTP API client of `@catalog/testing`, with this stack's admin token. */
 export function apiClient(baseUrl: string): ApiClient {
   return platformApiClient(baseUrl, ADMIN_TOKEN);
 }

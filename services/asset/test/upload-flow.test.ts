@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { writeSineWav } from '@catalog/platform/testing';
+import { writeSineWav } from '@catalog/testing';
 import { createAsset, download, put, randomFile, fileSha256, startStack, tempDir, type Backend, type Stack } from './support.js';
 
 const MiB = 1024 * 1024;

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection, type RpcReply } from '@catalog/platform';
-import { eventually, publishEvent, sineWav, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/platform/testing';
+import { eventually, publishEvent, sineWav, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/testing';
 import { addUploadVersion, startHarness, uploadBytes, type Caller, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;

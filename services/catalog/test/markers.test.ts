@@ -1,4 +1,4 @@
-import { eventually, sineWav } from '@catalog/platform/testing';
+import { eventually, sineWav } from '@catalog/testing';
 import { validateMarkers } from '../src/domain/markers.js';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { eventType, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
-import { freePort, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/platform/testing';
+import { freePort, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
 import { assetClient } from '../src/integration/asset-client.js';

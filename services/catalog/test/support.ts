@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
 import { AppError, callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readCatalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
 
 /** A tenant calling as the gateway would for one API key. */

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, freePort, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, eventually, freePort, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
 import { connectBus, subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
 import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { connectBus, newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, startOwnNatsServer, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, eventually, startOwnNatsServer, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import {
   entityUpdated,
   eventsEnv,

@@ -13,7 +13,7 @@ import {
   type NatsConnection,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { eventsMigrations } from '../src/index.js';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
 

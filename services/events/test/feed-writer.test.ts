@@ -9,7 +9,7 @@ import {
   type NatsConnection,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents } from './support.js';
 
 let testDb: TestDatabase;

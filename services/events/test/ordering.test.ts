@@ -1,5 +1,5 @@
 import { inTenantTransaction, newId, outboxFor } from '@catalog/platform';
-import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { entityUpdated, feedRowCounts, PRODUCER, startFeedPipeline, type FeedClient, type FeedPipeline, type Producer } from './support.js';
 
 let testDb: TestDatabase;

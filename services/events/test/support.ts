@@ -25,7 +25,7 @@ import {
   type ServiceRuntime,
   type Subjects,
 } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, testInfrastructure, testLogger, type TestDatabase } from '@catalog/testing';
 import { readEventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/feed/page.js';
 

@@ -1,5 +1,5 @@
 import { readConfig } from '@catalog/platform';
-import { createTestDatabase, probeRunningService, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/platform/testing';
+import { createTestDatabase, probeRunningService, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readLibraryConfig, startLibraryService } from '../src/index.js';
 
 let database: TestDatabase;

@@ -1,8 +1,7 @@
 import { Svcm } from '@nats-io/services';
 import pg from 'pg';
-import { connectBus } from '../bus/connect.js';
-import type { ServiceRuntime } from '../runtime.js';
-import { testLogger } from './index.js';
+import { connectBus, type ServiceRuntime } from '@catalog/platform';
+import { testLogger } from './logging.js';
 
 export interface ServiceProbe {
   /** Tables in the service's schema. */

@@ -1,8 +1,6 @@
 import { jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import type { NatsConnection } from '../bus/connect.js';
-import { encodeBusEvent, type BusEvent } from '../bus/event-message.js';
-import type { Subjects } from '../bus/subjects.js';
-import { eventually } from './index.js';
+import { encodeBusEvent, type BusEvent, type NatsConnection, type Subjects } from '@catalog/platform';
+import { eventually } from './eventually.js';
 
 /** Publishes an event (or any bytes) on the events stream as a relay would; returns its stream sequence. */
 export async function publishEvent(nc: NatsConnection, subjects: Subjects, event: BusEvent | { type: string; bytes: Uint8Array }): Promise<number> {
