@@ -88,67 +88,89 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-export function superviseProcesses(specs: readonly ProcessSpec[], options: SupervisorOptions = {}): Supervisor {
-  const policy = options.policy ?? DEFAULT_RESTART_POLICY;
-  const emit = options.onEvent ?? (() => undefined);
-  const processes = new Map<string, Supervised>();
-  let stopping = false;
+/** What every supervised process shares: the policy, where events and lines go, whether stopping. */
+interface Context {
+  policy: RestartPolicy;
+  emit: (event: SupervisorEvent) => void;
+  onLine: (name: string, line: string) => void;
+  stopping: boolean;
+}
 
-  const launch = (entry: Supervised): void => {
-    entry.restartTimer = null;
-    if (stopping) return;
-    const { spec } = entry;
-    const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    entry.child = child;
-    entry.startedAt = Date.now();
-    entry.starts += 1;
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream! }).on('line', (line) => options.onLine?.(spec.name, line));
-    }
-    entry.exited = new Promise<void>((resolve) => {
-      // 'error' without 'exit' means the process never ran (e.g. the command is missing).
-      child.once('error', (error) => {
-        if (child.pid === undefined) {
-          emit({ type: 'spawn-failed', name: spec.name, error });
-          onExit(entry, child, null, null);
-          resolve();
-        }
-      });
-      child.once('exit', (code, signal) => {
-        onExit(entry, child, code, signal);
-        resolve();
-      });
+function launch(entry: Supervised, context: Context): void {
+  entry.restartTimer = null;
+  if (context.stopping) return;
+  const { spec } = entry;
+  const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  entry.child = child;
+  entry.startedAt = Date.now();
+  entry.starts += 1;
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream! }).on('line', (line) => context.onLine(spec.name, line));
+  }
+  entry.exited = new Promise<void>((resolve) => {
+    // 'error' without 'exit' means the process never ran (e.g. the command is missing).
+    child.once('error', (error) => {
+      if (child.pid !== undefined) return;
+      context.emit({ type: 'spawn-failed', name: spec.name, error });
+      onExit(entry, child, { code: null, signal: null }, context);
+      resolve();
     });
-    if (child.pid !== undefined) emit({ type: 'started', name: spec.name, pid: child.pid, start: entry.starts });
-  };
+    child.once('exit', (code, signal) => {
+      onExit(entry, child, { code, signal }, context);
+      resolve();
+    });
+  });
+  if (child.pid !== undefined) context.emit({ type: 'started', name: spec.name, pid: child.pid, start: entry.starts });
+}
 
-  const onExit = (entry: Supervised, child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void => {
-    if (entry.child !== child) return;
-    entry.child = null;
-    const uptimeMs = Date.now() - entry.startedAt;
-    if (stopping) {
-      emit({ type: 'exited', name: entry.spec.name, pid: child.pid, code, signal, uptimeMs, crashes: 0, restartInMs: null });
-      return;
-    }
-    entry.crashesInARow = uptimeMs >= policy.resetAfterMs ? 1 : entry.crashesInARow + 1;
-    const restartInMs = restartDelayMs(policy, entry.crashesInARow);
-    emit({ type: 'exited', name: entry.spec.name, pid: child.pid, code, signal, uptimeMs, crashes: entry.crashesInARow, restartInMs });
-    entry.restartTimer = setTimeout(() => launch(entry), restartInMs);
-  };
+/** Reports the exit and, unless stopping, schedules the restart after the backoff. */
+function onExit(entry: Supervised, child: ChildProcess, how: { code: number | null; signal: NodeJS.Signals | null }, context: Context): void {
+  if (entry.child !== child) return;
+  entry.child = null;
+  const uptimeMs = Date.now() - entry.startedAt;
+  const exit = { type: 'exited', name: entry.spec.name, pid: child.pid, ...how, uptimeMs } as const;
+  if (context.stopping) {
+    context.emit({ ...exit, crashes: 0, restartInMs: null });
+    return;
+  }
+  entry.crashesInARow = uptimeMs >= context.policy.resetAfterMs ? 1 : entry.crashesInARow + 1;
+  const restartInMs = restartDelayMs(context.policy, entry.crashesInARow);
+  context.emit({ ...exit, crashes: entry.crashesInARow, restartInMs });
+  entry.restartTimer = setTimeout(() => launch(entry, context), restartInMs);
+}
 
+/** SIGTERM to every process group (pending restarts cancelled), SIGKILL to what is left after `graceMs`. */
+async function stopAll(entries: Supervised[], context: Context, graceMs: number): Promise<void> {
+  context.stopping = true;
+  for (const entry of entries) {
+    if (entry.restartTimer) clearTimeout(entry.restartTimer);
+    entry.restartTimer = null;
+    if (entry.child) signalGroup(entry.child, 'SIGTERM');
+  }
+  const killer = setTimeout(() => entries.forEach((entry) => entry.child && signalGroup(entry.child, 'SIGKILL')), graceMs);
+  await Promise.all(entries.map((entry) => entry.exited));
+  clearTimeout(killer);
+}
+
+export function superviseProcesses(specs: readonly ProcessSpec[], options: SupervisorOptions = {}): Supervisor {
+  const context: Context = {
+    policy: options.policy ?? DEFAULT_RESTART_POLICY,
+    emit: options.onEvent ?? (() => undefined),
+    onLine: options.onLine ?? (() => undefined),
+    stopping: false,
+  };
+  const processes = new Map<string, Supervised>();
   for (const spec of specs) {
     if (processes.has(spec.name)) throw new Error(`two processes named ${spec.name}`);
     const entry: Supervised = { spec, child: null, startedAt: 0, starts: 0, crashesInARow: 0, restartTimer: null, exited: Promise.resolve() };
     processes.set(spec.name, entry);
-    launch(entry);
+    launch(entry, context);
   }
-
   const entryOf = (name: string): Supervised => {
     const entry = processes.get(name);
     if (!entry) throw new Error(`no process named ${name}`);
     return entry;
   };
-
   return {
     names: specs.map((spec) => spec.name),
     pid: (name) => entryOf(name).child?.pid,
@@ -157,17 +179,6 @@ export function superviseProcesses(specs: readonly ProcessSpec[], options: Super
       const { child } = entryOf(name);
       if (child) signalGroup(child, signal);
     },
-    async stop(graceMs = 15_000) {
-      stopping = true;
-      const entries = [...processes.values()];
-      for (const entry of entries) {
-        if (entry.restartTimer) clearTimeout(entry.restartTimer);
-        entry.restartTimer = null;
-        if (entry.child) signalGroup(entry.child, 'SIGTERM');
-      }
-      const killer = setTimeout(() => entries.forEach((entry) => entry.child && signalGroup(entry.child, 'SIGKILL')), graceMs);
-      await Promise.all(entries.map((entry) => entry.exited));
-      clearTimeout(killer);
-    },
+    stop: (graceMs = 15_000) => stopAll([...processes.values()], context, graceMs),
   };
 }
