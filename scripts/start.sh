@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm start`: local PostgreSQL + NATS, then scripts/dev.ts (the six services).
+# `npm start`: local PostgreSQL + NATS (and ffmpeg, installed when missing), then scripts/dev.ts
+# (the six services, restarted when one crashes).
 #
 #   DATABASE_URL unset -> PostgreSQL in .local/pg on 127.0.0.1:${PG_PORT:-54329}
 #   NATS_URL unset     -> NATS (JetStream) in .local/nats on 127.0.0.1:${NATS_PORT:-4222}
@@ -47,6 +48,7 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 ensure_node_modules
+ensure_ffmpeg || infra_log "WARNING: ffmpeg could not be installed; audio uploads cannot be probed until it is"
 
 mkdir -p "$local_dir"
 chmod 755 "$local_dir" # the postgres system user must reach .local/pg when run as root

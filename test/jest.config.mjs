@@ -1,3 +1,7 @@
 import preset from '../jest.preset.mjs';
 
-export default { ...preset, testMatch: ['<rootDir>/contract/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts'], testTimeout: 60_000 };
+export default {
+  ...preset,
+  testMatch: ['<rootDir>/contract/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts', '<rootDir>/dev/**/*.test.ts', '<rootDir>/chaos/**/*.test.ts'],
+  testTimeout: 60_000,
+};

@@ -12,6 +12,7 @@
 #   start_nats DATA_DIR PORT         -> start (or reuse) nats-server -js, exports NATS_URL
 #   stop_nats DATA_DIR               -> stops the nats-server started in DATA_DIR
 #   infra_apt_install PKG...         -> apt-get install (apt-get update once per shell)
+#   ensure_ffmpeg                    -> installs ffmpeg/ffprobe via apt when missing
 #   ensure_minio                     -> builds/caches the pinned MinIO server, exports MINIO_BIN
 #   start_minio DATA_DIR PORT        -> start (or reuse) MinIO on 127.0.0.1, exports S3_* for tests
 #   stop_minio DATA_DIR              -> stops the MinIO started in DATA_DIR
@@ -86,6 +87,15 @@ infra_apt_install() {
     infra_err "apt-get install $* failed"
     return 1
   }
+}
+
+# ensure_ffmpeg : ffmpeg and ffprobe on PATH (the asset service probes uploads, analyses decode).
+ensure_ffmpeg() {
+  if command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1; then
+    return 0
+  fi
+  infra_log "ffmpeg/ffprobe not found; installing via apt"
+  infra_apt_install ffmpeg
 }
 
 # _infra_tcp_open PORT : true if something accepts TCP on 127.0.0.1:PORT.

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { eventually } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
+import { apiClient, expectError } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 let system: RunningSystem;
@@ -41,7 +41,7 @@ describe('entities through the public API', () => {
     expect(listed.body.entities.map((e: { id: string }) => e.id)).toEqual([id]);
 
     expect((await api.request('DELETE', `/api/v1/catalog/entities/${id}`, { key })).status).toBe(204);
-    expect((await api.request('GET', `/api/v1/catalog/entities/${id}`, { key })).status).toBe(404);
+    expectError(await api.request('GET', `/api/v1/catalog/entities/${id}`, { key }), 404, 'not_found');
 
     expect((await outbox(id)).map((e) => e.type)).toEqual(['entity.created', 'entity.updated', 'entity.deleted']);
   });
@@ -100,8 +100,7 @@ describe('entities through the public API', () => {
     const one = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'One', externalReferences: { dmrn: 'DMRN-X' } } })).body.id;
     const two = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Two' } })).body.id;
     const clash = await api.request('PUT', `/api/v1/catalog/entities/${two}/external-references/dmrn`, { key, body: { value: 'DMRN-X' } });
-    expect(clash.status).toBe(409);
-    expect(clash.body.error.code).toBe('dmrn_in_use');
+    expectError(clash, 409, 'dmrn_in_use');
     expect((await api.request('GET', `/api/v1/catalog/entities/${one}`, { key })).body.externalReferences.dmrn).toBe('DMRN-X');
   });
 
@@ -131,10 +130,9 @@ describe('entities through the public API', () => {
       key,
       body: { entities: Array.from({ length: 101 }, (_, i) => ({ type: 'song', title: `T${i}` })) },
     });
-    expect(tooMany.status).toBe(400);
-    expect(tooMany.body.error.code).toBe('invalid_body');
+    expectError(tooMany, 400, 'invalid_body');
     // `batch` is no entity id.
-    expect((await api.request('GET', '/api/v1/catalog/entities/batch', { key })).status).toBe(404);
+    expectError(await api.request('GET', '/api/v1/catalog/entities/batch', { key }), 404, 'not_found');
   });
 
   test('entity types configure automatic analyses', async () => {
@@ -143,7 +141,7 @@ describe('entities through the public API', () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ name: 'song', automaticAnalyses: ['loudness', 'tempo'] });
     const bad = await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['astrology'] } });
-    expect(bad.status).toBe(400);
+    expectError(bad, 400, 'invalid_body');
     const listed = await api.request('GET', '/api/v1/catalog/entity-types', { key });
     expect(listed.body.entityTypes.map((t: { name: string }) => t.name)).toEqual(['song']);
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { eventually, sineWav } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
+import { apiClient, expectError } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 let system: RunningSystem;
@@ -95,10 +95,10 @@ describe('versions through the public API', () => {
       [first.id, false],
       [second.id, true],
     ]);
-    expect((await api.request('GET', `${base}?kind=RADIO`, { key })).status).toBe(400);
+    expectError(await api.request('GET', `${base}?kind=RADIO`, { key }), 400, 'invalid_query');
 
     const markers = await api.request('PUT', `${base}/${second.id}/markers`, { key, body: { markers: [{ type: 'cue_in', positionMs: 250 }, { type: 'cue_out', positionMs: 200 }] } });
-    expect(markers.status).toBe(400);
+    expectError(markers, 400, 'invalid_markers');
     expect(markers.body.error).toMatchObject({ code: 'invalid_markers', details: { fields: [{ path: '/markers/1/positionMs' }] } });
     const marked = await api.request('PUT', `${base}/${second.id}/markers`, { key, body: { markers: [{ type: 'cue_in', positionMs: 250 }] } });
     expect(marked.body.markers).toEqual([{ type: 'cue_in', positionMs: 250 }]);
@@ -108,18 +108,17 @@ describe('versions through the public API', () => {
     expect((await api.request('GET', `${base}/${second.id}`, { key })).body.isPrimary).toBe(true);
 
     const other = await api.tenant();
-    expect((await api.request('GET', base, { key: other.key })).status).toBe(404);
+    expectError(await api.request('GET', base, { key: other.key }), 404, 'not_found');
     const stolen = await api.request('POST', `/api/v1/catalog/entities/${(await api.request('POST', '/api/v1/catalog/entities', { key: other.key, body: { type: 'song', title: 'B' } })).body.id}/versions`, {
       key: other.key,
       body: { source: { assetId: second.asset.id }, label: 'Not mine', versionType: 'radio_edit' },
     });
-    expect(stolen.status).toBe(404);
-    expect(stolen.body.error.code).toBe('not_found');
+    expectError(stolen, 404, 'not_found');
 
     const wrongKind = await add({ source: { upload: { filename: 'x.png', contentType: 'image/png' } }, label: 'x', versionType: 'radio_edit', kind: 'AUDIO' });
-    expect(wrongKind.status).toBe(415);
+    expectError(wrongKind, 415, 'unsupported_media_type');
     const malformed = await add({ source: { upload: { filename: 'x.wav' } }, label: 'x', versionType: 'radio_edit' });
-    expect(malformed.status).toBe(400);
+    expectError(malformed, 400, 'invalid_body');
   });
 
   test('the OpenAPI document lists the version operations', async () => {

@@ -1,0 +1,167 @@
+import { routes, type RouteDefinition } from '@catalog/contracts';
+import { newId } from '@catalog/platform';
+import type { ApiResponse } from '@catalog/testing';
+import { apiClient } from '../support/api.js';
+import { startSystem, type RunningSystem } from '../support/system.js';
+
+/**
+ * Every tenant-scoped operation of the route table, called with another tenant's ids, answers
+ * exactly what it answers for ids that do not exist: 404 `not_found`, the same message and body
+ * shape, nothing of the other tenant's data, nothing changed. The table below must name every
+ * API-key route: a route added without an entry fails the first test.
+ */
+interface Ids {
+  entityId: string;
+  versionId: string;
+  assetId: string;
+  entityTypeName: string;
+  /** An entity of the calling tenant (the same in both runs): for ids mixed across tenants. */
+  ownEntityId: string;
+}
+
+interface Probe {
+  label: string;
+  params: (ids: Ids) => Record<string, string>;
+  body?: (ids: Ids) => unknown;
+}
+
+type Entry = { probes: Probe[] } | { notApplicable: string };
+
+const entity = (ids: Ids) => ({ id: ids.entityId });
+const version = (ids: Ids) => ({ id: ids.entityId, versionId: ids.versionId });
+const versionUnderOwnEntity: Probe['params'] = (ids) => ({ id: ids.ownEntityId, versionId: ids.versionId });
+const asset = (ids: Ids) => ({ id: ids.assetId });
+const pngUpload = { filename: 'stolen.png', contentType: 'image/png' };
+
+const CROSS_TENANT: Record<string, Entry> = {
+  createEntity: { notApplicable: 'takes no id: creates in the caller’s tenant' },
+  createEntities: { notApplicable: 'takes no id: creates in the caller’s tenant' },
+  listEntities: { notApplicable: 'lists the caller’s tenant; another tenant’s cursor is tenancy.test.ts' },
+  getEntity: { probes: [{ label: 'entity', params: entity }] },
+  updateEntity: { probes: [{ label: 'entity', params: entity, body: () => ({ title: 'stolen' }) }] },
+  deleteEntity: { probes: [{ label: 'entity', params: entity }] },
+  attachDmrn: { probes: [{ label: 'entity', params: entity, body: () => ({ value: 'DMRN-STOLEN' }) }] },
+  detachDmrn: { probes: [{ label: 'entity', params: entity }] },
+  listEntityTypes: { notApplicable: 'takes no id: lists the caller’s configured types' },
+  getEntityType: { probes: [{ label: 'type configured by the other tenant', params: (ids) => ({ name: ids.entityTypeName }) }] },
+  putEntityType: { notApplicable: 'configures the caller’s own type of that name (types are per tenant)' },
+  createVersion: {
+    probes: [
+      { label: 'entity', params: entity, body: () => ({ source: { upload: pngUpload }, label: 'stolen', versionType: 'cover_art' }) },
+      { label: 'asset as source, own entity', params: (ids) => ({ id: ids.ownEntityId }), body: (ids) => ({ source: { assetId: ids.assetId }, label: 'stolen', versionType: 'cover_art' }) },
+    ],
+  },
+  listVersions: { probes: [{ label: 'entity', params: entity }] },
+  getVersion: {
+    probes: [
+      { label: 'entity and version', params: version },
+      { label: 'version under own entity', params: versionUnderOwnEntity },
+    ],
+  },
+  updateVersion: {
+    probes: [
+      { label: 'entity and version', params: version, body: () => ({ label: 'stolen' }) },
+      { label: 'version under own entity', params: versionUnderOwnEntity, body: () => ({ isPrimary: true }) },
+    ],
+  },
+  deleteVersion: {
+    probes: [
+      { label: 'entity and version', params: version },
+      { label: 'version under own entity', params: versionUnderOwnEntity },
+    ],
+  },
+  putVersionMarkers: {
+    probes: [
+      { label: 'entity and version', params: version, body: () => ({ markers: [] }) },
+      { label: 'version under own entity', params: versionUnderOwnEntity, body: () => ({ markers: [] }) },
+    ],
+  },
+  createAsset: { notApplicable: 'takes no id: creates in the caller’s tenant' },
+  getAsset: { probes: [{ label: 'asset', params: asset }] },
+  confirmAsset: { probes: [{ label: 'asset', params: asset }] },
+  requestAssetUpload: { probes: [{ label: 'asset', params: asset, body: () => pngUpload }] },
+  downloadAsset: { probes: [{ label: 'asset', params: asset }] },
+  listEvents: { notApplicable: 'the caller’s own feed; another tenant’s cursor is a malformed cursor (events service tests)' },
+};
+
+const tenantScoped = routes.filter((route) => route.auth.kind === 'apiKey');
+
+let system: RunningSystem;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  system = await startSystem();
+  api = apiClient(system.baseUrl);
+});
+afterAll(() => system.stop());
+
+test('every tenant-scoped route of the route table has an entry, and every entry is a route', () => {
+  expect(tenantScoped.map((route) => route.operationId).filter((id) => !(id in CROSS_TENANT))).toEqual([]);
+  expect(Object.keys(CROSS_TENANT).filter((id) => !tenantScoped.some((route) => route.operationId === id))).toEqual([]);
+  // An id in the path can always be another tenant's: such a route must be probed.
+  expect(tenantScoped.filter((route) => /\{(id|versionId)\}/.test(route.path) && 'notApplicable' in CROSS_TENANT[route.operationId]!).map((r) => r.operationId)).toEqual([]);
+});
+
+/** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
+async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId'>> {
+  const created = await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
+  const entityId = created.body.id as string;
+  const added = await api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
+    key,
+    body: { source: { upload: { filename: 'cover.png', contentType: 'image/png', size: 64 } }, label: 'Cover of A', versionType: 'cover_art' },
+  });
+  expect(added.status).toBe(201);
+  const put = await fetch(added.body.upload.url, { method: 'PUT', headers: added.body.upload.headers, body: Buffer.alloc(64, 5) });
+  expect(put.status).toBeLessThan(300);
+  expect((await api.request('POST', `/api/v1/catalog/assets/${added.body.asset.id}/confirm`, { key })).body.status).toBe('ONLINE');
+  expect((await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } })).status).toBe(200);
+  return { entityId, versionId: added.body.id, assetId: added.body.asset.id, entityTypeName: 'song' };
+}
+
+function call(route: RouteDefinition, probe: Probe, ids: Ids, key: string): Promise<ApiResponse> {
+  const values = probe.params(ids);
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (values[name] === undefined) throw new Error(`${route.operationId}: probe ${probe.label} gives no {${name}}`);
+    return values[name];
+  });
+  return api.request(route.method, path, { key, ...(probe.body ? { body: probe.body(ids) } : {}) });
+}
+
+/** What a client sees of an answer, the request id aside (it differs per request by design). */
+const seen = (response: ApiResponse) => ({
+  status: response.status,
+  body: { ...response.body, ...(response.body?.error ? { error: { ...response.body.error, requestId: typeof response.body.error.requestId } } : {}) },
+});
+
+test('another tenant’s ids answer exactly like missing ones on every route, and change nothing', async () => {
+  const a = await api.tenant({ name: 'Station A' });
+  const b = await api.tenant({ name: 'Station B' });
+  const ownEntityId = (await api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body.id as string;
+  const foreign: Ids = { ...(await tenantAData(a.key)), ownEntityId };
+  const missing: Ids = { entityId: newId(), versionId: newId(), assetId: newId(), entityTypeName: 'jingle', ownEntityId };
+
+  const probed: string[] = [];
+  for (const route of tenantScoped) {
+    const entry = CROSS_TENANT[route.operationId]!;
+    if ('notApplicable' in entry) continue;
+    for (const probe of entry.probes) {
+      const label = `${route.operationId} (${probe.label})`;
+      const answer = seen(await call(route, probe, foreign, b.key));
+      expect({ label, ...answer }).toEqual({ label, ...seen(await call(route, probe, missing, b.key)) });
+      expect({ label, status: answer.status, code: answer.body.error?.code }).toEqual({ label, status: 404, code: 'not_found' });
+      expect(Object.keys(answer.body)).toEqual(['error']);
+      expect(Object.keys(answer.body.error).sort()).toEqual(['code', 'message', 'requestId']);
+      probed.push(label);
+    }
+  }
+  expect(probed).toContain('getVersion (version under own entity)');
+  expect(probed).toContain('deleteVersion (entity and version)');
+
+  // Tenant A's data is as it was.
+  const entityOfA = await api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}`, { key: a.key });
+  expect(entityOfA.body).toMatchObject({ title: 'Only for A', externalReferences: { dmrn: null } });
+  const versionOfA = await api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}/versions/${foreign.versionId}`, { key: a.key });
+  expect(versionOfA.body).toMatchObject({ label: 'Cover of A', isPrimary: true, markers: [], asset: { id: foreign.assetId, status: 'ONLINE' } });
+  expect((await api.request('GET', `/api/v1/catalog/entity-types/song`, { key: a.key })).body).toMatchObject({ automaticAnalyses: ['loudness'] });
+  expect((await api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/versions`, { key: b.key })).body.versions).toEqual([]);
+});
