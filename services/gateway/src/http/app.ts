@@ -2,14 +2,16 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import { AppError, type HttpContext, type HttpState } from '@catalog/platform';
 import type Router from '@koa/router';
-import { ipRateLimit, type IpRateLimitSettings } from './ip-rate-limit.js';
+import { requireOriginForm } from './request-target.js';
 
 /**
- * Mounts the gateway's middleware on the platform app: IP limit first, then signed blob uploads
- * (streamed to the asset service, see blob-proxy.ts), then the routes, then 404/405.
+ * Mounts the gateway's middleware on the platform app: origin-form request targets only, the IP
+ * limit, then signed blob uploads (streamed to the asset service, see blob-proxy.ts), then the
+ * routes, then 404/405.
  */
-export function mountGateway(app: Koa<HttpState>, router: Router<HttpState>, limits: IpRateLimitSettings, uploads?: Middleware<HttpState>): void {
-  app.use(ipRateLimit(limits));
+export function mountGateway(app: Koa<HttpState>, router: Router<HttpState>, ipLimit: Middleware<HttpState>, uploads?: Middleware<HttpState>): void {
+  app.use(requireOriginForm);
+  app.use(ipLimit);
   if (uploads) app.use(uploads);
   app.use(router.routes());
   app.use(async (ctx: HttpContext) => {

@@ -24,6 +24,8 @@ export interface RouterSettings {
   rpc: RpcCallSettings;
   adminToken: string;
   bodyLimitBytes: number;
+  /** A JSON body must arrive whole within this once its reading starts (HTTP_REQUEST_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
   /** Operations the gateway answers itself (the admin area), by operation id. */
   localHandlers: Record<string, LocalHandler>;
   /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
@@ -84,7 +86,7 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       if (!match || !tokensEqual(match[1]!, settings.adminToken)) throw unauthorized('missing or invalid admin token');
     }
-    const body = await readJsonBody(ctx.req, settings.bodyLimitBytes);
+    const body = await readJsonBody(ctx, settings.bodyLimitBytes, { timeoutMs: settings.bodyTimeoutMs });
     const checked = validator.validate({ params: ctx.params as Record<string, string>, query: flattenQuery(ctx.query), body });
     if (!checked.ok) {
       if (checked.part === 'params') throw notFound('resource');
