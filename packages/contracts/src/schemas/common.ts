@@ -15,6 +15,22 @@ export function Text(minLength: number, maxLength: number, description?: string)
 }
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/**
+ * Keyword of a string schema listing the values the owning service accepts (compared
+ * case-insensitively). The OpenAPI document shows them as the schema's `enum`; the gateway checks
+ * only the shape (`pattern`), and the service refuses other values with its own answer (415 for
+ * content types, decision 0023).
+ */
+export const ACCEPTED_VALUES = 'x-accepted-values';
+
+/**
+ * Page cursors (`after`): opaque base64url tokens, as returned in `nextCursor` (decision 0032).
+ * One that has this shape but does not verify is 400 `invalid_cursor`.
+ */
+export function Cursor(maxLength: number, description: string) {
+  return Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+$', description });
+}
+
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
@@ -39,7 +55,7 @@ export function Page<T extends TSchema>(itemsName: string, item: T) {
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'opaque cursor from a previous page' })),
+    after: Type.Optional(Cursor(512, 'opaque cursor from a previous page')),
   },
   { additionalProperties: false },
 );
