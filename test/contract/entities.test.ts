@@ -133,8 +133,9 @@ describe('entities through the public API', () => {
     });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.code).toBe('invalid_body');
-    // `batch` is no entity id.
-    expect((await api.request('GET', '/api/v1/catalog/entities/batch', { key })).status).toBe(404);
+    // `batch` is no entity id: the path written out has POST only (decision 0051).
+    const notAnEntity = await api.request('GET', '/api/v1/catalog/entities/batch', { key });
+    expect([notAnEntity.status, notAnEntity.body.error.code, notAnEntity.headers.get('allow')]).toEqual([405, 'method_not_allowed', 'POST']);
   });
 
   test('entity types configure automatic analyses', async () => {

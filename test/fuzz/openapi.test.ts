@@ -14,7 +14,7 @@ import { ADMIN_TOKEN, startSystem, type RunningSystem } from '../support/system.
  * Allow for methods a path does not have, and so on; every failure is shown in the assertion.
  */
 const SEED = '17';
-const EXAMPLES_PER_OPERATION = '15';
+const EXAMPLES_PER_OPERATION = '10';
 const here = dirname(fileURLToPath(import.meta.url));
 
 function schemathesisBinary(): string {

@@ -1,5 +1,5 @@
 import { routes, type RouteDefinition } from './routes.js';
-import { ACCEPTED_VALUES, ErrorBody } from './schemas/common.js';
+import { DOCUMENTED_ONLY, ErrorBody } from './schemas/common.js';
 import type { TSchema } from '@sinclair/typebox';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -19,14 +19,16 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /**
- * Plain JSON Schema of a TypeBox schema: its symbol keys removed, and a string that lists its
- * accepted values (ACCEPTED_VALUES) shown as their `enum`.
+ * Plain JSON Schema of a TypeBox schema: its symbol keys removed, and the keywords it documents
+ * only (DOCUMENTED_ONLY) merged in; an `enum` among them replaces the schema's `pattern`.
  */
 function plain(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema), (_key, value: unknown) => {
-    if (typeof value !== 'object' || value === null || !(ACCEPTED_VALUES in value)) return value;
-    const { [ACCEPTED_VALUES]: accepted, pattern: _pattern, ...rest } = value as Record<string, unknown>;
-    return { ...rest, enum: accepted };
+    if (typeof value !== 'object' || value === null || !(DOCUMENTED_ONLY in value)) return value;
+    const { [DOCUMENTED_ONLY]: documented, ...rest } = value as Record<string, unknown>;
+    const keywords = documented as Record<string, unknown>;
+    if ('enum' in keywords) delete rest.pattern;
+    return { ...rest, ...keywords };
   }) as Record<string, unknown>;
 }
 

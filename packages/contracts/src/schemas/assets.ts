@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ACCEPTED_VALUES, Timestamp, Uuid } from './common.js';
+import { DOCUMENTED_ONLY, Timestamp, Uuid } from './common.js';
 
 /** Content kinds of versions and assets; an asset's kind follows from its content type. */
 export const ASSET_KINDS = ['AUDIO', 'ARTWORK', 'VIDEO'] as const;
@@ -51,7 +51,7 @@ export const ALLOWED_CONTENT_TYPES: Record<AssetKind, readonly string[]> = {
 export const ContentType = Type.String({
   pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$",
   description: 'MIME type without parameters, compared case-insensitively: one of the accepted types (others: 415)',
-  [ACCEPTED_VALUES]: Object.values(ALLOWED_CONTENT_TYPES).flat(),
+  [DOCUMENTED_ONLY]: { enum: Object.values(ALLOWED_CONTENT_TYPES).flat() },
 });
 export const Filename = Type.String({
   minLength: 1,

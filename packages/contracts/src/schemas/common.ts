@@ -16,19 +16,19 @@ export function Text(minLength: number, maxLength: number, description?: string)
 export const Timestamp = Type.String({ format: 'date-time' });
 
 /**
- * Keyword of a string schema listing the values the owning service accepts (compared
- * case-insensitively). The OpenAPI document shows them as the schema's `enum`; the gateway checks
- * only the shape (`pattern`), and the service refuses other values with its own answer (415 for
- * content types, decision 0023).
+ * Keyword of a schema holding JSON Schema keywords that the OpenAPI document shows but the
+ * gateway's validation leaves to the owning service, which refuses other values with its own,
+ * more precise answer: the accepted content types (`enum`; others 415, compared case-insensitively,
+ * decision 0023), the cursor alphabet (`pattern`; others 400 invalid_cursor, decision 0032).
  */
-export const ACCEPTED_VALUES = 'x-accepted-values';
+export const DOCUMENTED_ONLY = 'x-documented-only';
 
 /**
  * Page cursors (`after`): opaque base64url tokens, as returned in `nextCursor` (decision 0032).
- * One that has this shape but does not verify is 400 `invalid_cursor`.
+ * Anything else, or one of this shape that does not verify, is 400 `invalid_cursor`.
  */
 export function Cursor(maxLength: number, description: string) {
-  return Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+$', description });
+  return Type.String({ minLength: 1, maxLength, description, [DOCUMENTED_ONLY]: { pattern: '^[A-Za-z0-9_-]+$' } });
 }
 
 export const ErrorBody = Type.Object(
