@@ -27,13 +27,13 @@ test('61 concurrent feed requests of one key split across two gateways: exactly 
   const answers = await Promise.all(
     Array.from({ length: 61 }, async (_, i) => {
       const response = await fetch(`${gateways[i % 2]}/api/v1/catalog/events?limit=1`, { headers: { authorization: `Bearer ${key}` } });
-      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as any };
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { error?: { code: string }; events?: unknown[] } };
     }),
   );
   const ok = answers.filter((a) => a.status === 200);
   const limited = answers.filter((a) => a.status !== 200);
   expect({ ok: ok.length, limited: limited.map((a) => a.status) }).toEqual({ ok: 60, limited: [429] });
-  expect(limited[0]!.body.error.code).toBe('rate_limited');
+  expect(limited[0]!.body.error?.code).toBe('rate_limited');
   expect(Number(limited[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
   expect(Number(limited[0]!.retryAfter)).toBeLessThanOrEqual(60);
   expect(Number.isInteger(Number(limited[0]!.retryAfter))).toBe(true);

@@ -55,7 +55,11 @@ async function trickle(socket: Socket, closed: () => boolean, piece: string | Bu
   }
 }
 
-const jsonBodyOf = (text: string): any => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+interface ErrorAnswer {
+  error: { code: string; requestId: string; details?: Record<string, unknown> };
+}
+
+const jsonBodyOf = <T = ErrorAnswer>(text: string): T => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as T;
 
 async function startServer(streamedBodies: boolean): Promise<RunningServer> {
   const app = createHttpApp({
@@ -160,6 +164,6 @@ describe('HTTP timeouts', () => {
       await trickle(socket, closed, chunk, 15, pieces);
     });
     expect(answer.text).toMatch(/^HTTP\/1\.1 200 /);
-    expect(jsonBodyOf(answer.text)).toEqual({ bytes: chunk.length * pieces });
+    expect(jsonBodyOf<{ bytes: number }>(answer.text)).toEqual({ bytes: chunk.length * pieces });
   });
 });

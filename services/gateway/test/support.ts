@@ -85,13 +85,19 @@ export async function startRecordingServer(answer: (req: IncomingMessage) => { s
   };
 }
 
+/** A response body as the tests read it: the error body, or any other JSON. */
+export interface RawBody {
+  error?: { code: string; message: string; requestId: string; details?: Record<string, unknown> };
+  [field: string]: unknown;
+}
+
 export interface RawExchange {
   /** Everything the server sent before it closed the connection (or before `timeoutMs`). */
   text: string;
   /** The status code of the first response line, if any. */
   status: number | null;
-  /** The JSON body of the response, when it has one. */
-  body: any;
+  /** The JSON body of the response, when it has one (an error body in these tests). */
+  body: RawBody;
   /** Whether the server closed the connection. */
   closed: boolean;
 }
@@ -117,11 +123,11 @@ export function rawRequest(port: number, request: string, timeoutMs = 10_000): P
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const payload = rest.join('\r\n\r\n');
       const json = /^transfer-encoding: *chunked/im.test(head) ? dechunk(payload) : payload;
-      let body: unknown = null;
+      let body: RawBody = {};
       try {
-        body = json ? JSON.parse(json) : null;
+        body = json ? (JSON.parse(json) as RawBody) : {};
       } catch {
-        body = json;
+        body = { text: json };
       }
       resolve({ text, status: status ? Number(status[1]) : null, body, closed });
     };
