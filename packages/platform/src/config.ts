@@ -1,3 +1,5 @@
+import { readHttpTimeouts, type HttpTimeouts } from './http/timeouts.js';
+
 /**
  * Configuration from the environment, validated once at start-up. Every problem is collected and
  * reported together, naming the variable, so a bad deployment fails with one clear message.
@@ -128,6 +130,8 @@ export interface CommonConfig {
   shutdownTimeoutMs: number;
   /** Apply the service's migrations when it starts (off when a deployment job runs them). */
   migrateOnStart: boolean;
+  /** Timeouts of the service's HTTP listener (decision 0050). */
+  http: HttpTimeouts;
 }
 
 export function readCommonConfig(env: EnvReader, serviceName: string, defaultPort: number): CommonConfig {
@@ -145,5 +149,6 @@ export function readCommonConfig(env: EnvReader, serviceName: string, defaultPor
     httpPort: env.int(`${serviceName.toUpperCase()}_HTTP_PORT`, defaultPort, { min: 0, max: 65535 }),
     shutdownTimeoutMs: env.int('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0 }),
     migrateOnStart: env.bool('MIGRATE_ON_START', true),
+    http: readHttpTimeouts(env),
   };
 }

@@ -27,6 +27,15 @@ export interface ServiceRuntimeSettings {
   outbox?: boolean | OutboxRelayOptions;
 }
 
+export interface ListenerOptions {
+  /** Log one line per request (gateway: yes; internal listeners: no). */
+  accessLog?: boolean;
+  /** Proxies in front that append to X-Forwarded-For (see HttpAppSettings.proxyHops). */
+  proxyHops?: number;
+  /** The listener takes streamed uploads (see ListenOptions.streamedBodies). */
+  streamedBodies?: boolean;
+}
+
 export interface ServiceRuntime<DB> {
   name: string;
   logger: Logger;
@@ -36,7 +45,7 @@ export interface ServiceRuntime<DB> {
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
   /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
-  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean; trustProxy?: boolean }): Promise<RunningServer>;
+  listen(extend?: (app: Koa<HttpState>) => void, options?: ListenerOptions): Promise<RunningServer>;
   /** The HTTP listener once `listen` has started it. */
   readonly http: RunningServer | null;
   /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
@@ -111,10 +120,11 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
           await Promise.all([pingDatabase(database.db as never), pingBus(nc)]);
         },
         accessLog: options?.accessLog ?? false,
-        trustProxy: options?.trustProxy ?? false,
+        proxyHops: options?.proxyHops ?? 0,
+        bodyReads: { windowMs: config.http.bodyReadTimeoutMs, minBytesPerSecond: config.http.bodyMinBytesPerSecond },
       });
       extend?.(app);
-      const server = await listen(app, config.httpPort, config.httpHost);
+      const server = await listen(app, config.httpPort, config.httpHost, { timeouts: config.http, streamedBodies: options?.streamedBodies ?? false });
       stops.push(() => server.close(config.shutdownTimeoutMs));
       http = server;
       logger.info({ address: server.url }, 'http listening');

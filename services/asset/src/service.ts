@@ -54,7 +54,8 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       listenerUrl: () => listenerUrl,
     });
     const fsStore = store instanceof FsBlobStore ? store : null;
-    const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }));
+    // Streamed uploads: no limit on a whole request's time, a least rate of its body instead (decision 0050).
+    const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }), { streamedBodies: true });
     listenerUrl = config.internalUrl ?? server.url;
     const releaseDeps = { db: runtime.database.db, policy: config };
     await runtime.serve(assetRpcHandlers(assets, (request) => releaseAsset(releaseDeps, request)));

@@ -3,6 +3,7 @@ import type { GatewayConfig } from './config.js';
 import { adminHandlers } from './domain/admin.js';
 import { mountGateway } from './http/app.js';
 import { blobProxy } from './http/blob-proxy.js';
+import { ipRateLimit } from './http/ip-rate-limit.js';
 import { publicRouter } from './http/router.js';
 import { gatewayMigrations } from './migrations/index.js';
 import type { GatewayDb } from './persistence/tables.js';
@@ -24,16 +25,27 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   });
   try {
     const db = runtime.database.db;
-    const blobs = blobProxy({ nc: runtime.nc, natsPrefix: runtime.subjects.prefix, assetHttpUrl: config.assetHttpUrl });
+    const blobs = blobProxy({
+      nc: runtime.nc,
+      natsPrefix: runtime.subjects.prefix,
+      assetHttpUrl: config.assetHttpUrl,
+      discoveryTimeoutMs: config.assetDiscoveryTimeoutMs,
+      upstream: config.upstream,
+    });
     const router = publicRouter({
       pool: runtime.database.pool,
       stream: blobs.download,
       rpc: { nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.rpcTimeoutMs, passJsonThrough: true },
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
+      bodyTimeoutMs: config.http.requestTimeoutMs,
       localHandlers: adminHandlers(db),
     });
-    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit, blobs.uploads), { accessLog: true, trustProxy: config.trustProxy });
+    const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads), {
+      accessLog: true,
+      proxyHops: config.trustProxyHops,
+      streamedBodies: true,
+    });
     return { runtime, url: server.url, port: server.port };
   } catch (error) {
     await runtime.stop();

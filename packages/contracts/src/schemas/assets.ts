@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { DOCUMENTED_ONLY, Timestamp, Uuid } from './common.js';
 
 /** Content kinds of versions and assets; an asset's kind follows from its content type. */
 export const ASSET_KINDS = ['AUDIO', 'ARTWORK', 'VIDEO'] as const;
@@ -20,9 +20,38 @@ export const AssetRetentionSchema = Type.Union(ASSET_RETENTIONS.map((r) => Type.
 
 /** `sha256:` and 64 hex digits: the SHA-256 of the file's bytes. */
 export const Checksum = Type.String({ pattern: '^sha256:[0-9a-fA-F]{64}$', description: 'sha256:<64 hex digits> of the bytes' });
+/**
+ * Content types accepted per kind (decision 0023): the kind follows from the type's top level
+ * (audio/* → AUDIO, image/* → ARTWORK, video/* → VIDEO); within it only formats a broadcast chain
+ * handles. The asset service refuses others with 415.
+ */
+export const ALLOWED_CONTENT_TYPES: Record<AssetKind, readonly string[]> = {
+  AUDIO: [
+    'audio/mpeg',
+    'audio/mp3',
+    'audio/wav',
+    'audio/wave',
+    'audio/x-wav',
+    'audio/vnd.wave',
+    'audio/flac',
+    'audio/x-flac',
+    'audio/aac',
+    'audio/mp4',
+    'audio/x-m4a',
+    'audio/ogg',
+    'audio/opus',
+    'audio/aiff',
+    'audio/x-aiff',
+    'audio/webm',
+  ],
+  ARTWORK: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/avif'],
+  VIDEO: ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska', 'video/mpeg'],
+};
+
 export const ContentType = Type.String({
   pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$",
-  description: 'MIME type without parameters, e.g. audio/mpeg, audio/wav, image/jpeg, video/mp4',
+  description: 'MIME type without parameters, compared case-insensitively: one of the accepted types (others: 415)',
+  [DOCUMENTED_ONLY]: { enum: Object.values(ALLOWED_CONTENT_TYPES).flat() },
 });
 export const Filename = Type.String({
   minLength: 1,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Text, Timestamp, Uuid } from './common.js';
+import { Cursor, Text, Timestamp, Uuid } from './common.js';
 import { PrimaryAudioVersion } from './versions.js';
 
 export * from './versions.js';
@@ -72,7 +72,7 @@ export type UpdateEntityBody = Static<typeof UpdateEntityBody>;
 export const ListEntitiesQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
     type: Type.Optional(EntityTypeName),
   },
   { additionalProperties: false },

@@ -15,6 +15,22 @@ export function Text(minLength: number, maxLength: number, description?: string)
 }
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/**
+ * Keyword of a schema holding JSON Schema keywords that the OpenAPI document shows but the
+ * gateway's validation leaves to the owning service, which refuses other values with its own,
+ * more precise answer: the accepted content types (`enum`; others 415, compared case-insensitively,
+ * decision 0023), the cursor alphabet (`pattern`; others 400 invalid_cursor, decision 0032).
+ */
+export const DOCUMENTED_ONLY = 'x-documented-only';
+
+/**
+ * Page cursors (`after`): opaque base64url tokens, as returned in `nextCursor` (decision 0032).
+ * Anything else, or one of this shape that does not verify, is 400 `invalid_cursor`.
+ */
+export function Cursor(maxLength: number, description: string) {
+  return Type.String({ minLength: 1, maxLength, description, [DOCUMENTED_ONLY]: { pattern: '^[A-Za-z0-9_-]+$' } });
+}
+
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
@@ -39,7 +55,7 @@ export function Page<T extends TSchema>(itemsName: string, item: T) {
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'opaque cursor from a previous page' })),
+    after: Type.Optional(Cursor(512, 'opaque cursor from a previous page')),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { Cursor, Timestamp, Uuid } from './common.js';
 
 /** One event of the feed (part 6 of the interface). */
 export const FeedEvent = Type.Object({
@@ -31,7 +31,7 @@ export const ListEventsQuery = Type.Object(
     types: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2000, description: 'comma-separated event types; an unknown type is a 400' }),
     ),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'nextCursor of a previous page' })),
+    after: Type.Optional(Cursor(1024, 'nextCursor of a previous page')),
   },
   { additionalProperties: false },
 );

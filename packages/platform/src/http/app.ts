@@ -2,6 +2,10 @@ import Koa, { type Context, type Next } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { pathOnly, type Logger } from '../logger.js';
+import { guardBodyReads, type BodyReadLimits } from './body-guard.js';
+import { errorBody } from './error-body.js';
+
+export { errorBody } from './error-body.js';
 
 export interface HttpState {
   requestId: string;
@@ -16,32 +20,30 @@ export interface HttpAppSettings {
   ready: () => Promise<void>;
   /** Whether to log one line per request (gateway: yes; internal listeners: as configured). */
   accessLog?: boolean;
-  /** Trust X-Forwarded-For / -Proto (only behind a proxy that sets them). */
-  trustProxy?: boolean;
+  /**
+   * Proxies in front of this listener that append the address they received from to
+   * X-Forwarded-For (and set X-Forwarded-Proto). 0 (the default): the socket address is the client.
+   * N: the client is the N-th address from the right, so addresses a client wrote into the header
+   * itself are never taken (Koa's `proxy` with `maxIpsCount`).
+   */
+  proxyHops?: number;
+  /** Slow-loris protection of request bodies (see guardBodyReads); none when absent. */
+  bodyReads?: BodyReadLimits;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The public error body of the API. */
-export function errorBody(error: AppError, requestId: string): { error: Record<string, unknown> } {
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.details ? { details: error.details } : {}),
-      requestId,
-    },
-  };
-}
-
 /**
  * A Koa app with what every listener needs: a request id (taken from `X-Request-Id` when it is
  * well-formed), a per-request child logger, one access-log line (path without query, which may
- * carry a signature), errors rendered as the `error` body, and `/healthz` and `/readyz`.
+ * carry a signature), errors rendered as the `error` body, request bodies held to a least rate
+ * (`bodyReads`), and `/healthz` and `/readyz`.
  */
 export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
   const app = new Koa<HttpState>();
-  app.proxy = settings.trustProxy ?? false;
+  const proxyHops = settings.proxyHops ?? 0;
+  app.proxy = proxyHops > 0;
+  app.maxIpsCount = proxyHops;
   app.silent = true;
 
   app.use(async (ctx: HttpContext, next: Next) => {
@@ -51,6 +53,7 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
     ctx.state.log = settings.logger.child({ requestId });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    if (settings.bodyReads) guardBodyReads(ctx, settings.bodyReads);
     try {
       await next();
     } catch (error) {

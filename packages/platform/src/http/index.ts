@@ -2,3 +2,5 @@ export * from './app.js';
 export * from './body.js';
 export * from './server.js';
 export * from './chunk-relay.js';
+export * from './body-guard.js';
+export * from './timeouts.js';

@@ -1,31 +1,7 @@
-import type { AssetKind } from '@catalog/contracts';
+import { ALLOWED_CONTENT_TYPES, type AssetKind } from '@catalog/contracts';
 
-/**
- * Content types accepted per kind. The kind follows from the type's top level (audio/* → AUDIO,
- * image/* → ARTWORK, video/* → VIDEO); within it only formats a broadcast chain handles are taken.
- */
-export const ALLOWED_CONTENT_TYPES: Record<AssetKind, readonly string[]> = {
-  AUDIO: [
-    'audio/mpeg',
-    'audio/mp3',
-    'audio/wav',
-    'audio/wave',
-    'audio/x-wav',
-    'audio/vnd.wave',
-    'audio/flac',
-    'audio/x-flac',
-    'audio/aac',
-    'audio/mp4',
-    'audio/x-m4a',
-    'audio/ogg',
-    'audio/opus',
-    'audio/aiff',
-    'audio/x-aiff',
-    'audio/webm',
-  ],
-  ARTWORK: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/avif'],
-  VIDEO: ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska', 'video/mpeg'],
-};
+/** Content types accepted per kind: one list, in the contracts, which the OpenAPI document shows. */
+export { ALLOWED_CONTENT_TYPES };
 
 const TOP_LEVEL: Record<string, AssetKind> = { audio: 'AUDIO', image: 'ARTWORK', video: 'VIDEO' };
 

@@ -24,6 +24,8 @@ export interface RouterSettings {
   rpc: RpcCallSettings;
   adminToken: string;
   bodyLimitBytes: number;
+  /** A JSON body must arrive whole within this once its reading starts (HTTP_REQUEST_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
   /** Operations the gateway answers itself (the admin area), by operation id. */
   localHandlers: Record<string, LocalHandler>;
   /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
@@ -84,7 +86,7 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       if (!match || !tokensEqual(match[1]!, settings.adminToken)) throw unauthorized('missing or invalid admin token');
     }
-    const body = await readJsonBody(ctx.req, settings.bodyLimitBytes);
+    const body = route.body ? await readJsonBody(ctx, settings.bodyLimitBytes, { timeoutMs: settings.bodyTimeoutMs }) : refuseBody(ctx);
     const checked = validator.validate({ params: ctx.params as Record<string, string>, query: flattenQuery(ctx.query), body });
     if (!checked.ok) {
       if (checked.part === 'params') throw notFound('resource');
@@ -106,6 +108,17 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
     respond(ctx, reply.status, reply.body);
   };
+}
+
+/**
+ * An operation that takes no body: none is read (so no size, type or time limit of a body applies
+ * to it), and one that is sent is 400 `invalid_body`, as the validator says it.
+ */
+function refuseBody(ctx: HttpContext): undefined {
+  const length = ctx.get('content-length');
+  if ((length === '' || length === '0') && !ctx.get('transfer-encoding')) return undefined;
+  ctx.req.resume();
+  throw badRequest('invalid_body', 'invalid body', { fields: [{ location: 'body', path: '/', message: 'this operation takes no body' }] });
 }
 
 function respond(ctx: HttpContext, status: number, body: unknown): void {

@@ -1,0 +1,94 @@
+import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { AppError, relayChunks, releaseSocketReads, sendStreamBody, type ChunkRelay, type HttpContext } from '@catalog/platform';
+
+/** Limits of one request of the gateway to an asset listener. */
+export interface UpstreamTimeouts {
+  /** Longest wait for a new connection to open. */
+  connectMs: number;
+  /** Longest the connection may carry no byte either way (before or during the response). */
+  idleMs: number;
+}
+
+/** Why an upstream exchange failed on our side of the wire: it did not connect, or it went quiet. */
+export class UpstreamTimeoutError extends Error {
+  constructor(readonly phase: 'connect' | 'idle') {
+    super(phase === 'connect' ? 'the upstream did not accept the connection in time' : 'the upstream sent and took nothing for too long');
+    this.name = 'UpstreamTimeoutError';
+  }
+}
+
+const RESPONSE_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-range',
+  'accept-ranges',
+  'etag',
+  'content-disposition',
+  'cache-control',
+  'last-modified',
+] as const;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/** A failed upstream exchange as the client sees it: 504 when it was too slow, 503 when it could not be had. */
+export function upstreamFailure(error: unknown): AppError {
+  if (error instanceof UpstreamTimeoutError && error.phase === 'idle') return new AppError(504, 'upstream_timeout', 'the asset service did not answer in time');
+  return new AppError(503, 'service_unavailable', 'the asset service is not available');
+}
+
+/** Destroys `upstream` when a new socket does not connect within `connectMs`. */
+function limitConnect(upstream: ReturnType<typeof httpRequest>, socket: Socket, connectMs: number): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(() => upstream.destroy(new UpstreamTimeoutError('connect')), connectMs);
+  socket.once('connect', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Sends one request upstream, relaying `body` into it, and resolves with the upstream response.
+ * Uploads go over the keep-alive agent. A download gets a connection of its own (`agent: false`,
+ * closed after it): its socket reads are released as soon as the HTTP parser has copied them,
+ * which is safe only on a socket no other exchange will reuse (decision 0042). A connection that
+ * does not open within `connectMs`, or stays silent for `idleMs` (before or while the response
+ * streams), is destroyed with an `UpstreamTimeoutError`.
+ */
+export function forward(target: URL, method: string, headers: OutgoingHttpHeaders, body: Readable | null, timeouts: UpstreamTimeouts): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const upstream = httpRequest(target, { method, headers, ...(body ? { agent } : { agent: false }) });
+    let relay: ChunkRelay | undefined;
+    upstream.setTimeout(timeouts.idleMs, () => upstream.destroy(new UpstreamTimeoutError('idle')));
+    upstream.once('socket', (socket: Socket) => {
+      limitConnect(upstream, socket, timeouts.connectMs);
+      if (!body) releaseSocketReads(socket);
+    });
+    upstream.on('response', (response) => {
+      // An upstream that answers before it has read the whole body (a rejection) takes no more of it.
+      relay?.stop();
+      resolve(response);
+    });
+    // After the response, a failure reaches whoever reads it; rejecting then changes nothing.
+    upstream.on('error', reject);
+    if (body) {
+      relay = relayChunks(body, upstream, { destroySource: false });
+    } else {
+      upstream.end();
+    }
+  });
+}
+
+/** Relays an upstream response (status, the file's headers, body) to the client. */
+export async function relayResponse(ctx: HttpContext, upstream: IncomingMessage): Promise<void> {
+  ctx.status = upstream.statusCode ?? 502;
+  for (const name of RESPONSE_HEADERS) {
+    const value = upstream.headers[name];
+    if (value !== undefined) ctx.set(name, value);
+  }
+  if (ctx.status === 204 || ctx.status === 304 || upstream.headers['content-length'] === '0') {
+    upstream.resume();
+    ctx.body = null;
+    return;
+  }
+  await sendStreamBody(ctx, upstream);
+}
