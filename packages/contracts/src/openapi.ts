@@ -13,6 +13,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'unsupported content type',
   416: 'the Range cannot be satisfied',
   429: 'rate limit exceeded; wait for Retry-After seconds',
+  503: 'a tool or service the operation needs is not available now; try again later',
 };
 
 /** Removes TypeBox's symbol keys so the schema is plain JSON Schema. */

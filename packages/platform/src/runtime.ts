@@ -35,8 +35,14 @@ export interface ServiceRuntime<DB> {
   subjects: Subjects;
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
-  /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
-  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean; trustProxy?: boolean }): Promise<RunningServer>;
+  /**
+   * Starts the service's HTTP listener (health checks plus whatever `extend` mounts). `ready`: a
+   * check of the service's own, besides Postgres and NATS, that `/readyz` also needs to pass.
+   */
+  listen(
+    extend?: (app: Koa<HttpState>) => void,
+    options?: { accessLog?: boolean; trustProxy?: boolean; ready?: () => Promise<void> },
+  ): Promise<RunningServer>;
   /** The HTTP listener once `listen` has started it. */
   readonly http: RunningServer | null;
   /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
@@ -108,7 +114,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
       const app = createHttpApp({
         logger,
         ready: async () => {
-          await Promise.all([pingDatabase(database.db as never), pingBus(nc)]);
+          await Promise.all([pingDatabase(database.db as never), pingBus(nc), options?.ready?.()]);
         },
         accessLog: options?.accessLog ?? false,
         trustProxy: options?.trustProxy ?? false,

@@ -36,6 +36,7 @@ export const UPLOAD_PATH_PREFIX = '/uploads/';
  */
 export class FsBlobStore implements BlobStore {
   readonly backend = 'fs' as const;
+  readonly requiresDeclaredSize = false;
   private readonly objects: string;
   private readonly tmp: string;
 
@@ -187,8 +188,8 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async probeLocation(key: string): Promise<string> {
-    return this.path(key);
+  async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T | null> {
+    return (await this.stat(key)) ? use(this.path(key)) : null;
   }
 
   /** Removes temporary files older than `olderThanMs` (uploads cut off by a crash). */

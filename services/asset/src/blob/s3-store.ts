@@ -1,8 +1,14 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Client } from 'minio';
 import type { Logger } from '@catalog/platform';
+import { presignPut } from './s3-presign.js';
 import type { BlobDigest, BlobStat, BlobStore, ByteRange, SignedTarget, UploadSpec } from './store.js';
 
 export interface S3Settings {
@@ -38,20 +44,21 @@ function isNotFound(error: unknown): boolean {
 
 /**
  * MinIO or any S3 endpoint through the `minio` client. Clients upload with a presigned PUT straight
- * to the endpoint (signed for `publicEndpoint`, the address they can reach); the service reads
- * objects as streams for confirmation, downloads and ffprobe. The bucket is created at start.
+ * to the endpoint (signed for `publicEndpoint`, the address they can reach) that binds the
+ * declared length and content type (decision 0059), so an upload must declare its size; the
+ * service reads objects as streams for confirmation and downloads, and copies audio to a
+ * temporary file for ffprobe. The bucket is created at start.
  */
 export class S3BlobStore implements BlobStore {
   readonly backend = 's3' as const;
+  readonly requiresDeclaredSize = true;
   private readonly s3: Client;
-  private readonly presigner: Client;
 
   constructor(
     private readonly settings: S3Settings,
     private readonly logger: Logger,
   ) {
     this.s3 = client(settings.endpoint, settings);
-    this.presigner = settings.publicEndpoint === settings.endpoint ? this.s3 : client(settings.publicEndpoint, settings);
   }
 
   async start(): Promise<void> {
@@ -67,8 +74,19 @@ export class S3BlobStore implements BlobStore {
   }
 
   async uploadTarget(spec: UploadSpec): Promise<SignedTarget> {
-    const seconds = Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000));
-    const url = await this.presigner.presignedPutObject(this.settings.bucket, spec.key, seconds);
+    if (spec.size === null) throw new Error('an s3 upload target needs the declared size');
+    const { publicEndpoint, region, accessKey, secretKey, bucket } = this.settings;
+    const url = presignPut({
+      endpoint: publicEndpoint,
+      region,
+      accessKey,
+      secretKey,
+      bucket,
+      key: spec.key,
+      expiresSeconds: Math.min(7 * 24 * 3600, Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000))),
+      contentType: spec.contentType,
+      contentLength: spec.size,
+    });
     return { url, headers: { 'Content-Type': spec.contentType } };
   }
 
@@ -110,7 +128,20 @@ export class S3BlobStore implements BlobStore {
     await this.s3.removeObject(this.settings.bucket, key);
   }
 
-  async probeLocation(key: string): Promise<string> {
-    return this.s3.presignedGetObject(this.settings.bucket, key, 300);
+  async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T | null> {
+    let stream: Readable;
+    try {
+      stream = await this.s3.getObject(this.settings.bucket, key);
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    const path = join(tmpdir(), `asset-probe-${randomUUID()}`);
+    try {
+      await pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+      return await use(path);
+    } finally {
+      await rm(path, { force: true });
+    }
   }
 }

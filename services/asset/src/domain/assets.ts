@@ -1,15 +1,5 @@
 import type { Kysely } from 'kysely';
-import {
-  type AppError,
-  conflict,
-  inTenantTransaction,
-  newId,
-  notFound,
-  payloadTooLarge,
-  unsupportedMediaType,
-  type CallContext,
-  type Logger,
-} from '@catalog/platform';
+import { badRequest, conflict, inTenantTransaction, newId, notFound, payloadTooLarge, unsupportedMediaType, type CallContext, type Logger } from '@catalog/platform';
 import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescription } from '@catalog/contracts';
 import { objectKey, type BlobDigest, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
 import type { AudioProbe } from '../media/probe.js';
@@ -17,6 +7,7 @@ import { recordAssetEvent, type Writer } from '../messaging/events.js';
 import { findAsset, insertAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { ALLOWED_CONTENT_TYPES, kindOf, normalizeContentType } from './kinds.js';
+import { expiredError, failedError, UNREADABLE_AUDIO_MESSAGE, uploadClosed, uploadInProgress } from './asset-errors.js';
 import { assetJson } from './representation.js';
 import { expiryWithRetention, failedExpiry, onlineExpiry, unconfirmedExpiry, type RetentionPolicy } from './retention.js';
 
@@ -64,22 +55,6 @@ function writer(call: CallContext): Writer {
   return { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
 }
 
-function failedError(row: AssetRow): AppError {
-  return conflict('asset_failed', `the upload was rejected: ${row.failure_message ?? row.failure_code}; request a new upload target with POST /api/v1/catalog/assets/${row.id}/upload`, {
-    assetId: row.id,
-    status: row.status,
-    reason: row.failure_code,
-  });
-}
-
-function expiredError(row: AssetRow): AppError {
-  return conflict('asset_expired', 'the asset has expired and its file was removed', { assetId: row.id, reason: row.failure_code });
-}
-
-function uploadClosed(): AppError {
-  return conflict('upload_closed', 'this upload target is no longer open: the asset was confirmed or expired, or a newer upload target was issued');
-}
-
 /**
  * The asset domain: upload targets, confirmation, downloads and attachment. Every write and its
  * event commit together; bytes are checked (size, sha256, audio duration) outside the transaction,
@@ -93,6 +68,11 @@ export class AssetService {
     const kind = kindOf(contentType);
     if (!kind) {
       throw unsupportedMediaType(`content type ${contentType} is not accepted for assets`, { contentType, allowed: ALLOWED_CONTENT_TYPES });
+    }
+    if (upload.size === undefined && this.deps.store.requiresDeclaredSize) {
+      throw badRequest('size_required', 'files are stored in an object store that must know the size of an upload in advance: declare upload.size (bytes)', {
+        field: 'size',
+      });
     }
     if (upload.size !== undefined && upload.size > this.deps.policy.maxUploadBytes) {
       throw payloadTooLarge(`the file is larger than the ${this.deps.policy.maxUploadBytes} bytes an asset may have`, {
@@ -196,9 +176,7 @@ export class AssetService {
       if (!current) throw notFound('asset');
       if (current.status !== 'PENDING_UPLOAD' || current.upload_id !== row.upload_id) return { row: current, failed: false };
       const now = await this.deps.store.stat(current.object_key);
-      if (!now || now.etag !== verdict.digest.etag) {
-        throw conflict('upload_in_progress', 'the uploaded file changed while it was being confirmed; confirm again when the upload has finished');
-      }
+      if (!now || now.etag !== verdict.digest.etag) throw uploadInProgress();
       const confirmedAt = new Date();
       if (verdict.problem) {
         const failed = await updateAsset(trx, call.tenantId, id, {
@@ -266,8 +244,9 @@ export class AssetService {
       return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
     }
     if (row.kind !== 'AUDIO') return { digest, durationMs: null, problem: null };
-    const probed = await this.deps.probe(await store.probeLocation(row.object_key));
-    if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: 'the file is not audio that ffprobe can read' } };
+    const probed = await store.withLocalFile(row.object_key, (path) => this.deps.probe(path));
+    if (!probed) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
+    if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: UNREADABLE_AUDIO_MESSAGE } };
     return { digest, durationMs: probed.durationMs, problem: null };
   }
 
