@@ -4,7 +4,7 @@ import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescripti
 import { objectKey, type BlobDigest, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
 import type { AudioProbe } from '../media/probe.js';
 import { recordAssetEvent, type Writer } from '../messaging/events.js';
-import { findAsset, insertAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
+import { findAsset, insertAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { ALLOWED_CONTENT_TYPES, kindOf, normalizeContentType } from './kinds.js';
 import { expiredError, failedError, UNREADABLE_AUDIO_MESSAGE, uploadClosed, uploadInProgress } from './asset-errors.js';
@@ -57,8 +57,9 @@ function writer(call: CallContext): Writer {
 
 /**
  * The asset domain: upload targets, confirmation, downloads and attachment. Every write and its
- * event commit together; bytes are checked (size, sha256, audio duration) outside the transaction,
- * which then re-checks under the row lock that the object did not change meanwhile.
+ * event commit together; bytes are checked (size, sha256, audio duration) with no transaction open,
+ * and the transaction then re-checks, under the asset's upload lock, that no other upload was
+ * placed meanwhile. No transaction waits for the blob store.
  */
 export class AssetService {
   constructor(private readonly deps: AssetServiceDeps) {}
@@ -170,13 +171,17 @@ export class AssetService {
   async confirm(call: CallContext, id: string): Promise<Asset> {
     const row = await this.read(call.tenantId, id);
     if (row.status !== 'PENDING_UPLOAD') return this.settled(row);
+    // The bytes are read, hashed and probed, and checked again, with no transaction open.
     const verdict = await this.inspect(row);
+    const now = await this.deps.store.stat(row.object_key);
+    if (!now || now.etag !== verdict.digest.etag) throw uploadInProgress();
     const outcome = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      await lockUpload(trx, id);
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
       if (current.status !== 'PENDING_UPLOAD' || current.upload_id !== row.upload_id) return { row: current, failed: false };
-      const now = await this.deps.store.stat(current.object_key);
-      if (!now || now.etag !== verdict.digest.etag) throw uploadInProgress();
+      // fs: an upload placed since the check above recorded its etag under the upload lock.
+      if (current.uploaded_etag !== null && current.uploaded_etag !== verdict.digest.etag) throw uploadInProgress();
       const confirmedAt = new Date();
       if (verdict.problem) {
         const failed = await updateAsset(trx, call.tenantId, id, {
@@ -258,6 +263,7 @@ export class AssetService {
     const description = this.checkDescription(upload);
     const pending = this.pendingUpload(call.tenantId, id, description);
     const { row, previousKey } = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      await lockUpload(trx, id);
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
       if (current.status === 'ONLINE') throw conflict('asset_online', 'the asset is already ONLINE; create a new asset for another file', { assetId: id });
@@ -336,13 +342,16 @@ export class AssetService {
   }
 
   /**
-   * For the fs listener: puts verified bytes in place, under the asset's row lock so that a
-   * confirmation or a new upload target cannot interleave, and records their size and sha256.
+   * For the fs listener: puts verified bytes in place under the asset's upload lock, so that a
+   * confirmation, a new upload target or the expiry cannot interleave, and records their size,
+   * sha256 and etag. The lock gives the transaction no xid while the file is renamed (a file
+   * system wait, possibly a network one); the row is written only after.
    */
   async commitUpload(ref: UploadRef, staged: StagedUpload): Promise<void> {
     try {
       await inTenantTransaction(this.deps.db, ref.tenantId, async (trx) => {
-        const row = await findAsset(trx, ref.tenantId, ref.assetId, { lock: true });
+        await lockUpload(trx, ref.assetId);
+        const row = await findAsset(trx, ref.tenantId, ref.assetId);
         if (!row || row.status !== 'PENDING_UPLOAD' || row.upload_id !== ref.uploadId) throw uploadClosed();
         const stored = await staged.commit();
         await updateAsset(trx, ref.tenantId, ref.assetId, { uploaded_size: staged.size, uploaded_sha256: staged.sha256, uploaded_etag: stored.etag });
