@@ -100,14 +100,19 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async digest(key: string): Promise<BlobDigest | null> {
-    let stream: Readable;
+  /** The whole object as a stream; null when there is none. */
+  private async object(key: string): Promise<Readable | null> {
     try {
-      stream = await this.s3.getObject(this.settings.bucket, key);
+      return await this.s3.getObject(this.settings.bucket, key);
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
     }
+  }
+
+  async digest(key: string): Promise<BlobDigest | null> {
+    const stream = await this.object(key);
+    if (!stream) return null;
     const etag = String((stream as IncomingMessage).headers?.etag ?? '').replace(/^"|"$/g, '');
     const hash = createHash('sha256');
     let size = 0;
@@ -129,13 +134,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T | null> {
-    let stream: Readable;
-    try {
-      stream = await this.s3.getObject(this.settings.bucket, key);
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    const stream = await this.object(key);
+    if (!stream) return null;
     const path = join(tmpdir(), `asset-probe-${randomUUID()}`);
     try {
       await pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
