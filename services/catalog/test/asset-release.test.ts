@@ -199,7 +199,7 @@ describe('attach intents', () => {
 
   test('the sweep passes by the intent of a version whose transaction is still running', async () => {
     const { a, entityId, assetId } = await entityAndStandaloneAsset('Slow version');
-    // The version's transaction waits, after the attach, for an advisory lock this session holds.
+    // The version's transaction waits, after inserting the version, for an advisory lock this session holds.
     const holder = new pg.Client({ connectionString: h.database.url });
     await holder.connect();
     try {
@@ -208,8 +208,13 @@ describe('attach intents', () => {
         const pending = addVersionOf(a, entityId, assetId, 'Slow');
         let versionId: string;
         try {
-          // Attached: the transaction is past the attach, holding its intent (deleted, not committed).
-          versionId = await eventually(async () => (await versionOfAsset(assetId)) ?? undefined, 10_000);
+          // The version's transaction waits for the lock: it runs, holding its intent (deleted, not
+          // committed). The attach came before it (decision 0058).
+          await eventually(
+            async () => ((await h.sql.query("select 1 from pg_locks where locktype = 'advisory' and objid = 4242 and not granted")).rows.length > 0 ? true : undefined),
+            10_000,
+          );
+          versionId = (await versionOfAsset(assetId))!;
           expect(await intentsOf(assetId)).toEqual([{ version_id: versionId, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
 
           expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });

@@ -4,12 +4,12 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Client } from 'minio';
 import type { Logger } from '@catalog/platform';
 import { presignPut } from './s3-presign.js';
-import type { BlobDigest, BlobStat, BlobStore, ByteRange, SignedTarget, UploadSpec } from './store.js';
+import type { BlobDigest, BlobStat, BlobStore, ByteRange, LocalFile, SignedTarget, UploadSpec } from './store.js';
 
 export interface S3Settings {
   /** Where the service reaches the S3 endpoint. */
@@ -35,6 +35,22 @@ function client(endpoint: string, settings: S3Settings): Client {
     region: settings.region,
     pathStyle: true,
   });
+}
+
+/** Streams an object's body into `sink`, counting and hashing it; its etag comes from the response headers. */
+async function hashed(stream: Readable, sink: Writable): Promise<BlobDigest> {
+  const etag = String((stream as IncomingMessage).headers?.etag ?? '').replace(/^"|"$/g, '');
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  await pipeline(stream, meter, sink);
+  return { size, etag, sha256: hash.digest('hex') };
 }
 
 function isNotFound(error: unknown): boolean {
@@ -112,15 +128,7 @@ export class S3BlobStore implements BlobStore {
 
   async digest(key: string): Promise<BlobDigest | null> {
     const stream = await this.object(key);
-    if (!stream) return null;
-    const etag = String((stream as IncomingMessage).headers?.etag ?? '').replace(/^"|"$/g, '');
-    const hash = createHash('sha256');
-    let size = 0;
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
-      hash.update(chunk as Buffer);
-    }
-    return { size, etag, sha256: hash.digest('hex') };
+    return stream && hashed(stream, new Writable({ write: (_chunk, _encoding, done) => done() }));
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
@@ -133,13 +141,14 @@ export class S3BlobStore implements BlobStore {
     await this.s3.removeObject(this.settings.bucket, key);
   }
 
-  async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T | null> {
+  async withLocalFile<T>(key: string, use: (local: LocalFile) => Promise<T>): Promise<T | null> {
     const stream = await this.object(key);
     if (!stream) return null;
     const path = join(tmpdir(), `asset-probe-${randomUUID()}`);
     try {
-      await pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-      return await use(path);
+      // One read of the object: copied and hashed on the way.
+      const digest = await hashed(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+      return await use({ path, digest: async () => digest });
     } finally {
       await rm(path, { force: true });
     }

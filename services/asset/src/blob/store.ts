@@ -25,6 +25,13 @@ export interface SignedTarget {
   headers: Record<string, string>;
 }
 
+/** A local file holding an object's bytes. */
+export interface LocalFile {
+  path: string;
+  /** The bytes' digest: computed while a copy was made, or by reading the file when asked; null if it is gone. */
+  digest(): Promise<BlobDigest | null>;
+}
+
 /** An inclusive byte range. */
 export interface ByteRange {
   start: number;
@@ -51,11 +58,11 @@ export interface BlobStore {
   /** Removes the object; no error when there is none. */
   remove(key: string): Promise<void>;
   /**
-   * Runs `use` with the path of a local file holding the object (the object's own file, or a
-   * temporary copy removed afterwards), for tools that must read local files only; null when there
-   * is no object under `key`.
+   * Runs `use` with a local file holding the object (the object's own file, or a temporary copy
+   * removed afterwards), for tools that must read local files only; null when there is no object
+   * under `key`.
    */
-  withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T | null>;
+  withLocalFile<T>(key: string, use: (local: LocalFile) => Promise<T>): Promise<T | null>;
 }
 
 const KEY = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { badRequest, conflict, inTenantTransaction, newId, notFound, payloadTooLarge, unsupportedMediaType, type CallContext, type Logger } from '@catalog/platform';
 import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescription } from '@catalog/contracts';
-import { objectKey, type BlobDigest, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
+import { objectKey, type BlobDigest, type BlobStat, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
 import type { AudioProbe } from '../media/probe.js';
 import { recordAssetEvent, type Writer } from '../messaging/events.js';
 import { findAsset, insertAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
@@ -53,6 +53,12 @@ const seconds = (n: number): number => n * 1000;
 
 function writer(call: CallContext): Writer {
   return { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
+}
+
+/** The verdict on bytes whose sha256 is not the declared one; null when it is (or none was declared). */
+function checksumProblem(row: AssetRow, digest: BlobDigest): Verdict | null {
+  if (row.declared_sha256 === null || digest.sha256 === row.declared_sha256) return null;
+  return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
 }
 
 /**
@@ -239,20 +245,36 @@ export class AssetService {
     if (declaredSize !== null && stat.size !== declaredSize) {
       return { digest: unhashed, durationMs: null, problem: { code: 'size_mismatch', message: `the file has ${stat.size} bytes, ${declaredSize} were declared` } };
     }
-    // The fs listener hashed the bytes as they arrived; other backends are read once here.
-    const digest =
+    const verdict = await this.inspectBytes(row, stat);
+    if (!verdict) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
+    return verdict;
+  }
+
+  /**
+   * Checksum and, for audio, duration; null when the object is gone. Audio is probed from a local
+   * file, and on s3 the copy made for it is hashed on the way: the object is read once.
+   */
+  private async inspectBytes(row: AssetRow, stat: BlobStat): Promise<Verdict | null> {
+    const { store } = this.deps;
+    // The fs listener hashed the bytes as they arrived; otherwise they are read here.
+    const known =
       row.uploaded_etag === stat.etag && row.uploaded_sha256 !== null && row.uploaded_size !== null
         ? { size: Number(row.uploaded_size), sha256: row.uploaded_sha256, etag: stat.etag }
-        : await store.digest(row.object_key);
-    if (!digest) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
-    if (row.declared_sha256 !== null && digest.sha256 !== row.declared_sha256) {
-      return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
+        : null;
+    if (row.kind !== 'AUDIO') {
+      const digest = known ?? (await store.digest(row.object_key));
+      return digest && (checksumProblem(row, digest) ?? { digest, durationMs: null, problem: null });
     }
-    if (row.kind !== 'AUDIO') return { digest, durationMs: null, problem: null };
-    const probed = await store.withLocalFile(row.object_key, (path) => this.deps.probe(path));
-    if (!probed) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
-    if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: UNREADABLE_AUDIO_MESSAGE } };
-    return { digest, durationMs: probed.durationMs, problem: null };
+    const verdict = await store.withLocalFile(row.object_key, async (local): Promise<Verdict | null> => {
+      const digest = known ?? (await local.digest());
+      if (!digest) return null;
+      const mismatch = checksumProblem(row, digest);
+      if (mismatch) return mismatch;
+      const probed = await this.deps.probe(local.path);
+      if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: UNREADABLE_AUDIO_MESSAGE } };
+      return { digest, durationMs: probed.durationMs, problem: null };
+    });
+    return verdict ?? null;
   }
 
   /**
