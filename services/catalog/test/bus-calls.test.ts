@@ -20,11 +20,16 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** Connections of the catalog service that are inside a transaction right now. */
+/**
+ * Transactions of the catalog service waiting on the service (idle in transaction) while they hold
+ * a lock on the attach intents: what a version's creation or the sweeper did across their calls.
+ * (Other transactions, e.g. the consumer of asset events between two statements, are no concern here.)
+ */
 async function catalogTransactionsOpen(): Promise<Array<{ state: string; query: string }>> {
   const result = await h.sql.query(
-    `select state, query from pg_stat_activity
-      where datname = current_database() and application_name = 'catalog' and xact_start is not null and pid <> pg_backend_pid()`,
+    `select a.state, a.query from pg_stat_activity a
+      where a.datname = current_database() and a.application_name = 'catalog' and a.state like 'idle in transaction%'
+        and exists (select 1 from pg_locks l where l.pid = a.pid and l.relation = 'catalog.attach_intents'::regclass)`,
   );
   return result.rows;
 }

@@ -16,9 +16,8 @@
 import type { Asset, AssetKind, CreatedVersion, CreateVersionBody, UploadTarget, Version } from '@catalog/contracts';
 import { AppError, conflict, inTenantScope, inTenantTransaction, newId, notFound, unsupportedMediaType, type CallContext } from '@catalog/platform';
 import { recordAssetSnapshot, lockAssetState, type AssetFacts } from '../persistence/asset-states.js';
-import { findEntity } from '../persistence/entities.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { countVersions, findPrimaryVersion, findVersionByAsset, insertVersion, ONE_PRIMARY_PER_KIND_INDEX, ONE_VERSION_PER_ASSET_INDEX } from '../persistence/versions.js';
+import { countVersions, countVersionsOfEntity, findPrimaryVersion, findVersionByAsset, insertVersion, ONE_PRIMARY_PER_KIND_INDEX, ONE_VERSION_PER_ASSET_INDEX } from '../persistence/versions.js';
 import { abandonAttachIntent, assetInUse, recordAttachIntent, takeAttachIntent, type AttachIntent, type AttachOutcome } from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
 import { catalogEventsFor } from './events.js';
@@ -42,10 +41,9 @@ function tooManyVersions(limit: number): AppError {
 
 /** Phase 1, first half: 404 for an unknown entity, 409 when it has no room for another version. */
 async function checkEntityHasRoom(deps: VersionDeps, call: CallContext, entityId: string): Promise<void> {
-  await inTenantScope(deps.db, call.tenantId, async (db) => {
-    if (!(await findEntity(db, call.tenantId, entityId))) throw notFound('entity');
-    if ((await countVersions(db, call.tenantId, entityId)) >= deps.maxVersionsPerEntity) throw tooManyVersions(deps.maxVersionsPerEntity);
-  });
+  const count = await inTenantScope(deps.db, call.tenantId, (db) => countVersionsOfEntity(db, call.tenantId, entityId));
+  if (count === null) throw notFound('entity');
+  if (count >= deps.maxVersionsPerEntity) throw tooManyVersions(deps.maxVersionsPerEntity);
 }
 
 /** An asset of a `source.assetId`, read from the asset service: same tenant (else 404), not expired, of the given kind. */
