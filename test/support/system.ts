@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readConfig, type Logger } from '@catalog/platform';
 import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readGatewayConfig, startGateway } from '@catalog/gateway';
-import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
+import { readCatalogConfig, startCatalogService, type CatalogServiceOptions } from '@catalog/catalog';
 import { readAssetConfig, startAssetService } from '@catalog/asset';
 import { readAnalysisConfig, startAnalysisService } from '@catalog/analysis';
 import { readEventsConfig, startEventsService } from '@catalog/events';
@@ -23,11 +23,16 @@ interface Stoppable {
   stop(): Promise<void>;
 }
 
+export interface SystemOptions {
+  /** Options of the catalog service (e.g. a fault put between it and the asset service). */
+  catalog?: Omit<CatalogServiceOptions, 'logger'>;
+}
+
 /**
  * Starts all six services in this process against a fresh database and a NATS prefix of their
  * own; they still talk only over NATS and HTTP, as in production. Tests drive the public HTTP API.
  */
-export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
+export async function startSystem(overrides: Record<string, string> = {}, options: SystemOptions = {}): Promise<RunningSystem> {
   const { natsUrl } = testInfrastructure();
   const database = await createTestDatabase('system');
   const blobDir = mkdtempSync(join(tmpdir(), 'catalog-blobs-'));
@@ -56,7 +61,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     const gateway = await startGateway(readConfig(readGatewayConfig, env), { logger });
     running.push(gateway.runtime);
     env.PUBLIC_BASE_URL ??= gateway.url;
-    running.push(await startCatalogService(readConfig(readCatalogConfig, env), { logger }));
+    running.push(await startCatalogService(readConfig(readCatalogConfig, env), { ...options.catalog, logger }));
     running.push(await startAssetService(readConfig(readAssetConfig, env), { logger }));
     running.push(await startAnalysisService(readConfig(readAnalysisConfig, env), { logger }));
     running.push(await startEventsService(readConfig(readEventsConfig, env), { logger }));

@@ -14,7 +14,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'unsupported content type',
   416: 'the Range cannot be satisfied',
   429: 'rate limit exceeded (per client address on every request; per key where the operation has a limit); wait for Retry-After seconds',
-  503: 'the service that answers this operation is not available (service_unavailable)',
+  503: 'the service that answers this operation, or a tool it needs, is not available now (service_unavailable); try again later',
   504: 'the service that answers this operation did not answer in time (upstream_timeout)',
 };
 

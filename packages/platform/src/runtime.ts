@@ -34,6 +34,8 @@ export interface ListenerOptions {
   proxyHops?: number;
   /** The listener takes streamed uploads (see ListenOptions.streamedBodies). */
   streamedBodies?: boolean;
+  /** A check of the service's own, besides Postgres and NATS, that `/readyz` also needs to pass. */
+  ready?: () => Promise<void>;
 }
 
 export interface ServiceRuntime<DB> {
@@ -44,7 +46,10 @@ export interface ServiceRuntime<DB> {
   subjects: Subjects;
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
-  /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
+  /**
+   * Starts the service's HTTP listener (health checks plus whatever `extend` mounts; `/readyz` also
+   * needs `options.ready` to pass).
+   */
   listen(extend?: (app: Koa<HttpState>) => void, options?: ListenerOptions): Promise<RunningServer>;
   /** The HTTP listener once `listen` has started it. */
   readonly http: RunningServer | null;
@@ -117,7 +122,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
       const app = createHttpApp({
         logger,
         ready: async () => {
-          await Promise.all([pingDatabase(database.db as never), pingBus(nc)]);
+          await Promise.all([pingDatabase(database.db as never), pingBus(nc), options?.ready?.()]);
         },
         accessLog: options?.accessLog ?? false,
         proxyHops: options?.proxyHops ?? 0,

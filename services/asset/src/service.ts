@@ -5,7 +5,7 @@ import { AssetService } from './domain/assets.js';
 import { releaseAsset, releaseVersionAsset } from './domain/release.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
-import { ffprobeAudio } from './media/probe.js';
+import { ffprobeAudio, ffprobeReadiness } from './media/probe.js';
 import { answerListenerDiscovery } from './messaging/discovery.js';
 import { assetMigrations } from './migrations/index.js';
 import type { AssetDb } from './persistence/tables.js';
@@ -55,7 +55,11 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
     });
     const fsStore = store instanceof FsBlobStore ? store : null;
     // Streamed uploads: no limit on a whole request's time, a least rate of its body instead (decision 0050).
-    const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }), { streamedBodies: true });
+    // Readiness also needs ffprobe: without it no audio upload can be confirmed.
+    const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }), {
+      streamedBodies: true,
+      ready: ffprobeReadiness(config.ffprobePath),
+    });
     listenerUrl = config.internalUrl ?? server.url;
     const releaseDeps = { db: runtime.database.db, policy: config };
     await runtime.serve(assetRpcHandlers(assets, (request) => releaseAsset(releaseDeps, request)));

@@ -1,3 +1,6 @@
+import { statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { writeSineWav } from '@catalog/testing';
@@ -48,10 +51,10 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
     await writeSineWav(path, 2.5);
     const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
       key,
-      body: { filename: 'take.wav', contentType: 'audio/wav' },
+      body: { filename: 'take.wav', contentType: 'audio/wav', size: statSync(path).size },
     });
     expect(renewed.status).toBe(200);
-    expect(renewed.body).toMatchObject({ assetId: asset.assetId, status: 'PENDING_UPLOAD', failure: null, size: null });
+    expect(renewed.body).toMatchObject({ assetId: asset.assetId, status: 'PENDING_UPLOAD', failure: null, size: statSync(path).size });
     expect(renewed.body.upload.url).not.toBe(asset.upload.url);
     expect((await put(renewed.body.upload.url, renewed.body.upload.headers, { path })).status).toBe(200);
     const online = await confirm(asset.assetId);
@@ -76,11 +79,32 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
     });
   });
 
+  it('refuses a playlist posing as audio without ffprobe reaching the address in it (409 asset_failed)', async () => {
+    const requests: string[] = [];
+    const server = createServer((request, response) => {
+      requests.push(request.url ?? '');
+      response.end('not audio');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const playlist = Buffer.from(`#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nhttp://127.0.0.1:${port}/segment.ts\n#EXT-X-ENDLIST\n`);
+      const asset = await create({ filename: 'stream.mp3', contentType: 'audio/mpeg', size: playlist.length });
+      expect((await put(asset.upload.url, asset.upload.headers, { stream: Readable.from([playlist]) }, playlist.length)).status).toBe(200);
+      const refused = await confirm(asset.assetId);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'asset_failed', details: { reason: 'unreadable_audio', status: 'FAILED' } });
+      expect(requests).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
   if (backend === 's3') {
     it('marks bytes with another checksum FAILED and removes them', async () => {
       const path = join(files.dir, 'c.png');
       await randomFile(path, 2000);
-      const asset = await create({ filename: 'c.png', contentType: 'image/png', checksum: `sha256:${'a'.repeat(64)}` });
+      const asset = await create({ filename: 'c.png', contentType: 'image/png', size: 2000, checksum: `sha256:${'a'.repeat(64)}` });
       expect((await put(asset.upload.url, asset.upload.headers, { path })).status).toBe(200);
       const failed = await confirm(asset.assetId);
       expect(failed.status).toBe(409);
@@ -91,31 +115,31 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
   }
 
   it('refuses a new upload target for an ONLINE asset (409) and one of another kind (415)', async () => {
-    const asset = await create({ filename: 'logo.png', contentType: 'image/png' });
+    const asset = await create({ filename: 'logo.png', contentType: 'image/png', size: 10 });
     const otherKind = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
       key,
-      body: { filename: 'logo.mp3', contentType: 'audio/mpeg' },
+      body: { filename: 'logo.mp3', contentType: 'audio/mpeg', size: 10 },
     });
     expect(otherKind.status).toBe(415);
     expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(10) }, 10)).status).toBe(200);
     expect((await confirm(asset.assetId)).status).toBe(200);
     const online = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
       key,
-      body: { filename: 'logo.png', contentType: 'image/png' },
+      body: { filename: 'logo.png', contentType: 'image/png', size: 10 },
     });
     expect(online.status).toBe(409);
     expect(online.body.error.code).toBe('asset_online');
   });
 
   it("answers another tenant's asset exactly like a missing one (404)", async () => {
-    const asset = await create({ filename: 'mine.png', contentType: 'image/png' });
+    const asset = await create({ filename: 'mine.png', contentType: 'image/png', size: 10 });
     expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(10) }, 10)).status).toBe(200);
     const foreignConfirm = await confirm(asset.assetId, otherKey);
     expect(foreignConfirm.status).toBe(404);
     expect(foreignConfirm.body.error.code).toBe('not_found');
     expect((await stack.api.request('GET', `/api/v1/catalog/assets/${asset.assetId}`, { key: otherKey })).status).toBe(404);
     expect(
-      (await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, { key: otherKey, body: { filename: 'x.png', contentType: 'image/png' } }))
+      (await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, { key: otherKey, body: { filename: 'x.png', contentType: 'image/png', size: 10 } }))
         .status,
     ).toBe(404);
     // Still awaiting confirmation by its owner: the foreign attempt changed nothing.

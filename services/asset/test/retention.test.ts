@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import pg from 'pg';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { readConfig } from '@catalog/platform';
@@ -81,5 +82,25 @@ describe('retention sweeper', () => {
     });
     expect(expiredEvents.find((e) => e.resource_id === pending)!.data.reason).toBe('upload_not_confirmed');
     expect(await stack.query('select * from asset.expiries')).toEqual([]);
+  });
+
+  it('leaves an asset whose upload is being put in place (its upload lock held) for the next pass', async () => {
+    const pending = (
+      await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention: 'standalone', upload: { filename: 'z.png', contentType: 'image/png' } } })
+    ).body.assetId as string;
+    await eventually(async () => ((await stack.query('select 1 from asset.expiries where asset_id = $1 and due_at <= now()', [pending])).length > 0 ? true : undefined), 15_000, 250);
+    const holder = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query("select pg_advisory_xact_lock(hashtextextended('asset-upload:' || $1, 0))", [pending]);
+      await stack.asset.sweep();
+      expect(await read(pending)).toMatchObject({ status: 'PENDING_UPLOAD' });
+      await holder.query('commit');
+      await stack.asset.sweep();
+      expect(await read(pending)).toMatchObject({ status: 'EXPIRED', failure: { code: 'upload_not_confirmed' } });
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -90,7 +90,7 @@ describe.each<Backend>(['fs', 's3'])('standalone upload flow on %s', (backend) =
   it('serves byte ranges (206), refuses ranges past the end (416) and answers If-None-Match (304)', async () => {
     const path = join(files.dir, 'cover.jpg');
     const sha256 = await randomFile(path, 4096);
-    const asset = await create({ filename: 'cover.jpg', contentType: 'image/jpeg' });
+    const asset = await create({ filename: 'cover.jpg', contentType: 'image/jpeg', size: 4096 });
     expect((await put(asset.upload.url, asset.upload.headers, { path })).status).toBe(200);
     expect((await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key })).status).toBe(200);
     const url = `${stack.baseUrl}/api/v1/catalog/assets/${asset.assetId}/download`;
@@ -122,7 +122,7 @@ describe.each<Backend>(['fs', 's3'])('standalone upload flow on %s', (backend) =
   });
 
   it('answers confirm before any upload with 409 upload_missing and leaves the asset waiting', async () => {
-    const asset = await create({ filename: 'later.mp3', contentType: 'audio/mpeg' });
+    const asset = await create({ filename: 'later.mp3', contentType: 'audio/mpeg', size: 1024 });
     const early = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key });
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe('upload_missing');

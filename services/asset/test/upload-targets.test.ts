@@ -76,8 +76,8 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
   });
 
   it("refuses a signature used for another object's path with 403", async () => {
-    const first = await create({ filename: 'a.png', contentType: 'image/png' });
-    const second = await create({ filename: 'b.png', contentType: 'image/png' });
+    const first = await create({ filename: 'a.png', contentType: 'image/png', size: 16 });
+    const second = await create({ filename: 'b.png', contentType: 'image/png', size: 16 });
     const firstUrl = new URL(first.upload.url);
     const secondUrl = new URL(second.upload.url);
     const swapped = `${secondUrl.origin}${secondUrl.pathname}${firstUrl.search}`;
@@ -92,7 +92,7 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
       const { key: otherKey } = await shortLived.api.tenant();
       const created = await shortLived.api.request('POST', '/api/v1/catalog/assets', {
         key: otherKey,
-        body: { retention: 'standalone', upload: { filename: 'a.png', contentType: 'image/png' } },
+        body: { retention: 'standalone', upload: { filename: 'a.png', contentType: 'image/png', size: 16 } },
       });
       // Wait until the URL's expiry has passed (URL expiry has one-second resolution).
       const expiresAt = Date.parse(created.body.upload.expiresAt);
@@ -168,13 +168,41 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
       expect(JSON.parse(again.text).error.code).toBe('upload_closed');
     });
   } else {
-    it('turns a body longer than declared into a FAILED asset at confirmation and keeps nothing', async () => {
+    it('has the object store refuse a body longer or shorter than declared, or of another type (403), and keeps nothing', async () => {
       const asset = await create({ filename: 'a.png', contentType: 'image/png', size: 1024 });
-      expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(2048) }, 2048)).status).toBe(200);
-      const confirm = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key });
-      expect(confirm.status).toBe(409);
-      expect(confirm.body.error).toMatchObject({ code: 'asset_failed', details: { reason: 'size_mismatch' } });
+      // The length and the type are signed into the presigned PUT: the object store checks them.
+      const longer = await put(asset.upload.url, asset.upload.headers, { stream: bytes(2048) }, 2048);
+      expect(longer.status).toBe(403);
+      expect(longer.text).toContain('SignatureDoesNotMatch');
+      expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(1000) }, 1000)).status).toBe(403);
+      // Chunked, without a length: refused too (411 Length Required).
+      expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(1024) }, null)).status).toBe(411);
+      const otherType = await put(asset.upload.url, { 'Content-Type': 'text/html' }, { stream: bytes(1024) }, 1024);
+      expect(otherType.status).toBe(403);
+      expect(otherType.text).toContain('SignatureDoesNotMatch');
       expect(await objectsIn(stack)).toEqual([]);
+      const missing = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key });
+      expect(missing.body.error.code).toBe('upload_missing');
+
+      // The declared length and type go through.
+      expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(1024) }, 1024)).status).toBe(200);
+      expect((await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key })).body).toMatchObject({ status: 'ONLINE', size: 1024 });
+    });
+
+    it('needs the size of an upload declared (400 size_required), also for a new upload target', async () => {
+      const undeclared = await stack.api.request('POST', '/api/v1/catalog/assets', {
+        key,
+        body: { retention: 'standalone', upload: { filename: 'a.png', contentType: 'image/png' } },
+      });
+      expect(undeclared.status).toBe(400);
+      expect(undeclared.body.error).toMatchObject({ code: 'size_required', details: { field: 'size' } });
+      const asset = await create({ filename: 'a.png', contentType: 'image/png', size: 16 });
+      const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, { key, body: { filename: 'b.png', contentType: 'image/png' } });
+      expect(renewed.status).toBe(400);
+      expect(renewed.body.error.code).toBe('size_required');
+      // Nothing was written for the refused requests.
+      expect(await stack.query('select id from asset.assets where declared_size is null')).toEqual([]);
+      expect(await stack.query('select type from asset.outbox where resource_id = $1 order by seq', [asset.assetId])).toEqual([{ type: 'asset.created' }]);
     });
   }
 

@@ -20,7 +20,11 @@ export interface CatalogConfig extends CommonConfig {
   assetRpcTimeoutMs: number;
   /** How often the sweeper of attach intents runs (decision 0025). */
   attachSweepIntervalMs: number;
-  /** How old an attach intent must be before the sweeper takes it: covers the start of its version's transaction. */
+  /**
+   * How old an attach intent must be before the sweeper takes it: covers its version's creation from
+   * the intent to the version's transaction, attach call included (decision 0058); keep it well above
+   * `assetRpcTimeoutMs`. A version whose intent was taken is refused (503), never written uncovered.
+   */
   attachIntentGraceMs: number;
 }
 

@@ -55,7 +55,15 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
       handle: (event, position) => applyAssetEvent(db, event, position),
     });
     runtime.onStop(() => consumer.stop());
-    const sweeper: AttachIntentSweepDeps = { db, assets, logger: runtime.logger, graceMs: config.attachIntentGraceMs, batchSize: ATTACH_SWEEP_BATCH_SIZE };
+    const sweeper: AttachIntentSweepDeps = {
+      db,
+      assets,
+      logger: runtime.logger,
+      graceMs: config.attachIntentGraceMs,
+      // A round's releases run in parallel, each bounded by the RPC timeout: the lease outlasts them.
+      claimLeaseMs: 3 * config.assetRpcTimeoutMs,
+      batchSize: ATTACH_SWEEP_BATCH_SIZE,
+    };
     runtime.onStop(
       startPeriodicTask({ name: 'attach intent sweep', intervalMs: config.attachSweepIntervalMs, logger: runtime.logger, run: () => sweepAttachIntents(sweeper) }),
     );

@@ -1,8 +1,17 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection, type RpcReply } from '@catalog/platform';
+import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection } from '@catalog/platform';
 import { eventually, publishEvent, sineWav, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/testing';
-import { addUploadVersion, startHarness, uploadBytes, type Caller, type CatalogHarness } from './support.js';
+import {
+  addUploadVersion,
+  addVersionOf,
+  entityAndStandaloneAsset as standaloneAssetIn,
+  intentsOf as intentsIn,
+  releasedEvents as releasedEventsIn,
+  startHarness,
+  versionOfAsset as versionIn,
+  type CatalogHarness,
+} from './support.js';
 
 let h: CatalogHarness;
 let nc: NatsConnection;
@@ -21,14 +30,10 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const versionOfAsset = async (assetId: string): Promise<string | null> =>
-  (await h.sql.query('select version_id from asset.assets where id = $1', [assetId])).rows[0]?.version_id ?? null;
-
-const intentsOf = async (assetId: string): Promise<Array<{ version_id: string; tenant_id: string; source_system: string }>> =>
-  (await h.sql.query('select version_id, tenant_id, source_system from catalog.attach_intents where asset_id = $1', [assetId])).rows;
-
-const releasedEvents = async (assetId: string): Promise<Array<{ version_id: string; source_system: string }>> =>
-  (await h.sql.query("select data->>'versionId' as version_id, source_system from asset.outbox where resource_id = $1 and type = 'asset.released'", [assetId])).rows;
+const versionOfAsset = (assetId: string) => versionIn(h, assetId);
+const intentsOf = (assetId: string) => intentsIn(h, assetId);
+const releasedEvents = (assetId: string) => releasedEventsIn(h, assetId);
+const entityAndStandaloneAsset = (title: string) => standaloneAssetIn(h, title, wav);
 
 /**
  * Runs `fn` while a trigger on the catalog outbox runs `statement` (plpgsql) inside the
@@ -52,19 +57,6 @@ async function whileVersionCreatedRuns<T>(entityId: string, statement: string, f
 
 /** A real failure inside the version's transaction after the attach: its version.created event is refused. */
 const REFUSE = "raise exception 'injected failure'";
-
-/** A tenant with an entity and an ONLINE standalone asset (uploaded and confirmed) of the tenant. */
-async function entityAndStandaloneAsset(title: string): Promise<{ a: Caller; entityId: string; assetId: string }> {
-  const a = h.tenant();
-  const entity = await a.ok('createEntity', { body: { type: 'song', title } });
-  const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } } });
-  expect(await uploadBytes(h, standalone.upload, wav)).toBeLessThan(300);
-  await h.assets(a).ok('confirmAsset', { params: { id: standalone.assetId } });
-  return { a, entityId: entity.id, assetId: standalone.assetId };
-}
-
-const addVersionOf = (a: Caller, entityId: string, assetId: string, label: string): Promise<RpcReply> =>
-  a.call('createVersion', { params: { id: entityId }, body: { source: { assetId }, label, versionType: 'station_intro' } });
 
 describe('the asset service knows which version a file belongs to', () => {
   test('both sources record the version; its deletion releases the file; a late deletion of the former version leaves the new one its file', async () => {
@@ -207,7 +199,7 @@ describe('attach intents', () => {
 
   test('the sweep passes by the intent of a version whose transaction is still running', async () => {
     const { a, entityId, assetId } = await entityAndStandaloneAsset('Slow version');
-    // The version's transaction waits, after the attach, for an advisory lock this session holds.
+    // The version's transaction waits, after inserting the version, for an advisory lock this session holds.
     const holder = new pg.Client({ connectionString: h.database.url });
     await holder.connect();
     try {
@@ -216,8 +208,13 @@ describe('attach intents', () => {
         const pending = addVersionOf(a, entityId, assetId, 'Slow');
         let versionId: string;
         try {
-          // Attached: the transaction is past the attach, holding its intent (deleted, not committed).
-          versionId = await eventually(async () => (await versionOfAsset(assetId)) ?? undefined, 10_000);
+          // The version's transaction waits for the lock: it runs, holding its intent (deleted, not
+          // committed). The attach came before it (decision 0058).
+          await eventually(
+            async () => ((await h.sql.query("select 1 from pg_locks where locktype = 'advisory' and objid = 4242 and not granted")).rows.length > 0 ? true : undefined),
+            10_000,
+          );
+          versionId = (await versionOfAsset(assetId))!;
           expect(await intentsOf(assetId)).toEqual([{ version_id: versionId, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
 
           expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });

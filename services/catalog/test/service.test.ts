@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { eventType, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
-import { freePort, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/testing';
+import { createTestDatabase, freePort, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
 import { assetClient } from '../src/integration/asset-client.js';
@@ -66,7 +66,36 @@ describe('service', () => {
     const again = await migrateSchema({ url: h.database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations });
     expect(again).toEqual([]);
     const { rows } = await h.sql.query<{ name: string }>('select name from catalog.kysely_migration order by name');
-    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents']);
+    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents', '0005_attach_intent_claims']);
+  });
+
+  test('migration 0005 leaves one unclaimed intent per asset: of two left by the former design, the newest', async () => {
+    const database = await createTestDatabase('catmig5');
+    const sql = new pg.Client({ connectionString: database.url });
+    try {
+      const before = Object.fromEntries(Object.entries(catalogMigrations).filter(([name]) => name < '0005'));
+      await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: before });
+      await sql.connect();
+      const [tenant, asset, older, newer, other] = [newId(), newId(), newId(), newId(), newId()];
+      await sql.query(
+        `insert into catalog.attach_intents (version_id, tenant_id, asset_id, source_system) values ($1, $3, $4, 's'), ($2, $3, $4, 's'), ($5, $3, $5, 's')`,
+        [older, newer, tenant, asset, other],
+      );
+      expect(await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual(['0005_attach_intent_claims']);
+      const { rows } = await sql.query('select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id');
+      expect(rows).toEqual([
+        { version_id: older, claimed: true },
+        { version_id: newer, claimed: false },
+        { version_id: other, claimed: false },
+      ]);
+      await expect(sql.query(`insert into catalog.attach_intents (version_id, tenant_id, asset_id, source_system) values ($1, $2, $3, 's')`, [newId(), tenant, asset])).rejects.toMatchObject({
+        code: '23505',
+        constraint: 'attach_intents_asset_key',
+      });
+    } finally {
+      await sql.end().catch(() => undefined);
+      await database.drop();
+    }
   });
 
   test('the tables are under row-level security, also for the owner', async () => {

@@ -46,7 +46,43 @@ export interface CatalogHarness {
    * reach the asset service only later: right after the catalog's next releaseAsset was answered.
    */
   answerAttachesLate(count: number): void;
+  /** The answer of the catalog's next attachAsset (the call is made) is held back until released. */
+  holdNextAttach(): HeldAnswer;
+  /** The answer of the catalog's next releaseAsset (the call is made) is held back until released. */
+  holdNextRelease(): HeldAnswer;
   stop(): Promise<void>;
+}
+
+/** An answer of the asset service held back from the catalog. */
+export interface HeldAnswer {
+  /** Resolves once the answer arrived and is being held. */
+  held: Promise<void>;
+  /** Hands the answer to the catalog. */
+  release(): void;
+}
+
+interface Hold extends HeldAnswer {
+  markHeld(): void;
+  gate: Promise<void>;
+}
+
+function newHold(): Hold {
+  let markHeld!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (markHeld = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  return { held, release, markHeld, gate };
+}
+
+/** Awaits `answer`, then, if a hold is queued, keeps it until the hold is released. */
+async function maybeHeld<T>(holds: Hold[], answer: Promise<T>): Promise<T> {
+  const value = await answer;
+  const hold = holds.shift();
+  if (hold) {
+    hold.markHeld();
+    await hold.gate;
+  }
+  return value;
 }
 
 export interface AssetCaller {
@@ -86,6 +122,8 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   let failingReleases = 0;
   let lateAttaches = 0;
   let delayedAttach: (() => Promise<unknown>) | undefined;
+  const attachHolds: Hold[] = [];
+  const releaseHolds: Hold[] = [];
   const wrapAssetClient = (client: AssetClient): AssetClient => ({
     ...client,
     async attach(call, assetId, version) {
@@ -94,7 +132,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
         delayedAttach = () => client.attach(call, assetId, version);
         throw new AppError(504, 'upstream_timeout', 'the asset service did not answer in time');
       }
-      return client.attach(call, assetId, version);
+      return maybeHeld(attachHolds, client.attach(call, assetId, version));
     },
     async release(call, assetId, versionId) {
       if (failingReleases > 0) {
@@ -102,7 +140,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
         throw new AppError(503, 'service_unavailable', 'the asset service is not available');
       }
       try {
-        return await client.release(call, assetId, versionId);
+        return await maybeHeld(releaseHolds, client.release(call, assetId, versionId));
       } finally {
         const late = delayedAttach;
         delayedAttach = undefined;
@@ -176,6 +214,16 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     answerAttachesLate(count) {
       lateAttaches = count;
     },
+    holdNextAttach() {
+      const hold = newHold();
+      attachHolds.push(hold);
+      return hold;
+    },
+    holdNextRelease() {
+      const hold = newHold();
+      releaseHolds.push(hold);
+      return hold;
+    },
     async stop() {
       await nc.drain().catch(() => undefined);
       await asset?.stop();
@@ -232,3 +280,29 @@ export function addUploadVersion(caller: Caller, entityId: string, options: Uplo
     },
   });
 }
+
+/** A tenant with an entity and an ONLINE standalone asset of the tenant (uploaded and confirmed). */
+export async function entityAndStandaloneAsset(h: CatalogHarness, title: string, wav: Uint8Array): Promise<{ a: Caller; entityId: string; assetId: string }> {
+  const a = h.tenant();
+  const entity = await a.ok('createEntity', { body: { type: 'song', title } });
+  const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } } });
+  expect(await uploadBytes(h, standalone.upload, wav)).toBeLessThan(300);
+  await h.assets(a).ok('confirmAsset', { params: { id: standalone.assetId } });
+  return { a, entityId: entity.id, assetId: standalone.assetId };
+}
+
+/** POST createVersion from an existing asset (`source.assetId`), a station intro. */
+export const addVersionOf = (a: Caller, entityId: string, assetId: string, label: string): Promise<RpcReply> =>
+  a.call('createVersion', { params: { id: entityId }, body: { source: { assetId }, label, versionType: 'station_intro' } });
+
+/** The version the asset service records the asset as the file of (null: none). */
+export const versionOfAsset = async (h: CatalogHarness, assetId: string): Promise<string | null> =>
+  (await h.sql.query('select version_id from asset.assets where id = $1', [assetId])).rows[0]?.version_id ?? null;
+
+/** The attach intents of an asset. */
+export const intentsOf = async (h: CatalogHarness, assetId: string): Promise<Array<{ version_id: string; tenant_id: string; source_system: string }>> =>
+  (await h.sql.query('select version_id, tenant_id, source_system from catalog.attach_intents where asset_id = $1', [assetId])).rows;
+
+/** The asset.released events of an asset: the version released from and the source system. */
+export const releasedEvents = async (h: CatalogHarness, assetId: string): Promise<Array<{ version_id: string; source_system: string }>> =>
+  (await h.sql.query("select data->>'versionId' as version_id, source_system from asset.outbox where resource_id = $1 and type = 'asset.released'", [assetId])).rows;

@@ -44,7 +44,8 @@ export const assetRoutes: RouteDefinition[] = [
     auth: catalogApi,
     params: IdParams,
     success: { status: 200, description: 'the asset, ONLINE', schema: Asset },
-    errors: [404, 409],
+    // 503: audio cannot be checked (ffprobe missing); the asset keeps waiting.
+    errors: [404, 409, 503],
   },
   {
     operationId: 'requestAssetUpload',

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest, payloadTooLarge } from '@catalog/platform';
 import { FileSink } from './file-sink.js';
 import type { UrlSigner } from './signing.js';
-import { parseObjectKey, type BlobDigest, type BlobStat, type BlobStore, type ByteRange, type SignedTarget, type UploadSpec } from './store.js';
+import { parseObjectKey, type BlobDigest, type BlobStat, type BlobStore, type ByteRange, type LocalFile, type SignedTarget, type UploadSpec } from './store.js';
 
 /** The signed parameters of an fs upload URL. */
 export interface FsUploadGrant {
@@ -36,6 +36,7 @@ export const UPLOAD_PATH_PREFIX = '/uploads/';
  */
 export class FsBlobStore implements BlobStore {
   readonly backend = 'fs' as const;
+  readonly requiresDeclaredSize = false;
   private readonly objects: string;
   private readonly tmp: string;
 
@@ -187,8 +188,8 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async probeLocation(key: string): Promise<string> {
-    return this.path(key);
+  async withLocalFile<T>(key: string, use: (local: LocalFile) => Promise<T>): Promise<T | null> {
+    return (await this.stat(key)) ? use({ path: this.path(key), digest: () => this.digest(key) }) : null;
   }
 
   /** Removes temporary files older than `olderThanMs` (uploads cut off by a crash). */

@@ -1,9 +1,15 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform, Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Client } from 'minio';
 import type { Logger } from '@catalog/platform';
-import type { BlobDigest, BlobStat, BlobStore, ByteRange, SignedTarget, UploadSpec } from './store.js';
+import { presignPut } from './s3-presign.js';
+import type { BlobDigest, BlobStat, BlobStore, ByteRange, LocalFile, SignedTarget, UploadSpec } from './store.js';
 
 export interface S3Settings {
   /** Where the service reaches the S3 endpoint. */
@@ -31,6 +37,22 @@ function client(endpoint: string, settings: S3Settings): Client {
   });
 }
 
+/** Streams an object's body into `sink`, counting and hashing it; its etag comes from the response headers. */
+async function hashed(stream: Readable, sink: Writable): Promise<BlobDigest> {
+  const etag = String((stream as IncomingMessage).headers?.etag ?? '').replace(/^"|"$/g, '');
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  await pipeline(stream, meter, sink);
+  return { size, etag, sha256: hash.digest('hex') };
+}
+
 function isNotFound(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'NotFound' || code === 'NoSuchKey';
@@ -38,20 +60,21 @@ function isNotFound(error: unknown): boolean {
 
 /**
  * MinIO or any S3 endpoint through the `minio` client. Clients upload with a presigned PUT straight
- * to the endpoint (signed for `publicEndpoint`, the address they can reach); the service reads
- * objects as streams for confirmation, downloads and ffprobe. The bucket is created at start.
+ * to the endpoint (signed for `publicEndpoint`, the address they can reach) that binds the
+ * declared length and content type (decision 0059), so an upload must declare its size; the
+ * service reads objects as streams for confirmation and downloads, and copies audio to a
+ * temporary file for ffprobe. The bucket is created at start.
  */
 export class S3BlobStore implements BlobStore {
   readonly backend = 's3' as const;
+  readonly requiresDeclaredSize = true;
   private readonly s3: Client;
-  private readonly presigner: Client;
 
   constructor(
     private readonly settings: S3Settings,
     private readonly logger: Logger,
   ) {
     this.s3 = client(settings.endpoint, settings);
-    this.presigner = settings.publicEndpoint === settings.endpoint ? this.s3 : client(settings.publicEndpoint, settings);
   }
 
   async start(): Promise<void> {
@@ -67,8 +90,19 @@ export class S3BlobStore implements BlobStore {
   }
 
   async uploadTarget(spec: UploadSpec): Promise<SignedTarget> {
-    const seconds = Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000));
-    const url = await this.presigner.presignedPutObject(this.settings.bucket, spec.key, seconds);
+    if (spec.size === null) throw new Error('an s3 upload target needs the declared size');
+    const { publicEndpoint, region, accessKey, secretKey, bucket } = this.settings;
+    const url = presignPut({
+      endpoint: publicEndpoint,
+      region,
+      accessKey,
+      secretKey,
+      bucket,
+      key: spec.key,
+      expiresSeconds: Math.min(7 * 24 * 3600, Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000))),
+      contentType: spec.contentType,
+      contentLength: spec.size,
+    });
     return { url, headers: { 'Content-Type': spec.contentType } };
   }
 
@@ -82,22 +116,19 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async digest(key: string): Promise<BlobDigest | null> {
-    let stream: Readable;
+  /** The whole object as a stream; null when there is none. */
+  private async object(key: string): Promise<Readable | null> {
     try {
-      stream = await this.s3.getObject(this.settings.bucket, key);
+      return await this.s3.getObject(this.settings.bucket, key);
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
     }
-    const etag = String((stream as IncomingMessage).headers?.etag ?? '').replace(/^"|"$/g, '');
-    const hash = createHash('sha256');
-    let size = 0;
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
-      hash.update(chunk as Buffer);
-    }
-    return { size, etag, sha256: hash.digest('hex') };
+  }
+
+  async digest(key: string): Promise<BlobDigest | null> {
+    const stream = await this.object(key);
+    return stream && hashed(stream, new Writable({ write: (_chunk, _encoding, done) => done() }));
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
@@ -110,7 +141,16 @@ export class S3BlobStore implements BlobStore {
     await this.s3.removeObject(this.settings.bucket, key);
   }
 
-  async probeLocation(key: string): Promise<string> {
-    return this.s3.presignedGetObject(this.settings.bucket, key, 300);
+  async withLocalFile<T>(key: string, use: (local: LocalFile) => Promise<T>): Promise<T | null> {
+    const stream = await this.object(key);
+    if (!stream) return null;
+    const path = join(tmpdir(), `asset-probe-${randomUUID()}`);
+    try {
+      // One read of the object: copied and hashed on the way.
+      const digest = await hashed(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+      return await use({ path, digest: async () => digest });
+    } finally {
+      await rm(path, { force: true });
+    }
   }
 }

@@ -25,6 +25,13 @@ export interface SignedTarget {
   headers: Record<string, string>;
 }
 
+/** A local file holding an object's bytes. */
+export interface LocalFile {
+  path: string;
+  /** The bytes' digest: computed while a copy was made, or by reading the file when asked; null if it is gone. */
+  digest(): Promise<BlobDigest | null>;
+}
+
 /** An inclusive byte range. */
 export interface ByteRange {
   start: number;
@@ -38,6 +45,8 @@ export interface ByteRange {
  */
 export interface BlobStore {
   readonly backend: 'fs' | 's3';
+  /** Whether an upload target needs the declared size (s3: the presigned PUT binds the length). */
+  readonly requiresDeclaredSize: boolean;
   /** Prepares the store (directories, bucket); called once at start. */
   start(): Promise<void>;
   uploadTarget(spec: UploadSpec): Promise<SignedTarget>;
@@ -48,8 +57,12 @@ export interface BlobStore {
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** Removes the object; no error when there is none. */
   remove(key: string): Promise<void>;
-  /** A path or short-lived URL from which ffprobe can read the object. Never log it. */
-  probeLocation(key: string): Promise<string>;
+  /**
+   * Runs `use` with a local file holding the object (the object's own file, or a temporary copy
+   * removed afterwards), for tools that must read local files only; null when there is no object
+   * under `key`.
+   */
+  withLocalFile<T>(key: string, use: (local: LocalFile) => Promise<T>): Promise<T | null>;
 }
 
 const KEY = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;

@@ -1,22 +1,13 @@
 import type { Kysely } from 'kysely';
-import {
-  type AppError,
-  conflict,
-  inTenantTransaction,
-  newId,
-  notFound,
-  payloadTooLarge,
-  unsupportedMediaType,
-  type CallContext,
-  type Logger,
-} from '@catalog/platform';
+import { badRequest, conflict, inTenantTransaction, newId, notFound, payloadTooLarge, unsupportedMediaType, type CallContext, type Logger } from '@catalog/platform';
 import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescription } from '@catalog/contracts';
-import { objectKey, type BlobDigest, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
+import { objectKey, type BlobDigest, type BlobStat, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
 import type { AudioProbe } from '../media/probe.js';
 import { recordAssetEvent, type Writer } from '../messaging/events.js';
-import { findAsset, insertAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
+import { findAsset, insertAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { ALLOWED_CONTENT_TYPES, kindOf, normalizeContentType } from './kinds.js';
+import { expiredError, failedError, UNREADABLE_AUDIO_MESSAGE, uploadClosed, uploadInProgress } from './asset-errors.js';
 import { assetJson } from './representation.js';
 import { expiryWithRetention, failedExpiry, onlineExpiry, unconfirmedExpiry, type RetentionPolicy } from './retention.js';
 
@@ -64,26 +55,17 @@ function writer(call: CallContext): Writer {
   return { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
 }
 
-function failedError(row: AssetRow): AppError {
-  return conflict('asset_failed', `the upload was rejected: ${row.failure_message ?? row.failure_code}; request a new upload target with POST /api/v1/catalog/assets/${row.id}/upload`, {
-    assetId: row.id,
-    status: row.status,
-    reason: row.failure_code,
-  });
-}
-
-function expiredError(row: AssetRow): AppError {
-  return conflict('asset_expired', 'the asset has expired and its file was removed', { assetId: row.id, reason: row.failure_code });
-}
-
-function uploadClosed(): AppError {
-  return conflict('upload_closed', 'this upload target is no longer open: the asset was confirmed or expired, or a newer upload target was issued');
+/** The verdict on bytes whose sha256 is not the declared one; null when it is (or none was declared). */
+function checksumProblem(row: AssetRow, digest: BlobDigest): Verdict | null {
+  if (row.declared_sha256 === null || digest.sha256 === row.declared_sha256) return null;
+  return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
 }
 
 /**
  * The asset domain: upload targets, confirmation, downloads and attachment. Every write and its
- * event commit together; bytes are checked (size, sha256, audio duration) outside the transaction,
- * which then re-checks under the row lock that the object did not change meanwhile.
+ * event commit together; bytes are checked (size, sha256, audio duration) with no transaction open,
+ * and the transaction then re-checks, under the asset's upload lock, that no other upload was
+ * placed meanwhile. No transaction waits for the blob store.
  */
 export class AssetService {
   constructor(private readonly deps: AssetServiceDeps) {}
@@ -93,6 +75,11 @@ export class AssetService {
     const kind = kindOf(contentType);
     if (!kind) {
       throw unsupportedMediaType(`content type ${contentType} is not accepted for assets`, { contentType, allowed: ALLOWED_CONTENT_TYPES });
+    }
+    if (upload.size === undefined && this.deps.store.requiresDeclaredSize) {
+      throw badRequest('size_required', 'files are stored in an object store that must know the size of an upload in advance: declare upload.size (bytes)', {
+        field: 'size',
+      });
     }
     if (upload.size !== undefined && upload.size > this.deps.policy.maxUploadBytes) {
       throw payloadTooLarge(`the file is larger than the ${this.deps.policy.maxUploadBytes} bytes an asset may have`, {
@@ -190,15 +177,17 @@ export class AssetService {
   async confirm(call: CallContext, id: string): Promise<Asset> {
     const row = await this.read(call.tenantId, id);
     if (row.status !== 'PENDING_UPLOAD') return this.settled(row);
+    // The bytes are read, hashed and probed, and checked again, with no transaction open.
     const verdict = await this.inspect(row);
+    const now = await this.deps.store.stat(row.object_key);
+    if (!now || now.etag !== verdict.digest.etag) throw uploadInProgress();
     const outcome = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      await lockUpload(trx, id);
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
       if (current.status !== 'PENDING_UPLOAD' || current.upload_id !== row.upload_id) return { row: current, failed: false };
-      const now = await this.deps.store.stat(current.object_key);
-      if (!now || now.etag !== verdict.digest.etag) {
-        throw conflict('upload_in_progress', 'the uploaded file changed while it was being confirmed; confirm again when the upload has finished');
-      }
+      // fs: an upload placed since the check above recorded its etag under the upload lock.
+      if (current.uploaded_etag !== null && current.uploaded_etag !== verdict.digest.etag) throw uploadInProgress();
       const confirmedAt = new Date();
       if (verdict.problem) {
         const failed = await updateAsset(trx, call.tenantId, id, {
@@ -256,19 +245,36 @@ export class AssetService {
     if (declaredSize !== null && stat.size !== declaredSize) {
       return { digest: unhashed, durationMs: null, problem: { code: 'size_mismatch', message: `the file has ${stat.size} bytes, ${declaredSize} were declared` } };
     }
-    // The fs listener hashed the bytes as they arrived; other backends are read once here.
-    const digest =
+    const verdict = await this.inspectBytes(row, stat);
+    if (!verdict) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
+    return verdict;
+  }
+
+  /**
+   * Checksum and, for audio, duration; null when the object is gone. Audio is probed from a local
+   * file, and on s3 the copy made for it is hashed on the way: the object is read once.
+   */
+  private async inspectBytes(row: AssetRow, stat: BlobStat): Promise<Verdict | null> {
+    const { store } = this.deps;
+    // The fs listener hashed the bytes as they arrived; otherwise they are read here.
+    const known =
       row.uploaded_etag === stat.etag && row.uploaded_sha256 !== null && row.uploaded_size !== null
         ? { size: Number(row.uploaded_size), sha256: row.uploaded_sha256, etag: stat.etag }
-        : await store.digest(row.object_key);
-    if (!digest) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
-    if (row.declared_sha256 !== null && digest.sha256 !== row.declared_sha256) {
-      return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
+        : null;
+    if (row.kind !== 'AUDIO') {
+      const digest = known ?? (await store.digest(row.object_key));
+      return digest && (checksumProblem(row, digest) ?? { digest, durationMs: null, problem: null });
     }
-    if (row.kind !== 'AUDIO') return { digest, durationMs: null, problem: null };
-    const probed = await this.deps.probe(await store.probeLocation(row.object_key));
-    if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: 'the file is not audio that ffprobe can read' } };
-    return { digest, durationMs: probed.durationMs, problem: null };
+    const verdict = await store.withLocalFile(row.object_key, async (local): Promise<Verdict | null> => {
+      const digest = known ?? (await local.digest());
+      if (!digest) return null;
+      const mismatch = checksumProblem(row, digest);
+      if (mismatch) return mismatch;
+      const probed = await this.deps.probe(local.path);
+      if (!probed.audio) return { digest, durationMs: null, problem: { code: 'unreadable_audio', message: UNREADABLE_AUDIO_MESSAGE } };
+      return { digest, durationMs: probed.durationMs, problem: null };
+    });
+    return verdict ?? null;
   }
 
   /**
@@ -279,6 +285,7 @@ export class AssetService {
     const description = this.checkDescription(upload);
     const pending = this.pendingUpload(call.tenantId, id, description);
     const { row, previousKey } = await inTenantTransaction(this.deps.db, call.tenantId, async (trx) => {
+      await lockUpload(trx, id);
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
       if (current.status === 'ONLINE') throw conflict('asset_online', 'the asset is already ONLINE; create a new asset for another file', { assetId: id });
@@ -357,13 +364,16 @@ export class AssetService {
   }
 
   /**
-   * For the fs listener: puts verified bytes in place, under the asset's row lock so that a
-   * confirmation or a new upload target cannot interleave, and records their size and sha256.
+   * For the fs listener: puts verified bytes in place under the asset's upload lock, so that a
+   * confirmation, a new upload target or the expiry cannot interleave, and records their size,
+   * sha256 and etag. The lock gives the transaction no xid while the file is renamed (a file
+   * system wait, possibly a network one); the row is written only after.
    */
   async commitUpload(ref: UploadRef, staged: StagedUpload): Promise<void> {
     try {
       await inTenantTransaction(this.deps.db, ref.tenantId, async (trx) => {
-        const row = await findAsset(trx, ref.tenantId, ref.assetId, { lock: true });
+        await lockUpload(trx, ref.assetId);
+        const row = await findAsset(trx, ref.tenantId, ref.assetId);
         if (!row || row.status !== 'PENDING_UPLOAD' || row.upload_id !== ref.uploadId) throw uploadClosed();
         const stored = await staged.commit();
         await updateAsset(trx, ref.tenantId, ref.assetId, { uploaded_size: staged.size, uploaded_sha256: staged.sha256, uploaded_etag: stored.etag });

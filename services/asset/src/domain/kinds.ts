@@ -3,6 +3,14 @@ import { ALLOWED_CONTENT_TYPES, type AssetKind } from '@catalog/contracts';
 /** Content types accepted per kind: one list, in the contracts, which the OpenAPI document shows. */
 export { ALLOWED_CONTENT_TYPES };
 
+/**
+ * The FFmpeg demuxers ffprobe may use on an AUDIO upload (its `-format_whitelist`, decision 0059):
+ * those of the accepted audio content types above (MP3; WAV; FLAC; AAC in ADTS; M4A/MP4 is `mov`;
+ * Ogg/Opus; AIFF; WebM is `matroska`). Anything else (an HLS playlist, concat lists, images
+ * posing as audio) is refused before it is read, whatever the declared content type.
+ */
+export const AUDIO_FORMATS: readonly string[] = ['mp3', 'wav', 'flac', 'aac', 'mov', 'ogg', 'aiff', 'matroska'];
+
 const TOP_LEVEL: Record<string, AssetKind> = { audio: 'AUDIO', image: 'ARTWORK', video: 'VIDEO' };
 
 export function normalizeContentType(contentType: string): string {

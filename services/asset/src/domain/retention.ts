@@ -3,7 +3,7 @@ import type { AssetRetention } from '@catalog/contracts';
 import type { Logger } from '@catalog/platform';
 import type { BlobStore } from '../blob/index.js';
 import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
-import { actAsTenant, claimDueExpiries, findAsset, lockAssetIfFree, setExpiry, updateAsset, type AssetRow } from '../persistence/assets.js';
+import { actAsTenant, claimDueExpiries, findAsset, lockAssetIfFree, setExpiry, tryLockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 
 /** The periods of decision 0022. */
@@ -69,7 +69,8 @@ export interface SweeperDeps {
  * retention, uploads never confirmed) becomes EXPIRED with an `asset.expired` event, and its bytes
  * are removed once that has committed. Safe with several replicas: due entries and asset rows are
  * claimed with FOR UPDATE SKIP LOCKED, so two sweepers never take the same asset and an asset being
- * confirmed right now is left for the next pass. Returns how many assets expired.
+ * confirmed or uploaded right now (row or upload lock held) is left for the next pass. The bytes
+ * are removed after the commit, never inside the transaction. Returns how many assets expired.
  */
 export async function sweepOnce(deps: SweeperDeps): Promise<number> {
   let total = 0;
@@ -90,6 +91,8 @@ export async function sweepOnce(deps: SweeperDeps): Promise<number> {
           await setExpiry(trx, row.tenant_id, row.id, row.status === 'EXPIRED' ? null : row.expires_at);
           continue;
         }
+        // An fs upload being put in place (or a confirmation) holds it: next pass.
+        if (!(await tryLockUpload(trx, row.id))) continue;
         const reason = row.status === 'ONLINE' ? 'retention_elapsed' : 'upload_not_confirmed';
         const expired = await updateAsset(trx, row.tenant_id, row.id, {
           status: 'EXPIRED',

@@ -18,6 +18,23 @@ export async function lockAssetIfFree(trx: Trx, tenantId: string, id: string): P
   return trx.selectFrom('assets').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
 }
 
+/**
+ * The upload lock of an asset (a transaction-level advisory lock, decision 0058): placing uploaded
+ * bytes under the asset's key (fs), confirming, issuing a new upload target and expiring take it
+ * first, so they never interleave. Unlike a row lock it gives the transaction no xid, so the fs
+ * upload may hold it while its file is renamed into place without holding back the outbox relays
+ * and the feed of the cluster.
+ */
+export async function lockUpload(trx: Trx, assetId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`asset-upload:${assetId}`}, 0))`.execute(trx);
+}
+
+/** Takes the upload lock of an asset if nobody holds it; false when busy. */
+export async function tryLockUpload(trx: Trx, assetId: string): Promise<boolean> {
+  const result = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`asset-upload:${assetId}`}, 0)) as locked`.execute(trx);
+  return result.rows[0]?.locked === true;
+}
+
 /** Inserts an asset and puts it in the retention queue at its `expires_at` (if any). */
 export async function insertAsset(trx: Trx, row: NewAssetRow): Promise<AssetRow> {
   const inserted = await trx.insertInto('assets').values(row).returningAll().executeTakeFirstOrThrow();

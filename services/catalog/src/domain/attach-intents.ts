@@ -1,20 +1,26 @@
 /**
- * Attach intents (docs/decisions/0025-attach-intents.md): before a version's transaction asks the
- * asset service to attach an existing asset to the version, the catalog commits an intent; the
- * version's transaction deletes it first thing, so it goes with the version's commit. An intent
- * that outlives the version's transaction belongs to a version that was never written: its asset
- * is released (if it is still that version's file), at once or, failing that, by the sweeper.
+ * Attach intents (docs/decisions/0025-attach-intents.md, 0058-no-transaction-across-bus-calls.md):
+ * before the catalog asks the asset service to attach an existing asset to a new version, it
+ * commits an intent, which reserves the asset for that version. The version's transaction deletes
+ * it first thing, so it goes with the version's commit. An intent that outlives its version's
+ * creation belongs to a version that was never written: its asset is released (if it is still that
+ * version's file), at once or, failing that, by the sweeper. No transaction is open while the
+ * asset service is called.
  */
-import { AppError, inTenantScope, newId, type CallContext, type Kysely, type Logger, type Transaction } from '@catalog/platform';
+import { AppError, conflict, inTenantScope, inTenantTransaction, newId, type CallContext, type Kysely, type Logger, type Transaction } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import {
   claimStaleAttachIntents,
   deleteAttachIntent,
-  deleteClaimedAttachIntents,
   insertAttachIntent,
+  ONE_INTENT_PER_ASSET_INDEX,
+  settleClaimedAttachIntents,
+  takeUnclaimedAttachIntent,
   type AttachIntent,
 } from '../persistence/attach-intents.js';
 import type { CatalogDb } from '../persistence/tables.js';
+import { isUniqueViolation } from '../persistence/unique-violation.js';
+import { findVersionByAsset } from '../persistence/versions.js';
 
 export type { AttachIntent } from '../persistence/attach-intents.js';
 
@@ -25,27 +31,51 @@ export interface AttachIntentDeps {
 }
 
 export interface AttachIntentSweepDeps extends AttachIntentDeps {
-  /** An intent is left alone this long after it was recorded (its version's transaction may not have begun yet). */
+  /** An intent is left alone this long after it was recorded (its version is still being made). */
   graceMs: number;
-  /** Intents claimed, and released concurrently, per transaction. */
+  /** How long a claim keeps other sweepers off an intent; longer than a release call can take. */
+  claimLeaseMs: number;
+  /** Intents claimed, and released concurrently, per round. */
   batchSize: number;
 }
 
 export const ATTACH_SWEEP_BATCH_SIZE = 100;
 
-/** Commits the intent on its own, before the version's transaction begins. */
+/** 409 asset_in_use, naming the version (and its entity) that has the asset when it is known. */
+export const assetInUse = (assetId: string, user?: { id: string; entity_id: string }): AppError =>
+  conflict('asset_in_use', 'the asset is already the file of another version', {
+    assetId,
+    ...(user ? { versionId: user.id, entityId: user.entity_id } : {}),
+  });
+
+/**
+ * Commits the intent, in a short transaction of its own, before anything is attached. It reserves
+ * the asset: a second intent for the same asset is refused by the partial unique index (409
+ * asset_in_use), and so is an asset that is already a written version's file. The check of the
+ * versions comes after the insert, which waits for a version transaction holding a former intent of
+ * the asset, so it sees that version once it has committed.
+ */
 export async function recordAttachIntent(db: Kysely<CatalogDb>, intent: AttachIntent): Promise<void> {
-  await inTenantScope(db, intent.tenantId, (scoped) => insertAttachIntent(scoped, intent));
+  try {
+    await inTenantTransaction(db, intent.tenantId, async (trx) => {
+      await insertAttachIntent(trx, intent);
+      const user = await findVersionByAsset(trx, intent.tenantId, intent.assetId);
+      if (user) throw assetInUse(intent.assetId, user);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, ONE_INTENT_PER_ASSET_INDEX)) throw assetInUse(intent.assetId);
+    throw error;
+  }
 }
 
 /**
  * The first statement of the version's transaction: deletes the intent, which stays locked until
- * the transaction ends (the sweeper skips it meanwhile) and is gone for good once it commits. If it
- * is gone already, the sweeper took it (the transaction began more than the grace after the intent)
- * and may have released the asset meanwhile: the version is not written, the caller may try again.
+ * the transaction ends (the sweeper skips it meanwhile) and is gone for good once it commits. If the
+ * sweeper claimed it (the version took longer than the grace to get here), the version is given up
+ * and may have been released already: it is not written, the caller may try again.
  */
 export async function takeAttachIntent(trx: Transaction<CatalogDb>, intent: AttachIntent): Promise<void> {
-  if (await deleteAttachIntent(trx, intent.tenantId, intent.versionId)) return;
+  if (await takeUnclaimedAttachIntent(trx, intent.tenantId, intent.versionId)) return;
   throw new AppError(503, 'service_unavailable', 'the version could not be written in time; try again');
 }
 
@@ -72,7 +102,7 @@ async function releaseIntentAsset(deps: Pick<AttachIntentDeps, 'assets' | 'logge
   }
 }
 
-/** Deletes an intent outside the version's transaction; if that fails, the sweeper settles it later. */
+/** Deletes an intent once its asset is settled; if that fails, the sweeper settles it later. */
 async function dropAttachIntent(deps: AttachIntentDeps, intent: AttachIntent): Promise<void> {
   try {
     await inTenantScope(deps.db, intent.tenantId, (db) => deleteAttachIntent(db, intent.tenantId, intent.versionId));
@@ -82,23 +112,21 @@ async function dropAttachIntent(deps: AttachIntentDeps, intent: AttachIntent): P
 }
 
 /**
- * What became of the attach asked inside a version's transaction: not asked; answered (attached,
- * or refused); or asked without an answer (timeout, no responder), in which case it may still
- * reach the asset service later, even after an immediate release.
+ * What became of the attach asked for a version: answered (attached, or refused), or asked without
+ * an answer (timeout, no responder), in which case it may still reach the asset service later,
+ * even after an immediate release.
  */
-export type AttachOutcome = 'not_requested' | 'answered' | 'unanswered';
+export type AttachOutcome = 'answered' | 'unanswered';
 
 /**
- * After the version's transaction failed: if the attach was asked, the asset service is asked at
- * once to release the asset. The intent is deleted when nothing was attached, or when both the
- * attach and the release were answered; otherwise it is left for the sweeper, which asks again
- * after the grace (by then an attach still in flight has landed or never will). Never throws.
+ * After the version was not written: the asset service is asked at once to release the asset. The
+ * intent is deleted when both the attach and the release were answered; otherwise it is left for
+ * the sweeper, which asks again after the grace (by then an attach still in flight has landed or
+ * never will). Never throws.
  */
 export async function abandonAttachIntent(deps: AttachIntentDeps, call: CallContext, intent: AttachIntent, attach: AttachOutcome): Promise<void> {
-  if (attach !== 'not_requested') {
-    const release = await releaseIntentAsset(deps, call, intent);
-    if (release === 'unanswered' || attach === 'unanswered') return;
-  }
+  const release = await releaseIntentAsset(deps, call, intent);
+  if (release === 'unanswered' || attach === 'unanswered') return;
   await dropAttachIntent(deps, intent);
 }
 
@@ -112,31 +140,27 @@ export interface AttachSweepResult {
 }
 
 /**
- * One pass of the sweeper, safe with several replicas: claims intents older than the grace with
- * FOR UPDATE SKIP LOCKED, in batches; asks the asset service to release each asset (with the
- * intent's tenant and source system); deletes the intents it answered for in the same transaction,
- * and keeps the others for the next pass. A batch that got no answer at all ends the pass.
+ * One pass of the sweeper, safe with several replicas, in rounds of three steps with no
+ * transaction open across the asset service's calls: claim intents older than the grace (one
+ * statement, SKIP LOCKED, a lease stamped on each); ask the asset service to release each asset (in
+ * parallel, with the intent's tenant and source system); settle (delete the intents it answered
+ * for, end the lease of the others, kept for the next pass). A round without any answer ends the pass.
  */
 export async function sweepAttachIntents(deps: AttachIntentSweepDeps): Promise<AttachSweepResult> {
   const result: AttachSweepResult = { claimed: 0, released: 0, kept: 0 };
   let afterVersionId: string | undefined;
   for (;;) {
-    const { intents, answers } = await deps.db.transaction().execute(async (trx) => {
-      const claimed = await claimStaleAttachIntents(trx, { graceMs: deps.graceMs, limit: deps.batchSize, afterVersionId });
-      const answered = await Promise.all(
-        claimed.map((intent) => releaseIntentAsset(deps, { tenantId: intent.tenantId, keyId: null, sourceSystem: intent.sourceSystem, requestId: newId() }, intent)),
-      );
-      await deleteClaimedAttachIntents(
-        trx,
-        claimed.filter((_, i) => answered[i] !== 'unanswered').map((intent) => intent.versionId),
-      );
-      return { intents: claimed, answers: answered };
-    });
+    const intents = await claimStaleAttachIntents(deps.db, { graceMs: deps.graceMs, leaseMs: deps.claimLeaseMs, limit: deps.batchSize, afterVersionId });
+    const answers = await Promise.all(
+      intents.map((intent) => releaseIntentAsset(deps, { tenantId: intent.tenantId, keyId: null, sourceSystem: intent.sourceSystem, requestId: newId() }, intent)),
+    );
+    const answered = intents.filter((_, i) => answers[i] !== 'unanswered').map((intent) => intent.versionId);
+    const unanswered = intents.filter((_, i) => answers[i] === 'unanswered').map((intent) => intent.versionId);
+    await settleClaimedAttachIntents(deps.db, answered, unanswered);
     result.claimed += intents.length;
     result.released += answers.filter((answer) => answer === 'released').length;
-    const kept = answers.filter((answer) => answer === 'unanswered').length;
-    result.kept += kept;
-    if (intents.length < deps.batchSize || kept === intents.length) break;
+    result.kept += unanswered.length;
+    if (intents.length < deps.batchSize || unanswered.length === intents.length) break;
     afterVersionId = intents[intents.length - 1]?.versionId;
   }
   if (result.claimed > 0) deps.logger.info({ ...result }, 'attach intents swept');

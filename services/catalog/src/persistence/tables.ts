@@ -66,6 +66,8 @@ export interface AttachIntentsTable {
   /** The source system of the write that made the version: the release, if any, is recorded as its. */
   source_system: string;
   created_at: Timestamp;
+  /** Set when the sweeper claimed the intent (its version is given up for good); until then its lease, then the time it ended. */
+  claimed_until: ColumnType<Date | null, never, Date | null>;
 }
 
 /** The tables of the `catalog` schema as the service's queries see them. */

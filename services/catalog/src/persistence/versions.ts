@@ -99,6 +99,24 @@ export async function countVersions(db: Kysely<CatalogDb>, tenantId: string, ent
   return Number(row.count);
 }
 
+/** How many versions the entity has, in one statement; null when the tenant has no such entity. */
+export async function countVersionsOfEntity(db: Kysely<CatalogDb>, tenantId: string, entityId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('entities as e')
+    .select((eb) =>
+      eb
+        .selectFrom('versions as v')
+        .select(eb.fn.countAll<string>().as('n'))
+        .whereRef('v.tenant_id', '=', 'e.tenant_id')
+        .whereRef('v.entity_id', '=', 'e.id')
+        .as('count'),
+    )
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.id', '=', entityId)
+    .executeTakeFirst();
+  return row ? Number(row.count) : null;
+}
+
 /** The newest version of a kind (highest UUIDv7 id). */
 export function findNewestVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind): Promise<VersionRow | undefined> {
   return versionsOfKind(db, tenantId, entityId, kind).orderBy('id', 'desc').limit(1).executeTakeFirst();

@@ -1,6 +1,7 @@
 import type { CreateVersionBody, ListVersionsQuery, PutMarkersBody, UpdateVersionBody } from '@catalog/contracts';
 import type { RpcHandler } from '@catalog/platform';
-import { createVersion, deleteVersion, getVersion, listVersions, putVersionMarkers, updateVersion, type VersionDeps } from '../domain/versions.js';
+import { createVersion } from '../domain/version-creation.js';
+import { deleteVersion, getVersion, listVersions, putVersionMarkers, updateVersion, type VersionDeps } from '../domain/versions.js';
 import { validatedHandler } from './validated-handler.js';
 
 export const VERSION_OPERATIONS = ['createVersion', 'listVersions', 'getVersion', 'updateVersion', 'deleteVersion', 'putVersionMarkers'] as const;
