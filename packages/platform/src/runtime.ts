@@ -9,6 +9,7 @@ import { migrateSchema, type Migrations } from './db/migrate.js';
 import { createHttpApp, type HttpState } from './http/app.js';
 import { listen, type RunningServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { processMetrics } from './metrics.js';
 import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 
 export interface ServiceRuntimeSettings {
@@ -35,8 +36,11 @@ export interface ServiceRuntime<DB> {
   subjects: Subjects;
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
-  /** Starts the service's HTTP listener (health checks plus whatever `extend` mounts). */
-  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean; trustProxy?: boolean }): Promise<RunningServer>;
+  /**
+   * Starts the service's HTTP listener (health checks, `/metrics` unless `metrics: false`, plus
+   * whatever `extend` mounts).
+   */
+  listen(extend?: (app: Koa<HttpState>) => void, options?: { accessLog?: boolean; trustProxy?: boolean; metrics?: boolean }): Promise<RunningServer>;
   /** The HTTP listener once `listen` has started it. */
   readonly http: RunningServer | null;
   /** Registers work to stop on shutdown, run in reverse order before NATS and Postgres close. */
@@ -112,6 +116,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
         },
         accessLog: options?.accessLog ?? false,
         trustProxy: options?.trustProxy ?? false,
+        ...(options?.metrics === false ? {} : { metrics: processMetrics }),
       });
       extend?.(app);
       const server = await listen(app, config.httpPort, config.httpHost);

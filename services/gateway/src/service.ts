@@ -33,7 +33,8 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       bodyLimitBytes: config.bodyLimitBytes,
       localHandlers: adminHandlers(db),
     });
-    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit, blobs.uploads), { accessLog: true, trustProxy: config.trustProxy });
+    // The public listener: no /metrics here (counters are for the internal network, decision 0053).
+    const server = await runtime.listen((app) => mountGateway(app, router, config.ipRateLimit, blobs.uploads), { accessLog: true, trustProxy: config.trustProxy, metrics: false });
     return { runtime, url: server.url, port: server.port };
   } catch (error) {
     await runtime.stop();

@@ -2,6 +2,7 @@ import Koa, { type Context, type Next } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { pathOnly, type Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics.js';
 
 export interface HttpState {
   requestId: string;
@@ -18,6 +19,8 @@ export interface HttpAppSettings {
   accessLog?: boolean;
   /** Trust X-Forwarded-For / -Proto (only behind a proxy that sets them). */
   trustProxy?: boolean;
+  /** Counters served at `/metrics` in the Prometheus text format (none: no `/metrics`). */
+  metrics?: MetricsRegistry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,7 +40,8 @@ export function errorBody(error: AppError, requestId: string): { error: Record<s
 /**
  * A Koa app with what every listener needs: a request id (taken from `X-Request-Id` when it is
  * well-formed), a per-request child logger, one access-log line (path without query, which may
- * carry a signature), errors rendered as the `error` body, and `/healthz` and `/readyz`.
+ * carry a signature), errors rendered as the `error` body, `/healthz`, `/readyz` and, given a
+ * registry, `/metrics`.
  */
 export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
   const app = new Koa<HttpState>();
@@ -56,7 +60,7 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
     } catch (error) {
       renderError(ctx, error);
     } finally {
-      if (settings.accessLog !== false && ctx.path !== '/healthz' && ctx.path !== '/readyz') {
+      if (settings.accessLog !== false && ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         ctx.state.log.info({ method: ctx.method, path: pathOnly(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
       }
@@ -76,6 +80,11 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
         ctx.status = 503;
         ctx.body = { status: 'not_ready', reason: (error as Error).message };
       }
+      return;
+    }
+    if (ctx.path === '/metrics' && settings.metrics) {
+      ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
+      ctx.body = settings.metrics.render();
       return;
     }
     await next();

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { encodeBusEvent, envelopeFromRow, type BusEvent, type EventEnvelopeRow } from '../bus/event-message.js';
 import { ensureEventsStream, isStreamMissing, type EventsStreamSettings } from '../bus/jetstream.js';
 import type { NatsConnection } from '../bus/connect.js';
+import { createBackoff } from '../backoff.js';
 import type { Subjects } from '../bus/subjects.js';
 import type { EnvReader } from '../config.js';
 import { assertIdentifier } from '../db/database.js';
@@ -21,7 +22,7 @@ export interface OutboxRelayOptions {
   pruneIntervalMs?: number;
   /** Time to wait for one PubAck before the publish counts as failed. */
   publishTimeoutMs?: number;
-  /** First and longest wait between attempts after a failure (doubling in between). */
+  /** First and longest wait between attempts after a failure (doubling in between, with jitter). */
   retryMinMs?: number;
   retryMaxMs?: number;
   /** How often a replica that is not the relay leader tries to become it. */
@@ -179,12 +180,12 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     // can never sort before the last one read. Starting the index scan there skips the entries
     // of rows already marked, which stay in the partial index until vacuum removes them.
     let after: { tx: string; seq: string } = START;
-    let retryMs = o.retryMinMs;
+    const backoff = createBackoff({ minMs: o.retryMinMs, maxMs: o.retryMaxMs });
     let nextPruneAt = Date.now();
     const failed = async (error: unknown, what: string): Promise<void> => {
-      log.warn({ err: error, retryInMs: retryMs }, what);
-      await wake.wait(retryMs);
-      retryMs = Math.min(retryMs * 2, o.retryMaxMs);
+      const retryInMs = backoff.nextDelayMs();
+      log.warn({ err: error, retryInMs }, what);
+      await wake.wait(retryInMs);
     };
     while (!signal.aborted) {
       if (Date.now() >= nextPruneAt) {
@@ -211,7 +212,7 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
           after = { tx: last.tx, seq: last.seq };
           log.debug({ published: rows.length }, 'published outbox rows');
         }
-        retryMs = o.retryMinMs;
+        backoff.reset();
         // A full batch means there is probably more to read right away.
         if (rows.length < o.batchSize) await wake.wait(o.pollIntervalMs);
       } catch (error) {
