@@ -53,6 +53,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   pool = new pg.Pool({ connectionString: proxy.urlFor(testDb.url), max: 2, connectionTimeoutMillis: 2_000 });
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'dead-letters-test', logger });
 });
 
