@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ASSET_KINDS, AssetKindSchema, AssetStatusSchema, UploadDescription, UploadTarget, type AssetKind } from './assets.js';
-import { Text, Timestamp, Uuid } from './common.js';
+import { Line, Timestamp, Uuid } from './common.js';
 
 /**
  * Versions of an entity: one content item (an audio edit, an artwork, a video) with its own file.
@@ -60,7 +60,7 @@ export const Marker = Type.Object(
   {
     type: MarkerTypeSchema,
     positionMs: Type.Integer({ minimum: 0, maximum: MAX_MARKER_POSITION_MS, description: 'milliseconds from the start of the file' }),
-    label: Type.Optional(Text(1, 100, 'required for `custom`, optional otherwise')),
+    label: Type.Optional(Line(1, 100, 'required for `custom`, optional otherwise')),
   },
   { additionalProperties: false },
 );
@@ -111,7 +111,7 @@ export const VersionSource = Type.Object(
 );
 export type VersionSource = Static<typeof VersionSource>;
 
-const Label = Text(1, 200);
+const Label = Line(1, 200);
 
 export const CreateVersionBody = Type.Object(
   {
