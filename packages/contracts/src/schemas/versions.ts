@@ -135,10 +135,31 @@ export const UpdateVersionBody = Type.Object(
 );
 export type UpdateVersionBody = Static<typeof UpdateVersionBody>;
 
-export const ListVersionsQuery = Type.Object({ kind: Type.Optional(VersionKindSchema) }, { additionalProperties: false });
+/** Most versions one page of the listing asks for (decision 0052). */
+export const MAX_VERSIONS_PAGE = 500;
+
+export const ListVersionsQuery = Type.Object(
+  {
+    kind: Type.Optional(VersionKindSchema),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_VERSIONS_PAGE, description: 'most versions in the page; without it, every version that fits one reply' }),
+    ),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'nextCursor of a previous page' })),
+  },
+  { additionalProperties: false },
+);
 export type ListVersionsQuery = Static<typeof ListVersionsQuery>;
 
-export const VersionList = Type.Object({ versions: Type.Array(Version) });
+/**
+ * The listing: every version (of the kind) in one page unless they do not fit one reply (versions
+ * with many long markers) or `limit` asks for fewer; then `hasMore` is true and `nextCursor`
+ * continues (decision 0052).
+ */
+export const VersionList = Type.Object({
+  versions: Type.Array(Version),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `after` for the next page; null when there is none' }),
+  hasMore: Type.Boolean(),
+});
 export type VersionList = Static<typeof VersionList>;
 
 export const VersionParams = Type.Object({ id: Uuid, versionId: Uuid });

@@ -3,6 +3,7 @@ import type {
   AssetKind,
   CreatedVersion,
   CreateVersionBody,
+  ListVersionsQuery,
   Marker,
   UpdateVersionBody,
   UploadTarget,
@@ -18,6 +19,7 @@ import {
   notFound,
   unsupportedMediaType,
   AppError,
+  fitPage,
   type CallContext,
   type Kysely,
   type Logger,
@@ -48,13 +50,14 @@ import { requestAutomaticAnalyses } from './automatic-analyses.js';
 import { catalogEventsFor, type CatalogEvents } from './events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
 import { checkVersionType, resolveKind } from './version-kinds.js';
+import { versionCursor } from './version-cursor.js';
 import { versionView } from './version-view.js';
 
 export interface VersionDeps {
   db: Kysely<CatalogDb>;
   assets: AssetClient;
   logger: Logger;
-  /** Versions an entity may have at most (the listing is not paginated). */
+  /** Versions an entity may have at most (and the listing's page size when the request sets none). */
   maxVersionsPerEntity: number;
 }
 
@@ -230,12 +233,30 @@ export async function createVersion(deps: VersionDeps, call: CallContext, entity
   }
 }
 
-/** Every version of the entity (or of one kind), with its file's status; one query (two when empty). */
-export async function listVersions(deps: Pick<VersionDeps, 'db'>, call: CallContext, entityId: string, kind?: AssetKind): Promise<VersionList> {
+/**
+ * The versions of the entity (or of one kind), with their files' status; one query (two when
+ * empty). Every one of them unless `limit` asks for fewer or they do not fit `maxBytes` (the bus
+ * reply's budget, decision 0052): then `hasMore` is true and `nextCursor` continues.
+ */
+export async function listVersions(
+  deps: Pick<VersionDeps, 'db' | 'maxVersionsPerEntity'>,
+  call: CallContext,
+  entityId: string,
+  query: ListVersionsQuery,
+  maxBytes: number,
+): Promise<VersionList> {
+  const after = query.after !== undefined ? versionCursor.decode(query.after) : undefined;
+  const limit = query.limit ?? deps.maxVersionsPerEntity;
   return inTenantScope(deps.db, call.tenantId, async (db) => {
-    const records = await selectVersionRecords(db, call.tenantId, { entityId, kind });
+    const records = await selectVersionRecords(db, call.tenantId, { entityId, kind: query.kind, after, limit: limit + 1 });
     if (records.length === 0 && !(await findEntity(db, call.tenantId, entityId))) throw entityNotFound();
-    return { versions: records.map(versionView) };
+    const page = fitPage(records.map(versionView), limit, maxBytes);
+    const last = page.items[page.items.length - 1];
+    return {
+      versions: page.items,
+      nextCursor: page.hasMore && last ? versionCursor.encode({ kind: last.kind, id: last.id }) : null,
+      hasMore: page.hasMore,
+    };
   });
 }
 
