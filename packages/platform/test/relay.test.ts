@@ -267,9 +267,16 @@ describe('outbox relay and a NATS server that goes away', () => {
       expect(await unpublished()).toBe(10);
       await server.kill('SIGKILL');
       await holder.query('commit');
-      await holder.end();
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await unpublished()).toBe(10);
+      // Retrying its publishes against a dead server, the relay keeps no transaction open across
+      // the wait (item 5 of issue 17): no other connection is in a transaction older than 200 ms.
+      const { rows } = await holder.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and xact_start < now() - interval '200 ms'`,
+      );
+      await holder.end();
+      expect(rows[0]!.n).toBe(0);
       await server.restart();
       await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 30_000);
       const events = await streamEvents(nc, subjects);

@@ -94,6 +94,23 @@ function feedLag(nc: NatsConnection, prefix: string, consumer: string): () => Pr
   };
 }
 
+/** Connections of these applications in a transaction that began more than a second ago. */
+async function longTransactionsOf(applications: string[]): Promise<number> {
+  const owner = new pg.Client({ connectionString: testDb.url });
+  await owner.connect();
+  try {
+    const { rows } = await owner.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name = any($1)
+          and xact_start < now() - interval '1 second'`,
+      [applications],
+    );
+    return rows[0]!.n;
+  } finally {
+    await owner.end();
+  }
+}
+
 async function waitForFeed(natsUrl: string, prefix: string): Promise<void> {
   const client = await feedClient(natsUrl, subjectsFor(prefix));
   try {
@@ -176,7 +193,12 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
     await sleep(2_000);
     // Rows not yet published and events not yet stored in the feed: both in flight when NATS dies.
     expect(await killWhileInFlight(async () => Math.min(await producer.unpublished(), await lag()), () => server.kill('SIGKILL'))).toBeGreaterThan(0);
-    await sleep(2_000);
+    // While NATS is away the events service (feed writer, its lease) keeps no transaction open
+    // across the wait: none of its connections is in a transaction that began over a second ago.
+    for (let i = 0; i < 10; i += 1) {
+      expect(await longTransactionsOf(['events', 'lease:events-feed-writer'])).toBe(0);
+      await sleep(200);
+    }
     await server.restart();
     const ids = await writing;
     await expectFeedToHoldExactly(server.url, prefix, tenant, ids);
