@@ -24,6 +24,7 @@ import {
 import {
   createTestDatabase,
   eventually,
+  readDeadLetters,
   startOwnNatsServer,
   testInfrastructure,
   testLogger,
@@ -242,6 +243,31 @@ describe('outbox relay', () => {
       }
     } finally {
       await owner.close();
+    }
+  });
+});
+
+describe('an outbox row the bus cannot carry', () => {
+  test('is parked in the dead letters and marked; the rows after it are published (decision 0053)', async () => {
+    await clearOutbox();
+    const nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'relay-oversized', logger });
+    const subjects = subjectsFor(uniqueNatsPrefix('relaybig'));
+    const relay = relayFor(nc, subjects);
+    try {
+      const huge = await inTenantTransaction(database.db, tenant, (trx) =>
+        outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({ type: 'note.updated', resourceKind: 'note', resourceId: newId(), data: { text: 'x'.repeat(1_100_000) } }),
+      );
+      const after = await record(newId());
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 20_000);
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([after]);
+      const parked = await readDeadLetters(nc, subjects);
+      expect(parked).toHaveLength(1);
+      expect(parked[0]).toMatchObject({ consumer: `outbox-relay-${SCHEMA}`, subject: subjects.events('catalog', 'note.updated'), attempts: 0 });
+      expect(parked[0]!.reason).toMatch(/^too_large: the event is \d+ bytes/);
+      expect(new TextDecoder().decode(parked[0]!.data)).toContain(huge);
+    } finally {
+      await relay.stop();
+      await nc.drain();
     }
   });
 });

@@ -17,6 +17,7 @@ import {
   subjectsFor,
   type NatsConnection,
   type RpcReplyLimits,
+  type RpcRequest,
   type Subjects,
 } from '@catalog/platform';
 import { capturingLogger, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/testing';
@@ -26,7 +27,7 @@ import { capturingLogger, testInfrastructure, testLogger, uniqueNatsPrefix } fro
  * process. A reply over `max_payload` used to make `msg.respond` throw outside any handler.
  */
 const call = { tenantId: newId(), keyId: null, sourceSystem: 'test', requestId: 'rpc-safety' };
-const empty = { params: {}, query: {}, body: null };
+const empty: RpcRequest = { params: {}, query: {}, body: null };
 
 describe('rpc replies', () => {
   let server: NatsConnection;

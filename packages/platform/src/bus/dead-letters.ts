@@ -32,8 +32,9 @@ export type DeadLetterKind = 'malformed' | 'rejected' | 'too_large';
 
 export interface DeadLetter {
   kind: DeadLetterKind;
-  /** The subject the message was published on. */
+  /** The subject the message was published (or, from an outbox, was to be published) on. */
   subject: string;
+  /** The stream it came from (or the outbox table, `<schema>.outbox`), and its sequence there. */
   stream: string;
   streamSeq: number;
   /** The durable consumer that gave up on it. */

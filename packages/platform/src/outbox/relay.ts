@@ -1,7 +1,9 @@
 import { jetstream } from '@nats-io/jetstream';
 import type pg from 'pg';
 import { encodeBusEvent, envelopeFromRow, type BusEvent, type EventEnvelopeRow } from '../bus/event-message.js';
+import { deadLetterSink, type DeadLetter } from '../bus/dead-letters.js';
 import { ensureEventsStream, isStreamMissing, type EventsStreamSettings } from '../bus/jetstream.js';
+import { maxPayload } from '../bus/payload-size.js';
 import type { NatsConnection } from '../bus/connect.js';
 import { createBackoff } from '../backoff.js';
 import type { Subjects } from '../bus/subjects.js';
@@ -100,6 +102,8 @@ class PartialPublishError extends Error {
  * - One publisher per schema: replicas compete for an advisory-lock lease (see `runAsLeader`).
  * - Prompt: a NOTIFY from the outbox trigger wakes it; otherwise it polls every `pollIntervalMs`.
  * - NATS or Postgres down: retries with backoff, never marks what was not acknowledged.
+ * - An event larger than the bus carries is parked in the dead letters (cut to fit) and marked,
+ *   instead of stopping the relay for good (decision 0053).
  * - Published rows older than `retentionMs` are pruned.
  */
 export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
@@ -119,6 +123,7 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   const log = settings.logger.child({ component: 'outbox-relay', schema });
   const js = jetstream(settings.nc);
   const table = `${schema}.outbox`;
+  const park = deadLetterSink({ nc: settings.nc, subjects: settings.subjects, logger: log });
 
   // $2/$3: the position after which the rows not yet published lie (see `after` below).
   const selectRows = `
@@ -135,12 +140,13 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     const done: string[] = [];
     for (const window of resourceWindows(rows)) {
       const results = await Promise.allSettled(
-        window.map((row) =>
-          js.publish(settings.subjects.events(row.product, row.type), encodeBusEvent(toBusEvent(row)), {
-            msgID: row.id,
-            timeout: o.publishTimeoutMs,
-          }),
-        ),
+        window.map((row) => {
+          const subject = settings.subjects.events(row.product, row.type);
+          const data = encodeBusEvent(toBusEvent(row));
+          // An event the bus cannot carry would stop the relay for good: parked, then marked.
+          if (data.length > maxPayload(settings.nc) - PUBLISH_HEADER_ROOM) return park(oversized(schema, row, subject, data));
+          return js.publish(subject, data, { msgID: row.id, timeout: o.publishTimeoutMs });
+        }),
       );
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       window.forEach((row, i) => {
@@ -240,6 +246,23 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
       await leader.stop();
       log.info('outbox relay stopped');
     },
+  };
+}
+
+/** Room for the headers of a publish (`Nats-Msg-Id`). */
+const PUBLISH_HEADER_ROOM = 256;
+
+/** The dead letter of an outbox row too large to publish (decision 0053): its consumer is the relay. */
+function oversized(schema: string, row: OutboxRow, subject: string, data: Uint8Array): DeadLetter {
+  return {
+    kind: 'too_large',
+    reason: `the event is ${data.length} bytes, more than the bus carries`,
+    attempts: 0,
+    subject,
+    stream: `${schema}.outbox`,
+    streamSeq: Number(row.seq),
+    consumer: `outbox-relay-${schema}`,
+    data,
   };
 }
 
