@@ -28,8 +28,11 @@ async function walk(caller: Caller, entityId: string, query: Record<string, unkn
   const sizes: number[] = [];
   let after: string | null = null;
   for (let i = 0; i < 50; i += 1) {
-    const page = await caller.ok('listVersions', { params: { id: entityId }, query: { ...query, ...(after ? { after } : {}) } });
-    ids.push(...page.versions.map((v: { id: string }) => v.id));
+    const page: { versions: Array<{ id: string }>; nextCursor: string | null; hasMore: boolean } = await caller.ok('listVersions', {
+      params: { id: entityId },
+      query: { ...query, ...(after ? { after } : {}) },
+    });
+    ids.push(...page.versions.map((v) => v.id));
     pages.push(page.versions.length);
     sizes.push(Buffer.byteLength(JSON.stringify(page)));
     if (!page.hasMore) {
