@@ -4,11 +4,9 @@ import {
   connectBus,
   createMetricsRegistry,
   ensureEventsStream,
-  newId,
   platformCounter,
   startEventConsumer,
   subjectsFor,
-  type BusEvent,
   type EventConsumer,
   type MetricsRegistry,
   type NatsConnection,
@@ -20,6 +18,7 @@ import {
   publishEvent,
   readDeadLetters,
   startTcpProxy,
+  testBusEvent,
   testInfrastructure,
   testLogger,
   uniqueNatsPrefix,
@@ -64,23 +63,7 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-function event(overrides: Partial<BusEvent> = {}): BusEvent {
-  return {
-    id: newId(),
-    tenantId: newId(),
-    type: 'thing.happened',
-    occurredAt: new Date().toISOString(),
-    product: 'catalog',
-    resourceKind: 'thing',
-    resourceId: newId(),
-    dmrn: null,
-    sourceSystem: 'test',
-    batchId: newId(),
-    schemaVersion: 1,
-    data: {},
-    ...overrides,
-  };
-}
+const event = testBusEvent;
 
 async function appliedIds(): Promise<string[]> {
   const { rows } = await pool.query<{ id: string }>('select id from applied order by id');

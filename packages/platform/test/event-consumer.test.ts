@@ -2,7 +2,6 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import {
   connectBus,
   ensureEventsStream,
-  newId,
   startEventConsumer,
   subjectsFor,
   type BusEvent,
@@ -11,7 +10,7 @@ import {
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
+import { eventually, publishEvent, testBusEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
 
 const logger = testLogger('event-consumer');
 const DURABLE = 'test-things';
@@ -21,22 +20,7 @@ interface Handled {
   position: EventPosition;
 }
 
-function event(type = 'thing.happened'): BusEvent {
-  return {
-    id: newId(),
-    tenantId: newId(),
-    type,
-    occurredAt: new Date().toISOString(),
-    product: 'catalog',
-    resourceKind: 'thing',
-    resourceId: newId(),
-    dmrn: null,
-    sourceSystem: 'test',
-    batchId: newId(),
-    schemaVersion: 1,
-    data: {},
-  };
-}
+const event = (type = 'thing.happened'): BusEvent => testBusEvent({ type });
 
 /** What a handler throws while Postgres is down: a transient failure, retried without end. */
 const databaseAway = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });

@@ -1,6 +1,25 @@
 import { jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import { DEAD_LETTER_HEADERS, encodeBusEvent, isJetStreamApiError, type BusEvent, type NatsConnection, type Subjects } from '@catalog/platform';
+import { DEAD_LETTER_HEADERS, encodeBusEvent, isJetStreamApiError, newId, type BusEvent, type NatsConnection, type Subjects } from '@catalog/platform';
 import { eventually } from './eventually.js';
+
+/** A well-formed event of the events stream, for a new tenant and resource unless overridden. */
+export function testBusEvent(overrides: Partial<BusEvent> = {}): BusEvent {
+  return {
+    id: newId(),
+    tenantId: newId(),
+    type: 'thing.happened',
+    occurredAt: new Date().toISOString(),
+    product: 'catalog',
+    resourceKind: 'thing',
+    resourceId: newId(),
+    dmrn: null,
+    sourceSystem: 'test',
+    batchId: newId(),
+    schemaVersion: 1,
+    data: {},
+    ...overrides,
+  };
+}
 
 /** Publishes an event (or any bytes) on the events stream as a relay would; returns its stream sequence. */
 export async function publishEvent(nc: NatsConnection, subjects: Subjects, event: BusEvent | { type: string; bytes: Uint8Array }): Promise<number> {
