@@ -2,10 +2,10 @@ import { jetstream, type JsMsg } from '@nats-io/jetstream';
 import { createBackoff, type BackoffOptions } from '../backoff.js';
 import type { EnvReader } from '../config.js';
 import type { Logger } from '../logger.js';
-import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
+import { platformCounter, processMetrics, type Counter, type MetricsRegistry } from '../metrics.js';
 import { sleep } from '../sleep.js';
 import type { NatsConnection } from './connect.js';
-import { deadLetterSink, type DeadLetterKind } from './dead-letters.js';
+import { deadLetterSink, type DeadLetter, type DeadLetterKind } from './dead-letters.js';
 import { decodeBusEvent, type BusEvent } from './event-message.js';
 import { describeFailure, failureKind } from './failure-kind.js';
 import { ensureDurableConsumer, ensureEventsStream, onConsumerGone } from './jetstream.js';
@@ -60,6 +60,16 @@ export function readEventConsumerConfig(env: EnvReader, name: string, defaultDur
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
+/** What handling one message needs. */
+interface Follower {
+  settings: EventConsumerSettings;
+  log: Logger;
+  maxAttempts: number;
+  /** Failed attempts that are retried, by consumer and kind. */
+  retries: Counter;
+  park: (letter: DeadLetter) => Promise<void>;
+}
+
 /** A message given up on: what the dead letter says besides where it came from. */
 interface GivenUp {
   kind: DeadLetterKind;
@@ -83,95 +93,21 @@ interface GivenUp {
 export function startEventConsumer(settings: EventConsumerSettings): EventConsumer {
   const { nc, subjects, durable } = settings;
   const log = settings.logger.child({ component: 'event-consumer', consumer: durable });
-  const maxAttempts = settings.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  const retries = platformCounter(settings.metrics ?? processMetrics, 'retries');
-  const sink = deadLetterSink({ nc, subjects, logger: log, ...(settings.metrics ? { metrics: settings.metrics } : {}) });
+  const follower: Follower = {
+    settings,
+    log,
+    maxAttempts: settings.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    retries: platformCounter(settings.metrics ?? processMetrics, 'retries'),
+    park: deadLetterSink({ nc, subjects, logger: log, ...(settings.metrics ? { metrics: settings.metrics } : {}) }),
+  };
   const stopping = new AbortController();
-
-  /** Parks the message (retrying while NATS does not take it), then terminates it. */
-  const giveUp = async (msg: JsMsg, session: AbortSignal, what: GivenUp): Promise<void> => {
-    const backoff = createBackoff(settings.retry);
-    for (;;) {
-      try {
-        await sink({ ...what, subject: msg.subject, stream: subjects.eventsStream, streamSeq: msg.seq, consumer: durable, data: msg.data });
-        msg.term(what.kind);
-        return;
-      } catch (error) {
-        if (session.aborted) return msg.nak();
-        const retryInMs = backoff.nextDelayMs();
-        log.warn({ err: error, seq: msg.seq, retryInMs }, 'parking a message failed; retrying');
-        msg.working();
-        await sleep(retryInMs, session);
-      }
-    }
-  };
-
-  const handleMessage = async (msg: JsMsg, stream: string, session: AbortSignal): Promise<void> => {
-    const event = decodeBusEvent(msg.data);
-    if (!event) return giveUp(msg, session, { kind: 'malformed', reason: 'not an event of the events stream', attempts: 0 });
-    const backoff = createBackoff(settings.retry);
-    let rejected = 0;
-    for (;;) {
-      try {
-        await settings.handle(event, { stream, seq: msg.seq });
-        msg.ack();
-        return;
-      } catch (error) {
-        if (session.aborted) return msg.nak();
-        const kind = failureKind(error);
-        if (kind === 'rejected') rejected += 1;
-        if (rejected >= maxAttempts) {
-          return giveUp(msg, session, { kind: 'rejected', reason: describeFailure(error), attempts: backoff.attempts + 1 });
-        }
-        retries.inc({ consumer: durable, kind });
-        const retryInMs = backoff.nextDelayMs();
-        log.warn({ err: error, seq: msg.seq, type: event.type, failure: kind, retryInMs }, 'handling an event failed; retrying');
-        msg.working();
-        await sleep(retryInMs, session);
-      }
-    }
-  };
-
-  const session = async (): Promise<void> => {
-    const ended = new AbortController();
-    const end = (): void => ended.abort();
-    stopping.signal.addEventListener('abort', end, { once: true });
-    try {
-      const info = await ensureEventsStream(nc, subjects);
-      await ensureDurableConsumer(nc, {
-        stream: subjects.eventsStream,
-        durable,
-        filterSubject: settings.filterSubject,
-        ackWaitMs: settings.ackWaitMs,
-        maxAckPending: settings.maxAckPending,
-      });
-      const consumer = await jetstream(nc).consumers.get(subjects.eventsStream, durable);
-      const messages = await consumer.consume({ max_messages: Math.min(100, settings.maxAckPending) });
-      const close = (): void => void messages.close().catch(() => undefined);
-      // Stopped while setting up: an aborted signal never fires again.
-      if (ended.signal.aborted) close();
-      else ended.signal.addEventListener('abort', close, { once: true });
-      onConsumerGone(messages, log, () => ended.abort());
-      log.info({ filterSubject: settings.filterSubject }, 'following events');
-      for await (const msg of messages) {
-        if (ended.signal.aborted) {
-          msg.nak();
-          continue;
-        }
-        await handleMessage(msg, info.created, ended.signal);
-      }
-    } finally {
-      stopping.signal.removeEventListener('abort', end);
-      ended.abort();
-    }
-  };
 
   const loop = (async () => {
     const backoff = createBackoff(settings.retry);
     while (!stopping.signal.aborted) {
       const startedAt = Date.now();
       try {
-        await session();
+        await followOnce(follower, stopping.signal);
       } catch (error) {
         if (stopping.signal.aborted) break;
         log.warn({ err: error }, 'event consumer failed; starting again');
@@ -189,4 +125,92 @@ export function startEventConsumer(settings: EventConsumerSettings): EventConsum
       log.info('event consumer stopped');
     },
   };
+}
+
+/**
+ * Handles one message until it is applied (acked), given up on (parked, terminated) or the
+ * session ends (nak'ed): transient failures are retried without end, rejections `maxAttempts` times.
+ */
+async function handleMessage(f: Follower, msg: JsMsg, stream: string, session: AbortSignal): Promise<void> {
+  const event = decodeBusEvent(msg.data);
+  if (!event) return giveUp(f, msg, session, { kind: 'malformed', reason: 'not an event of the events stream', attempts: 0 });
+  const backoff = createBackoff(f.settings.retry);
+  let rejected = 0;
+  for (;;) {
+    try {
+      await f.settings.handle(event, { stream, seq: msg.seq });
+      msg.ack();
+      return;
+    } catch (error) {
+      if (session.aborted) return msg.nak();
+      const kind = failureKind(error);
+      if (kind === 'rejected') rejected += 1;
+      if (rejected >= f.maxAttempts) {
+        return giveUp(f, msg, session, { kind: 'rejected', reason: describeFailure(error), attempts: backoff.attempts + 1 });
+      }
+      f.retries.inc({ consumer: f.settings.durable, kind });
+      const retryInMs = backoff.nextDelayMs();
+      f.log.warn({ err: error, seq: msg.seq, type: event.type, failure: kind, retryInMs }, 'handling an event failed; retrying');
+      msg.working();
+      await sleep(retryInMs, session);
+    }
+  }
+}
+
+/** Parks the message (retrying while NATS does not take it), then terminates it. */
+async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: GivenUp): Promise<void> {
+  const backoff = createBackoff(f.settings.retry);
+  for (;;) {
+    try {
+      await f.park({ ...what, subject: msg.subject, stream: f.settings.subjects.eventsStream, streamSeq: msg.seq, consumer: f.settings.durable, data: msg.data });
+      msg.term(what.kind);
+      return;
+    } catch (error) {
+      if (session.aborted) return msg.nak();
+      const retryInMs = backoff.nextDelayMs();
+      f.log.warn({ err: error, seq: msg.seq, retryInMs }, 'parking a message failed; retrying');
+      msg.working();
+      await sleep(retryInMs, session);
+    }
+  }
+}
+
+/**
+ * One session of following: sets up the stream and the durable consumer, then handles messages in
+ * order until the consumer is gone, the connection fails or `stopping` aborts.
+ */
+async function followOnce(f: Follower, stopping: AbortSignal): Promise<void> {
+  const { settings, log } = f;
+  const { nc, subjects, durable } = settings;
+  const ended = new AbortController();
+  const end = (): void => ended.abort();
+  stopping.addEventListener('abort', end, { once: true });
+  try {
+    const info = await ensureEventsStream(nc, subjects);
+    await ensureDurableConsumer(nc, {
+      stream: subjects.eventsStream,
+      durable,
+      filterSubject: settings.filterSubject,
+      ackWaitMs: settings.ackWaitMs,
+      maxAckPending: settings.maxAckPending,
+    });
+    const consumer = await jetstream(nc).consumers.get(subjects.eventsStream, durable);
+    const messages = await consumer.consume({ max_messages: Math.min(100, settings.maxAckPending) });
+    const close = (): void => void messages.close().catch(() => undefined);
+    // Stopped while setting up: an aborted signal never fires again.
+    if (ended.signal.aborted) close();
+    else ended.signal.addEventListener('abort', close, { once: true });
+    onConsumerGone(messages, log, () => ended.abort());
+    log.info({ filterSubject: settings.filterSubject }, 'following events');
+    for await (const msg of messages) {
+      if (ended.signal.aborted) {
+        msg.nak();
+        continue;
+      }
+      await handleMessage(f, msg, info.created, ended.signal);
+    }
+  } finally {
+    stopping.removeEventListener('abort', end);
+    ended.abort();
+  }
 }
