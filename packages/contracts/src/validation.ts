@@ -2,7 +2,7 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDefinition } from './routes.js';
-import { NUL_FREE_PATTERN } from './schemas/common.js';
+import { LINE_PATTERN, TEXT_PATTERN } from './schemas/common.js';
 
 // ajv and ajv-formats are CommonJS with a default export.
 const Ajv = AjvModule.default ?? (AjvModule as unknown as typeof AjvModule.default);
@@ -38,6 +38,12 @@ function compile(ajv: ReturnType<typeof makeAjv>, schema: TSchema | undefined): 
   return schema ? ajv.compile(schema) : null;
 }
 
+/** What a text pattern refuses, said plainly (Ajv's message would quote the pattern). */
+const PATTERN_MESSAGES = new Map([
+  [TEXT_PATTERN, 'must not contain control characters (tab and line breaks aside) or unpaired surrogates'],
+  [LINE_PATTERN, 'must be one line without control characters (no tab or line break) or unpaired surrogates'],
+]);
+
 /** One issue per offending path (the first, most specific error Ajv reports for it). */
 function issues(location: RequestPart, errors: ErrorObject[] | null | undefined): ValidationIssue[] {
   const byPath = new Map<string, ValidationIssue>();
@@ -51,8 +57,8 @@ function issues(location: RequestPart, errors: ErrorObject[] | null | undefined)
     } else if (e.keyword === 'required') {
       path = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
       message = 'is required';
-    } else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === NUL_FREE_PATTERN) {
-      message = 'must not contain NUL characters';
+    } else if (e.keyword === 'pattern') {
+      message = PATTERN_MESSAGES.get((e.params as { pattern: string }).pattern) ?? message;
     }
     if (!byPath.has(path)) byPath.set(path, { location, path, message });
   }

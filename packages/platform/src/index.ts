@@ -1,3 +1,4 @@
+export * from './backoff.js';
 export * from './bus/index.js';
 export * from './config.js';
 export * from './db/index.js';
@@ -6,6 +7,7 @@ export * from './http/index.js';
 export * from './ids.js';
 export * from './lifecycle.js';
 export * from './logger.js';
+export * from './metrics.js';
 export * from './outbox/index.js';
 export * from './periodic.js';
 export * from './telemetry.js';

@@ -1,5 +1,6 @@
 import { canReleaseChunks } from './http/chunk-relay.js';
 import type { Logger } from './logger.js';
+import { platformCounter, processMetrics, type MetricsRegistry } from './metrics.js';
 
 /**
  * The Node flags every service runs with (decision 0040): `--single-threaded-gc`, so V8's GC
@@ -64,3 +65,24 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, timeout
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/**
+ * Makes a promise rejection that nothing handled a logged error (counted in
+ * `catalog_unhandled_rejections_total`) instead of the end of the process, which is Node's
+ * default: one forgotten `catch` on a rare path must not take a service, and with `npm start` the
+ * whole local system, down. Thrown exceptions (`uncaughtException`) still end the process: after
+ * one, its state is unknown. Installed once per process (later calls do nothing); returns whether
+ * this call installed it.
+ */
+export function logUnhandledRejections(logger: Logger, metrics: MetricsRegistry = processMetrics): boolean {
+  if (rejectionsLogged) return false;
+  rejectionsLogged = true;
+  const unhandled = platformCounter(metrics, 'unhandledRejections');
+  process.on('unhandledRejection', (reason: unknown) => {
+    unhandled.inc();
+    logger.error({ err: reason }, 'unhandled promise rejection (logged; the process goes on)');
+  });
+  return true;
+}
+
+let rejectionsLogged = false;

@@ -9,6 +9,7 @@ import { migrateSchema, type Migrations } from './db/migrate.js';
 import { createHttpApp, type HttpState } from './http/app.js';
 import { listen, type RunningServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { processMetrics } from './metrics.js';
 import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 
 export interface ServiceRuntimeSettings {
@@ -36,6 +37,8 @@ export interface ListenerOptions {
   streamedBodies?: boolean;
   /** A check of the service's own, besides Postgres and NATS, that `/readyz` also needs to pass. */
   ready?: () => Promise<void>;
+  /** Serve the process's counters at `/metrics` (default true; the public gateway says false). */
+  metrics?: boolean;
 }
 
 export interface ServiceRuntime<DB> {
@@ -47,8 +50,8 @@ export interface ServiceRuntime<DB> {
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
   /**
-   * Starts the service's HTTP listener (health checks plus whatever `extend` mounts; `/readyz` also
-   * needs `options.ready` to pass).
+   * Starts the service's HTTP listener (health checks, `/metrics` unless `metrics: false`, plus
+   * whatever `extend` mounts; `/readyz` also needs `options.ready` to pass).
    */
   listen(extend?: (app: Koa<HttpState>) => void, options?: ListenerOptions): Promise<RunningServer>;
   /** The HTTP listener once `listen` has started it. */
@@ -127,6 +130,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
         accessLog: options?.accessLog ?? false,
         proxyHops: options?.proxyHops ?? 0,
         bodyReads: { windowMs: config.http.bodyReadTimeoutMs, minBytesPerSecond: config.http.bodyMinBytesPerSecond },
+        ...(options?.metrics === false ? {} : { metrics: processMetrics }),
       });
       extend?.(app);
       const server = await listen(app, config.httpPort, config.httpHost, { timeouts: config.http, streamedBodies: options?.streamedBodies ?? false });

@@ -2,7 +2,6 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import {
   connectBus,
   ensureEventsStream,
-  newId,
   startEventConsumer,
   subjectsFor,
   type BusEvent,
@@ -11,7 +10,7 @@ import {
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
+import { eventually, publishEvent, testBusEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
 
 const logger = testLogger('event-consumer');
 const DURABLE = 'test-things';
@@ -21,22 +20,10 @@ interface Handled {
   position: EventPosition;
 }
 
-function event(type = 'thing.happened'): BusEvent {
-  return {
-    id: newId(),
-    tenantId: newId(),
-    type,
-    occurredAt: new Date().toISOString(),
-    product: 'catalog',
-    resourceKind: 'thing',
-    resourceId: newId(),
-    dmrn: null,
-    sourceSystem: 'test',
-    batchId: newId(),
-    schemaVersion: 1,
-    data: {},
-  };
-}
+const event = (type = 'thing.happened'): BusEvent => testBusEvent({ type });
+
+/** What a handler throws while Postgres is down: a transient failure, retried without end. */
+const databaseAway = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
 describe('durable event consumer', () => {
   let nc: NatsConnection;
@@ -51,7 +38,9 @@ describe('durable event consumer', () => {
 
   afterEach(async () => {
     await Promise.all(consumers.splice(0).map((c) => c.stop()));
-    await (await jetstreamManager(nc)).streams.delete(subjects.eventsStream).catch(() => undefined);
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(subjects.eventsStream).catch(() => undefined);
+    await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
     await nc.drain();
   });
 
@@ -73,14 +62,14 @@ describe('durable event consumer', () => {
   const publish = (e: BusEvent | { type: string; bytes: Uint8Array }): Promise<number> => publishEvent(nc, subjects, e);
   const settled = (seq: number) => untilConsumerSettled(nc, subjects, DURABLE, seq);
 
-  test('handles events in order and acks each after it is handled; a failure is retried in place; non-events are terminated', async () => {
+  test('handles events in order and acks each after it is handled; a failure is retried in place; non-events are parked', async () => {
     const handled: Handled[] = [];
     const attempts = new Map<string, number>();
     const [first, flaky, last] = [event(), event(), event()];
     follow(async (e, position) => {
       const n = (attempts.get(e.id) ?? 0) + 1;
       attempts.set(e.id, n);
-      if (e.id === flaky.id && n < 3) throw new Error('database away');
+      if (e.id === flaky.id && n < 3) throw databaseAway();
       handled.push({ event: e, position });
     });
     await publish(first);
@@ -132,7 +121,7 @@ describe('durable event consumer', () => {
     let failing = 0;
     const stuck = follow(async () => {
       failing += 1;
-      throw new Error('database away');
+      throw databaseAway();
     });
     const e = event();
     await publish(e);

@@ -1,4 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
+import pg from 'pg';
 import {
   connectBus,
   createDatabase,
@@ -23,6 +24,7 @@ import {
 import {
   createTestDatabase,
   eventually,
+  readDeadLetters,
   startOwnNatsServer,
   testInfrastructure,
   testLogger,
@@ -245,6 +247,31 @@ describe('outbox relay', () => {
   });
 });
 
+describe('an outbox row the bus cannot carry', () => {
+  test('is parked in the dead letters and marked; the rows after it are published (decision 0053)', async () => {
+    await clearOutbox();
+    const nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'relay-oversized', logger });
+    const subjects = subjectsFor(uniqueNatsPrefix('relaybig'));
+    const relay = relayFor(nc, subjects);
+    try {
+      const huge = await inTenantTransaction(database.db, tenant, (trx) =>
+        outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({ type: 'note.updated', resourceKind: 'note', resourceId: newId(), data: { text: 'x'.repeat(1_100_000) } }),
+      );
+      const after = await record(newId());
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 20_000);
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([after]);
+      const parked = await readDeadLetters(nc, subjects);
+      expect(parked).toHaveLength(1);
+      expect(parked[0]).toMatchObject({ consumer: `outbox-relay-${SCHEMA}`, subject: subjects.events('catalog', 'note.updated'), attempts: 0 });
+      expect(parked[0]!.reason).toMatch(/^too_large: the event is \d+ bytes/);
+      expect(new TextDecoder().decode(parked[0]!.data)).toContain(huge);
+    } finally {
+      await relay.stop();
+      await nc.drain();
+    }
+  });
+});
+
 describe('outbox relay and a NATS server that goes away', () => {
   test('keeps retrying, never marks what was not acknowledged, publishes everything once back', async () => {
     await clearOutbox();
@@ -256,10 +283,26 @@ describe('outbox relay and a NATS server that goes away', () => {
       const ids: string[] = [];
       for (let i = 0; i < 10; i += 1) ids.push(await record(newId()));
       await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
-      await server.kill('SIGKILL');
+      // Ten rows committed and held back from the relay by a transaction still open (decision 0030):
+      // in flight, and counted, at the moment NATS dies.
+      const holder = new pg.Client({ connectionString: testDb.url });
+      await holder.connect();
+      await holder.query('begin');
+      await holder.query('select pg_current_xact_id()');
       for (let i = 0; i < 10; i += 1) ids.push(await record(newId()));
+      expect(await unpublished()).toBe(10);
+      await server.kill('SIGKILL');
+      await holder.query('commit');
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await unpublished()).toBe(10);
+      // Retrying its publishes against a dead server, the relay keeps no transaction open across
+      // the wait (item 5 of issue 17): no other connection is in a transaction older than 200 ms.
+      const { rows } = await holder.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and xact_start < now() - interval '200 ms'`,
+      );
+      await holder.end();
+      expect(rows[0]!.n).toBe(0);
       await server.restart();
       await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 30_000);
       const events = await streamEvents(nc, subjects);

@@ -1,6 +1,25 @@
 import { jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import { encodeBusEvent, type BusEvent, type NatsConnection, type Subjects } from '@catalog/platform';
+import { DEAD_LETTER_HEADERS, encodeBusEvent, isJetStreamApiError, newId, type BusEvent, type NatsConnection, type Subjects } from '@catalog/platform';
 import { eventually } from './eventually.js';
+
+/** A well-formed event of the events stream, for a new tenant and resource unless overridden. */
+export function testBusEvent(overrides: Partial<BusEvent> = {}): BusEvent {
+  return {
+    id: newId(),
+    tenantId: newId(),
+    type: 'thing.happened',
+    occurredAt: new Date().toISOString(),
+    product: 'catalog',
+    resourceKind: 'thing',
+    resourceId: newId(),
+    dmrn: null,
+    sourceSystem: 'test',
+    batchId: newId(),
+    schemaVersion: 1,
+    data: {},
+    ...overrides,
+  };
+}
 
 /** Publishes an event (or any bytes) on the events stream as a relay would; returns its stream sequence. */
 export async function publishEvent(nc: NatsConnection, subjects: Subjects, event: BusEvent | { type: string; bytes: Uint8Array }): Promise<number> {
@@ -15,4 +34,41 @@ export async function untilConsumerSettled(nc: NatsConnection, subjects: Subject
     const info = await jsm.consumers.info(subjects.eventsStream, durable);
     return info.ack_floor.stream_seq >= seq && info.num_ack_pending === 0 ? info : undefined;
   }, timeoutMs);
+}
+
+/** A message of the dead-letter stream, as a test reads it. */
+export interface ParkedMessage {
+  subject: string;
+  streamSeq: number;
+  consumer: string;
+  reason: string;
+  attempts: number;
+  data: Uint8Array;
+}
+
+/** Every message in the dead-letter stream of `subjects` (none when it does not exist). */
+export async function readDeadLetters(nc: NatsConnection, subjects: Subjects): Promise<ParkedMessage[]> {
+  const jsm = await jetstreamManager(nc);
+  let info;
+  try {
+    info = await jsm.streams.info(subjects.deadLettersStream);
+  } catch (error) {
+    if (isJetStreamApiError(error, 10059)) return [];
+    throw error;
+  }
+  const parked: ParkedMessage[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 1) {
+    const m = await jsm.streams.getMessage(subjects.deadLettersStream, { seq });
+    if (!m) continue;
+    const h = (name: string): string => m.header.get(name);
+    parked.push({
+      subject: h(DEAD_LETTER_HEADERS.subject),
+      streamSeq: Number(h(DEAD_LETTER_HEADERS.streamSeq)),
+      consumer: h(DEAD_LETTER_HEADERS.consumer),
+      reason: h(DEAD_LETTER_HEADERS.reason),
+      attempts: Number(h(DEAD_LETTER_HEADERS.attempts)),
+      data: m.data,
+    });
+  }
+  return parked;
 }

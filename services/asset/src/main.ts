@@ -1,10 +1,11 @@
-import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
 import { readAssetConfig } from './config.js';
 import { startAssetService } from './service.js';
 
 try {
   const config = readConfig(readAssetConfig);
   const runtime = await startAssetService(config);
+  logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
 } catch (error) {
   createLogger({ service: 'asset' }).fatal({ err: error }, 'asset service failed to start');

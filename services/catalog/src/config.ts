@@ -14,7 +14,7 @@ export interface CatalogConfig extends CommonConfig {
   outbox: OutboxRelayOptions;
   /** The durable consumer of asset events that keeps the upload status of versions' files. */
   assetEvents: EventConsumerConfig;
-  /** Versions an entity may have at most (the version listing is not paginated). */
+  /** Versions an entity may have at most (and the version listing's page size when the request sets none). */
   maxVersionsPerEntity: number;
   /** Longest wait for an answer of the asset service when adding a version. */
   assetRpcTimeoutMs: number;

@@ -1,10 +1,11 @@
-import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
 import { readCatalogConfig } from './config.js';
 import { startCatalogService } from './service.js';
 
 try {
   const config = readConfig(readCatalogConfig);
   const runtime = await startCatalogService(config);
+  logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
 } catch (error) {
   createLogger({ service: 'catalog' }).fatal({ err: error }, 'catalog service failed to start');

@@ -83,12 +83,12 @@ describe('entity CRUD', () => {
     expect(errorOf(await a.call('listEntities', { query: { limit: 0 } }))).toMatchObject({ status: 400, code: 'invalid_query' });
     expect(errorOf(await a.call('listEntities', { query: { limit: 201 } }))).toMatchObject({ status: 400, code: 'invalid_query' });
     expect(errorOf(await a.call('attachDmrn', { params: { id: entity.id }, body: { value: '' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
-    // JSON may carry NUL characters; Postgres text cannot.
+    // JSON may carry NUL characters; Postgres text cannot (no control characters at all: decision 0052).
     expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: { artist: 'a\u0000b' } }))).toEqual({
       status: 400,
       code: 'invalid_body',
       message: 'invalid body',
-      details: { fields: [{ location: 'body', path: '/artist', message: 'must not contain NUL characters' }] },
+      details: { fields: [{ location: 'body', path: '/artist', message: 'must be one line without control characters (no tab or line break) or unpaired surrogates' }] },
     });
     expect(errorOf(await a.call('createEntity', { body: { type: 'song', title: '\u0000' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
     expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);

@@ -83,4 +83,24 @@ describe('entity types', () => {
     expect(replies.every((r) => r.ok && r.status === 200)).toBe(true);
     expect(await h.outbox({ tenantId: a.tenantId, type: 'entity_type.updated' })).toHaveLength(1);
   });
+
+  test('a tenant has at most 1,000 entity types (their listing is one reply, decision 0052): the next new one is 409, changing one still works', async () => {
+    const a = h.tenant();
+    await h.sql.query(
+      `insert into catalog.entity_types (tenant_id, name, automatic_analyses)
+       select $1, 'type-' || lpad(g::text, 4, '0'), '{loudness,tempo,key,cue_points}' from generate_series(1, 999) g`,
+      [a.tenantId],
+    );
+    expect((await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: [] } })).ok).toBe(true);
+    expect(errorOf(await a.call('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: [] } }))).toEqual({
+      status: 409,
+      code: 'too_many_entity_types',
+      message: 'a tenant has at most 1000 entity types',
+      details: { limit: 1000 },
+    });
+    expect(errorOf(await a.call('getEntityType', { params: { name: 'jingle' } }))).toMatchObject({ status: 404 });
+    expect((await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo'] } })).ok).toBe(true);
+    expect((await a.ok('listEntityTypes')).entityTypes).toHaveLength(1000);
+    expect((await h.tenant().call('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: [] } })).ok).toBe(true);
+  });
 });

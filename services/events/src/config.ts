@@ -1,4 +1,4 @@
-import { readCommonConfig, type CommonConfig, type EnvReader } from '@catalog/platform';
+import { DEFAULT_MAX_ATTEMPTS, readCommonConfig, type BackoffOptions, type CommonConfig, type EnvReader } from '@catalog/platform';
 
 export interface EventsConfig extends CommonConfig {
   /**
@@ -19,6 +19,10 @@ export interface FeedWriterConfig {
   ackWaitMs: number;
   /** How often a replica that does not write the feed tries to take over. */
   leaseRetryMs: number;
+  /** Attempts at an event Postgres refuses (alone) before it is parked in the dead letters (decision 0053). */
+  maxAttempts: number;
+  /** Pacing of retries (default: 100 ms doubling to 5 s, with jitter). */
+  retry?: BackoffOptions;
 }
 
 const DEVELOPMENT_CURSOR_SECRET = 'development-only-feed-cursor-secret';
@@ -35,6 +39,7 @@ export function readEventsConfig(env: EnvReader): EventsConfig {
       maxAckPending: env.int('FEED_CONSUMER_MAX_ACK_PENDING', 5000, { min: 1 }),
       ackWaitMs: env.int('FEED_CONSUMER_ACK_WAIT_MS', 30_000, { min: 1000 }),
       leaseRetryMs: env.int('FEED_WRITER_LEASE_RETRY_MS', 1000, { min: 50 }),
+      maxAttempts: env.int('FEED_WRITER_MAX_ATTEMPTS', DEFAULT_MAX_ATTEMPTS, { min: 1, max: 100 }),
     },
   };
 }

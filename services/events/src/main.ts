@@ -1,10 +1,11 @@
-import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
 import { readEventsConfig } from './config.js';
 import { startEventsService } from './service.js';
 
 try {
   const config = readConfig(readEventsConfig);
   const runtime = await startEventsService(config);
+  logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
 } catch (error) {
   createLogger({ service: 'events' }).fatal({ err: error }, 'events service failed to start');

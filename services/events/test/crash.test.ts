@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import pg from 'pg';
 import { connectBus, newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
 import { createTestDatabase, eventually, startOwnNatsServer, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import {
@@ -63,6 +65,52 @@ async function expectFeedToHoldExactly(natsUrl: string, prefix: string, tenant: 
   expect(await feedRowCounts(testDb.url, tenant)).toEqual({ total: ids.length, distinct: ids.length });
 }
 
+/**
+ * A kill point: waits until events are in flight by `measure` (a count taken right then), then
+ * kills at once, and returns the count. A crash test whose kill lands while nothing is in flight
+ * would pass without testing any recovery.
+ */
+async function killWhileInFlight(measure: () => Promise<number>, kill: () => Promise<void>): Promise<number> {
+  const inFlight = await eventually(async () => {
+    const n = await measure();
+    return n > 0 ? n : undefined;
+  }, 20_000, 2);
+  await kill();
+  return inFlight;
+}
+
+/** Events in the stream that the feed writer has not stored yet: the stream's last sequence less the writer's position. */
+function feedLag(nc: NatsConnection, prefix: string, consumer: string): () => Promise<number> {
+  return async () => {
+    const info = await (await jetstreamManager(nc)).streams.info(subjectsFor(prefix).eventsStream);
+    const owner = new pg.Client({ connectionString: testDb.url });
+    await owner.connect();
+    try {
+      const { rows } = await owner.query<{ last_seq: string }>('select last_seq::text from events.stream_position where consumer = $1', [consumer]);
+      return info.state.last_seq - Number(rows[0]?.last_seq ?? 0);
+    } finally {
+      await owner.end();
+    }
+  };
+}
+
+/** Connections of these applications in a transaction that began more than a second ago. */
+async function longTransactionsOf(applications: string[]): Promise<number> {
+  const owner = new pg.Client({ connectionString: testDb.url });
+  await owner.connect();
+  try {
+    const { rows } = await owner.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name = any($1)
+          and xact_start < now() - interval '1 second'`,
+      [applications],
+    );
+    return rows[0]!.n;
+  } finally {
+    await owner.end();
+  }
+}
+
 async function waitForFeed(natsUrl: string, prefix: string): Promise<void> {
   const client = await feedClient(natsUrl, subjectsFor(prefix));
   try {
@@ -83,12 +131,14 @@ test('killing the events service (SIGKILL) during a stream of writes loses nothi
     await waitForFeed(natsUrl, prefix);
     const tenant = newId();
     const writing = writeFor(tenant, 8_000);
+    const lag = feedLag(nc, prefix, 'crash-events');
     await sleep(2_000);
-    await killHard(child);
+    expect(await killWhileInFlight(lag, () => killHard(child))).toBeGreaterThan(0);
     await sleep(1_500);
     child = spawnEventsProcess(env);
     await sleep(1_500);
-    await killHard(child);
+    const restarted = child;
+    expect(await killWhileInFlight(lag, () => killHard(restarted))).toBeGreaterThan(0);
     child = spawnEventsProcess(env);
     const ids = await writing;
     await expectFeedToHoldExactly(natsUrl, prefix, tenant, ids);
@@ -110,11 +160,14 @@ test('killing the relay (SIGKILL) during a stream of writes loses nothing and st
     const tenant = newId();
     const writing = writeFor(tenant, 8_000);
     await sleep(2_000);
-    await killHard(child);
+    // Committed outbox rows the relay has not published: in flight when it dies.
+    const first = child;
+    expect(await killWhileInFlight(() => producer.unpublished(), () => killHard(first))).toBeGreaterThan(0);
     await sleep(1_000);
     child = spawnTs(script, relayEnv);
     await sleep(2_000);
-    await killHard(child);
+    const second = child;
+    expect(await killWhileInFlight(() => producer.unpublished(), () => killHard(second))).toBeGreaterThan(0);
     child = spawnTs(script, relayEnv);
     const ids = await writing;
     await expectFeedToHoldExactly(natsUrl, prefix, tenant, ids);
@@ -136,9 +189,16 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
     relay = producer.startRelay(nc, subjectsFor(prefix));
     const tenant = newId();
     const writing = writeFor(tenant, 8_000);
+    const lag = feedLag(nc!, prefix, 'crash-nats');
     await sleep(2_000);
-    await server.kill('SIGKILL');
-    await sleep(2_000);
+    // Rows not yet published and events not yet stored in the feed: both in flight when NATS dies.
+    expect(await killWhileInFlight(async () => Math.min(await producer.unpublished(), await lag()), () => server.kill('SIGKILL'))).toBeGreaterThan(0);
+    // While NATS is away the events service (feed writer, its lease) keeps no transaction open
+    // across the wait: none of its connections is in a transaction that began over a second ago.
+    for (let i = 0; i < 10; i += 1) {
+      expect(await longTransactionsOf(['events', 'lease:events-feed-writer'])).toBe(0);
+      await sleep(200);
+    }
     await server.restart();
     const ids = await writing;
     await expectFeedToHoldExactly(server.url, prefix, tenant, ids);

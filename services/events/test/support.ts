@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   callRpc,
-  newId,
   connectBus,
   createDatabase,
   createOutboxRelaySupportV1,
@@ -25,7 +24,7 @@ import {
   type ServiceRuntime,
   type Subjects,
 } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, testBusEvent, testInfrastructure, testLogger, type TestDatabase } from '@catalog/testing';
 import { readEventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/feed/page.js';
 
@@ -138,20 +137,7 @@ export async function feedRowCounts(databaseUrl: string, tenantId: string): Prom
 
 /** A well-formed `entity.created` event as it travels on the stream. */
 export function busEvent(tenantId: string): BusEvent {
-  return {
-    id: newId(),
-    tenantId,
-    type: 'entity.created',
-    occurredAt: new Date().toISOString(),
-    product: 'catalog',
-    resourceKind: 'entity',
-    resourceId: newId(),
-    dmrn: null,
-    sourceSystem: 'test',
-    batchId: newId(),
-    schemaVersion: 1,
-    data: { entityType: 'song' },
-  };
+  return testBusEvent({ tenantId, type: 'entity.created', resourceKind: 'entity', data: { entityType: 'song' } });
 }
 
 export function entityCreated(resourceId: string, dmrn: string | null = null): EventRecord {

@@ -1,10 +1,11 @@
-import { createLogger, readConfig, stopOnSignals } from '@catalog/platform';
+import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
 import { readGatewayConfig } from './config.js';
 import { startGateway } from './service.js';
 
 try {
   const config = readConfig(readGatewayConfig);
   const { runtime } = await startGateway(config);
+  logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);
 } catch (error) {
   createLogger({ service: 'gateway' }).fatal({ err: error }, 'gateway failed to start');

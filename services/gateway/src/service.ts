@@ -41,10 +41,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       bodyTimeoutMs: config.http.requestTimeoutMs,
       localHandlers: adminHandlers(db),
     });
+    // The public listener: no /metrics here (counters are for the internal network, decision 0053).
     const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads), {
       accessLog: true,
       proxyHops: config.trustProxyHops,
       streamedBodies: true,
+      metrics: false,
     });
     return { runtime, url: server.url, port: server.port };
   } catch (error) {

@@ -151,6 +151,6 @@ export const entityRoutes: RouteDefinition[] = [
     params: Type.Object({ name: EntityTypeName }),
     body: PutEntityTypeBody,
     success: { status: 200, description: 'the entity type', schema: EntityType },
-    errors: [400],
+    errors: [400, 409],
   },
 ];

@@ -39,7 +39,11 @@ export const versionRoutes: RouteDefinition[] = [
     auth: catalogApi,
     params: IdParams,
     query: ListVersionsQuery,
-    success: { status: 200, description: 'the versions, by kind (AUDIO, ARTWORK, VIDEO), oldest first', schema: VersionList },
+    success: {
+      status: 200,
+      description: 'the versions, by kind (AUDIO, ARTWORK, VIDEO), oldest first; all of them unless `hasMore` (a page ends before the reply would be too large)',
+      schema: VersionList,
+    },
     errors: [400, 404],
   },
   {

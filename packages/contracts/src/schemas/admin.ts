@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Text, Timestamp, Uuid } from './common.js';
+import { Line, Timestamp, Uuid } from './common.js';
 
 export const PRODUCTS = ['catalog', 'library'] as const;
 export type Product = (typeof PRODUCTS)[number];
@@ -8,7 +8,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const ProductSchema = Type.Union(PRODUCTS.map((p) => Type.Literal(p)));
 const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
-const Name = Text(1, 200);
+const Name = Line(1, 200);
 export const SourceSystemName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$', description: 'e.g. playout-studio-a' });
 
 export const Organization = Type.Object(

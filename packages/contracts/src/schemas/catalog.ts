@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cursor, Text, Timestamp, Uuid } from './common.js';
+import { Cursor, Line, Timestamp, Uuid } from './common.js';
 import { PrimaryAudioVersion } from './versions.js';
 
 export * from './versions.js';
@@ -30,8 +30,8 @@ export const Entity = Type.Object(
 );
 export type Entity = Static<typeof Entity>;
 
-const Title = Text(1, 500);
-const Artist = Text(1, 500);
+const Title = Line(1, 500);
+const Artist = Line(1, 500);
 
 export const CreateEntityBody = Type.Object(
   {

@@ -6,12 +6,25 @@ export const Uuid = Type.String({
   description: 'UUIDv7 identifier',
 });
 
-/** Postgres text cannot hold a NUL character, so no free text may contain one. */
-export const NUL_FREE_PATTERN = '^[^\\u0000]*$';
+/**
+ * Characters no text field takes (decision 0052): the C0 control characters but tab, line feed
+ * and carriage return (NUL among them: Postgres text cannot hold it), DEL, the C1 controls, and
+ * UTF-16 surrogates that are not half of a pair (no client means them, and Postgres refuses them
+ * in JSON). Ajv compiles patterns with the `u` flag, so a pair is one code point and passes.
+ */
+export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$';
 
-/** Free text: bounded length and no NUL character. */
+/** The same for one line of text (a title, a name, a label): no tab, line feed or carriage return either. */
+export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$';
+
+/** Free text that may span lines: bounded length, no control characters but tab and line breaks. */
 export function Text(minLength: number, maxLength: number, description?: string) {
-  return Type.String({ minLength, maxLength, pattern: NUL_FREE_PATTERN, ...(description ? { description } : {}) });
+  return Type.String({ minLength, maxLength, pattern: TEXT_PATTERN, ...(description ? { description } : {}) });
+}
+
+/** One line of text (titles, names, labels): bounded length, no control characters at all. */
+export function Line(minLength: number, maxLength: number, description?: string) {
+  return Type.String({ minLength, maxLength, pattern: LINE_PATTERN, ...(description ? { description } : {}) });
 }
 export const Timestamp = Type.String({ format: 'date-time' });
 

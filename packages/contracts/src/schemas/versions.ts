@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ASSET_KINDS, AssetKindSchema, AssetStatusSchema, UploadDescription, UploadTarget, type AssetKind } from './assets.js';
-import { Text, Timestamp, Uuid } from './common.js';
+import { Line, Timestamp, Uuid } from './common.js';
 
 /**
  * Versions of an entity: one content item (an audio edit, an artwork, a video) with its own file.
@@ -60,7 +60,7 @@ export const Marker = Type.Object(
   {
     type: MarkerTypeSchema,
     positionMs: Type.Integer({ minimum: 0, maximum: MAX_MARKER_POSITION_MS, description: 'milliseconds from the start of the file' }),
-    label: Type.Optional(Text(1, 100, 'required for `custom`, optional otherwise')),
+    label: Type.Optional(Line(1, 100, 'required for `custom`, optional otherwise')),
   },
   { additionalProperties: false },
 );
@@ -111,7 +111,7 @@ export const VersionSource = Type.Object(
 );
 export type VersionSource = Static<typeof VersionSource>;
 
-const Label = Text(1, 200);
+const Label = Line(1, 200);
 
 export const CreateVersionBody = Type.Object(
   {
@@ -135,10 +135,31 @@ export const UpdateVersionBody = Type.Object(
 );
 export type UpdateVersionBody = Static<typeof UpdateVersionBody>;
 
-export const ListVersionsQuery = Type.Object({ kind: Type.Optional(VersionKindSchema) }, { additionalProperties: false });
+/** Most versions one page of the listing asks for (decision 0052). */
+export const MAX_VERSIONS_PAGE = 500;
+
+export const ListVersionsQuery = Type.Object(
+  {
+    kind: Type.Optional(VersionKindSchema),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_VERSIONS_PAGE, description: 'most versions in the page; without it, every version that fits one reply' }),
+    ),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'nextCursor of a previous page' })),
+  },
+  { additionalProperties: false },
+);
 export type ListVersionsQuery = Static<typeof ListVersionsQuery>;
 
-export const VersionList = Type.Object({ versions: Type.Array(Version) });
+/**
+ * The listing: every version (of the kind) in one page unless they do not fit one reply (versions
+ * with many long markers) or `limit` asks for fewer; then `hasMore` is true and `nextCursor`
+ * continues (decision 0052).
+ */
+export const VersionList = Type.Object({
+  versions: Type.Array(Version),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `after` for the next page; null when there is none' }),
+  hasMore: Type.Boolean(),
+});
 export type VersionList = Static<typeof VersionList>;
 
 export const VersionParams = Type.Object({ id: Uuid, versionId: Uuid });

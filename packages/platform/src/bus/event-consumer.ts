@@ -1,9 +1,13 @@
 import { jetstream, type JsMsg } from '@nats-io/jetstream';
+import { createBackoff, type BackoffOptions } from '../backoff.js';
 import type { EnvReader } from '../config.js';
 import type { Logger } from '../logger.js';
+import { platformCounter, processMetrics, type Counter, type MetricsRegistry } from '../metrics.js';
 import { sleep } from '../sleep.js';
 import type { NatsConnection } from './connect.js';
+import { deadLetterSink, type DeadLetter, type DeadLetterKind } from './dead-letters.js';
 import { decodeBusEvent, type BusEvent } from './event-message.js';
+import { describeFailure, failureKind } from './failure-kind.js';
 import { ensureDurableConsumer, ensureEventsStream, onConsumerGone } from './jetstream.js';
 import type { Subjects } from './subjects.js';
 
@@ -19,6 +23,8 @@ export interface EventConsumerConfig {
   durable: string;
   ackWaitMs: number;
   maxAckPending: number;
+  /** Attempts at an event its handler rejects before it is parked in the dead letters (default 5). */
+  maxAttempts?: number;
 }
 
 export interface EventConsumerSettings extends EventConsumerConfig {
@@ -29,6 +35,9 @@ export interface EventConsumerSettings extends EventConsumerConfig {
   filterSubject: string;
   /** Applies one event in a transaction of its own; resolves once committed. */
   handle(event: BusEvent, position: EventPosition): Promise<unknown>;
+  /** Pacing of retries (default: 100 ms doubling to 5 s, with jitter). */
+  retry?: BackoffOptions;
+  metrics?: MetricsRegistry;
 }
 
 export interface EventConsumer {
@@ -36,108 +45,76 @@ export interface EventConsumer {
 }
 
 /**
- * `<name>_CONSUMER` (default `defaultDurable`), `<name>_ACK_WAIT_MS` (30000) and
- * `<name>_MAX_ACK_PENDING` (1000): the settings of a service's durable consumer.
+ * `<name>_CONSUMER` (default `defaultDurable`), `<name>_ACK_WAIT_MS` (30000),
+ * `<name>_MAX_ACK_PENDING` (1000) and `<name>_MAX_ATTEMPTS` (5): the settings of a service's
+ * durable consumer.
  */
 export function readEventConsumerConfig(env: EnvReader, name: string, defaultDurable: string): EventConsumerConfig {
   return {
     durable: env.string(`${name}_CONSUMER`, defaultDurable),
     ackWaitMs: env.int(`${name}_ACK_WAIT_MS`, 30_000, { min: 1_000 }),
     maxAckPending: env.int(`${name}_MAX_ACK_PENDING`, 1_000, { min: 1 }),
+    maxAttempts: env.int(`${name}_MAX_ATTEMPTS`, DEFAULT_MAX_ATTEMPTS, { min: 1, max: 100 }),
   };
 }
 
-const RETRY_MIN_MS = 100;
-const RETRY_MAX_MS = 5_000;
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/** What handling one message needs. */
+interface Follower {
+  settings: EventConsumerSettings;
+  log: Logger;
+  maxAttempts: number;
+  /** Failed attempts that are retried, by consumer and kind. */
+  retries: Counter;
+  park: (letter: DeadLetter) => Promise<void>;
+}
+
+/** A message given up on: what the dead letter says besides where it came from. */
+interface GivenUp {
+  kind: DeadLetterKind;
+  reason: string;
+  attempts: number;
+}
 
 /**
  * Follows events of the events stream with a durable pull consumer (every replica of a service
  * pulls from the same one, so each event goes to one of them):
  * - each message is handled in its own transaction and acked only after that commits; a failure
- *   (Postgres away) is retried in place with backoff, keeping the message in progress, so this
- *   replica never overtakes it; on stop it is nak'ed and redelivered;
+ *   is retried in place with backoff, keeping the message in progress, so this replica never
+ *   overtakes it; on stop it is nak'ed and redelivered;
+ * - a transient failure (Postgres or NATS away, decision 0053) is retried for as long as it lasts;
+ *   a message the handler rejects (Postgres refuses its values, the handler throws on its shape)
+ *   is parked in the dead-letter stream after `maxAttempts`, then terminated, and the consumer
+ *   moves on; a message that is not an event is parked at once;
  * - handling must be idempotent (redeliveries, several replicas);
- * - a message that is not an event is logged and terminated (never redelivered);
  * - a deleted stream or consumer is set up again.
  */
 export function startEventConsumer(settings: EventConsumerSettings): EventConsumer {
   const { nc, subjects, durable } = settings;
   const log = settings.logger.child({ component: 'event-consumer', consumer: durable });
+  const follower: Follower = {
+    settings,
+    log,
+    maxAttempts: settings.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    retries: platformCounter(settings.metrics ?? processMetrics, 'retries'),
+    park: deadLetterSink({ nc, subjects, logger: log, ...(settings.metrics ? { metrics: settings.metrics } : {}) }),
+  };
   const stopping = new AbortController();
 
-  const handleMessage = async (msg: JsMsg, stream: string, session: AbortSignal): Promise<void> => {
-    const event = decodeBusEvent(msg.data);
-    if (!event) {
-      log.error({ seq: msg.seq, subject: msg.subject }, 'terminating a message that is not an event');
-      msg.term('not an event');
-      return;
-    }
-    let retryMs = RETRY_MIN_MS;
-    for (;;) {
-      try {
-        await settings.handle(event, { stream, seq: msg.seq });
-        msg.ack();
-        return;
-      } catch (error) {
-        if (session.aborted) {
-          msg.nak();
-          return;
-        }
-        log.warn({ err: error, seq: msg.seq, type: event.type, retryInMs: retryMs }, 'handling an event failed; retrying');
-        msg.working();
-        await sleep(retryMs, session);
-        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
-      }
-    }
-  };
-
-  const session = async (): Promise<void> => {
-    const ended = new AbortController();
-    const end = (): void => ended.abort();
-    stopping.signal.addEventListener('abort', end, { once: true });
-    try {
-      const info = await ensureEventsStream(nc, subjects);
-      await ensureDurableConsumer(nc, {
-        stream: subjects.eventsStream,
-        durable,
-        filterSubject: settings.filterSubject,
-        ackWaitMs: settings.ackWaitMs,
-        maxAckPending: settings.maxAckPending,
-      });
-      const consumer = await jetstream(nc).consumers.get(subjects.eventsStream, durable);
-      const messages = await consumer.consume({ max_messages: Math.min(100, settings.maxAckPending) });
-      const close = (): void => void messages.close().catch(() => undefined);
-      // Stopped while setting up: an aborted signal never fires again.
-      if (ended.signal.aborted) close();
-      else ended.signal.addEventListener('abort', close, { once: true });
-      onConsumerGone(messages, log, () => ended.abort());
-      log.info({ filterSubject: settings.filterSubject }, 'following events');
-      for await (const msg of messages) {
-        if (ended.signal.aborted) {
-          msg.nak();
-          continue;
-        }
-        await handleMessage(msg, info.created, ended.signal);
-      }
-    } finally {
-      stopping.signal.removeEventListener('abort', end);
-      ended.abort();
-    }
-  };
-
   const loop = (async () => {
-    let retryMs = RETRY_MIN_MS;
+    const backoff = createBackoff(settings.retry);
     while (!stopping.signal.aborted) {
       const startedAt = Date.now();
       try {
-        await session();
+        await followOnce(follower, stopping.signal);
       } catch (error) {
         if (stopping.signal.aborted) break;
-        log.warn({ err: error, retryInMs: retryMs }, 'event consumer failed; starting again');
+        log.warn({ err: error }, 'event consumer failed; starting again');
       }
-      if (Date.now() - startedAt > 30_000) retryMs = RETRY_MIN_MS;
-      await sleep(retryMs, stopping.signal);
-      retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      // A session that ran a while was not failing: the next one starts from the shortest wait.
+      if (Date.now() - startedAt > 30_000) backoff.reset();
+      await backoff.wait(stopping.signal);
     }
   })();
 
@@ -148,4 +125,92 @@ export function startEventConsumer(settings: EventConsumerSettings): EventConsum
       log.info('event consumer stopped');
     },
   };
+}
+
+/**
+ * Handles one message until it is applied (acked), given up on (parked, terminated) or the
+ * session ends (nak'ed): transient failures are retried without end, rejections `maxAttempts` times.
+ */
+async function handleMessage(f: Follower, msg: JsMsg, stream: string, session: AbortSignal): Promise<void> {
+  const event = decodeBusEvent(msg.data);
+  if (!event) return giveUp(f, msg, session, { kind: 'malformed', reason: 'not an event of the events stream', attempts: 0 });
+  const backoff = createBackoff(f.settings.retry);
+  let rejected = 0;
+  for (;;) {
+    try {
+      await f.settings.handle(event, { stream, seq: msg.seq });
+      msg.ack();
+      return;
+    } catch (error) {
+      if (session.aborted) return msg.nak();
+      const kind = failureKind(error);
+      if (kind === 'rejected') rejected += 1;
+      if (rejected >= f.maxAttempts) {
+        return giveUp(f, msg, session, { kind: 'rejected', reason: describeFailure(error), attempts: backoff.attempts + 1 });
+      }
+      f.retries.inc({ consumer: f.settings.durable, kind });
+      const retryInMs = backoff.nextDelayMs();
+      f.log.warn({ err: error, seq: msg.seq, type: event.type, failure: kind, retryInMs }, 'handling an event failed; retrying');
+      msg.working();
+      await sleep(retryInMs, session);
+    }
+  }
+}
+
+/** Parks the message (retrying while NATS does not take it), then terminates it. */
+async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: GivenUp): Promise<void> {
+  const backoff = createBackoff(f.settings.retry);
+  for (;;) {
+    try {
+      await f.park({ ...what, subject: msg.subject, stream: f.settings.subjects.eventsStream, streamSeq: msg.seq, consumer: f.settings.durable, data: msg.data });
+      msg.term(what.kind);
+      return;
+    } catch (error) {
+      if (session.aborted) return msg.nak();
+      const retryInMs = backoff.nextDelayMs();
+      f.log.warn({ err: error, seq: msg.seq, retryInMs }, 'parking a message failed; retrying');
+      msg.working();
+      await sleep(retryInMs, session);
+    }
+  }
+}
+
+/**
+ * One session of following: sets up the stream and the durable consumer, then handles messages in
+ * order until the consumer is gone, the connection fails or `stopping` aborts.
+ */
+async function followOnce(f: Follower, stopping: AbortSignal): Promise<void> {
+  const { settings, log } = f;
+  const { nc, subjects, durable } = settings;
+  const ended = new AbortController();
+  const end = (): void => ended.abort();
+  stopping.addEventListener('abort', end, { once: true });
+  try {
+    const info = await ensureEventsStream(nc, subjects);
+    await ensureDurableConsumer(nc, {
+      stream: subjects.eventsStream,
+      durable,
+      filterSubject: settings.filterSubject,
+      ackWaitMs: settings.ackWaitMs,
+      maxAckPending: settings.maxAckPending,
+    });
+    const consumer = await jetstream(nc).consumers.get(subjects.eventsStream, durable);
+    const messages = await consumer.consume({ max_messages: Math.min(100, settings.maxAckPending) });
+    const close = (): void => void messages.close().catch(() => undefined);
+    // Stopped while setting up: an aborted signal never fires again.
+    if (ended.signal.aborted) close();
+    else ended.signal.addEventListener('abort', close, { once: true });
+    onConsumerGone(messages, log, () => ended.abort());
+    log.info({ filterSubject: settings.filterSubject }, 'following events');
+    for await (const msg of messages) {
+      if (ended.signal.aborted) {
+        msg.nak();
+        continue;
+      }
+      await handleMessage(f, msg, info.created, ended.signal);
+    }
+  } finally {
+    stopping.removeEventListener('abort', end);
+    ended.abort();
+  }
 }

@@ -1,9 +1,11 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { AppError, type ErrorPayload } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
 import { SpanKind, withSpan } from '../telemetry.js';
 import { contextFromHeaders, contextToHeaders, type CallContext } from './context.js';
+import { headerBytes, maxPayload, replyBodyBudget } from './payload-size.js';
 import type { Subjects } from './subjects.js';
 
 /** The payload of a synchronous call: the HTTP request, already validated by the gateway. */
@@ -39,7 +41,17 @@ export class JsonText {
 
 export type RpcReply = { ok: true; status: number; body: unknown; headers?: Record<string, string> } | { ok: false; error: ErrorPayload };
 
-export type RpcHandler = (request: RpcRequest, call: CallContext) => Promise<RpcResult>;
+/** What a handler must know about the reply it builds. */
+export interface RpcReplyLimits {
+  /**
+   * Bytes the reply's body may take: the connection's `max_payload` less room for the envelope.
+   * A handler whose reply grows with data (a list) ends its page early to stay within it
+   * (decision 0052); a reply that does not fit is answered `reply_too_large` instead.
+   */
+  maxBodyBytes: number;
+}
+
+export type RpcHandler = (request: RpcRequest, call: CallContext, reply: RpcReplyLimits) => Promise<RpcResult>;
 
 export interface RpcServiceSettings {
   nc: NatsConnection;
@@ -48,6 +60,7 @@ export interface RpcServiceSettings {
   version: string;
   handlers: Record<string, RpcHandler>;
   logger: Logger;
+  metrics?: MetricsRegistry;
 }
 
 const encoder = new TextEncoder();
@@ -70,7 +83,10 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
           settings.logger.error({ err, operation }, 'rpc endpoint failed');
           return;
         }
-        void handleMessage(settings, operation, handler, msg);
+        // Nothing a message does may end the process: whatever escapes is logged.
+        handleMessage(settings, operation, handler, msg).catch((error: unknown) => {
+          settings.logger.error({ err: error, operation }, 'rpc message failed');
+        });
       },
     });
   }
@@ -82,17 +98,18 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
 async function handleMessage(settings: RpcServiceSettings, operation: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
   const envelope = contextFromHeaders(msg.headers);
   if (!envelope) {
-    msg.respond(encoder.encode(JSON.stringify(failure(new AppError(400, 'bad_envelope', 'call context headers missing')))));
+    respond(settings, operation, msg, failure(new AppError(400, 'bad_envelope', 'call context headers missing')), settings.logger);
     return;
   }
   const log = settings.logger.child({ requestId: envelope.call.requestId, operation });
+  const limits: RpcReplyLimits = { maxBodyBytes: replyBodyBudget(settings.nc) };
   const reply = await withSpan(
     `rpc ${settings.service}.${operation}`,
     { kind: SpanKind.SERVER, parent: envelope.trace, attributes: { 'messaging.system': 'nats', 'rpc.method': operation } },
     async (): Promise<RpcReply> => {
       try {
         const request = msg.json<RpcRequest>();
-        const result = await handler(request, envelope.call);
+        const result = await handler(request, envelope.call, limits);
         return { ok: true, status: result.status ?? 200, body: result.body ?? null, ...(result.headers ? { headers: result.headers } : {}) };
       } catch (error) {
         if (error instanceof AppError) return failure(error);
@@ -101,14 +118,46 @@ async function handleMessage(settings: RpcServiceSettings, operation: string, ha
       }
     },
   );
+  respond(settings, operation, msg, reply, log);
+}
+
+interface EncodedReply {
+  data: Uint8Array;
+  headers?: MsgHdrs;
+}
+
+function encodeReply(reply: RpcReply): EncodedReply {
   if (reply.ok && reply.body instanceof JsonText) {
     const h = natsHeaders();
     h.set(RAW_REPLY.status, String(reply.status));
     if (reply.headers) h.set(RAW_REPLY.headers, JSON.stringify(reply.headers));
-    msg.respond(reply.body.bytes(), { headers: h });
-    return;
+    return { data: reply.body.bytes(), headers: h };
   }
-  msg.respond(encoder.encode(JSON.stringify(reply)));
+  return { data: encoder.encode(JSON.stringify(reply)) };
+}
+
+/**
+ * Sends the reply. One larger than the connection's `max_payload` (which the client would refuse
+ * to send, throwing) is replaced by a `reply_too_large` error; a reply that cannot be sent at all
+ * (the connection closed) is logged. Never throws.
+ */
+function respond(settings: RpcServiceSettings, operation: string, msg: ServiceMsg, reply: RpcReply, log: Logger): void {
+  const failures = platformCounter(settings.metrics ?? processMetrics, 'rpcFailures');
+  try {
+    let encoded = encodeReply(reply);
+    const bytes = encoded.data.length + headerBytes(encoded.headers);
+    const limit = maxPayload(settings.nc);
+    if (bytes > limit) {
+      log.error({ operation, bytes, maxPayload: limit }, 'reply larger than the bus carries; answering reply_too_large');
+      failures.inc({ operation, code: 'reply_too_large' });
+      encoded = encodeReply(failure(new AppError(500, 'reply_too_large', 'the answer is larger than the service can send; ask for less (a smaller page)')));
+    } else if (!reply.ok && reply.error.code === 'internal_error') {
+      failures.inc({ operation, code: 'internal_error' });
+    }
+    msg.respond(encoded.data, encoded.headers ? { headers: encoded.headers } : undefined);
+  } catch (error) {
+    log.error({ err: error, operation }, 'sending the rpc reply failed');
+  }
 }
 
 function failure(error: AppError): RpcReply {
@@ -125,7 +174,8 @@ export interface RpcCallSettings {
 
 /**
  * Calls an operation of a service and returns its reply. Transport failures (no responders,
- * timeout) become 503/504 AppErrors so the gateway answers with the error body.
+ * timeout) become 503/504 AppErrors so the gateway answers with the error body; a request larger
+ * than the connection's `max_payload` becomes 413 `payload_too_large`.
  */
 export async function callRpc(
   settings: RpcCallSettings,
@@ -163,6 +213,10 @@ export async function callRpc(
         }
         if (name === 'TimeoutError' || /timeout/i.test(message)) {
           return failure(new AppError(504, 'upstream_timeout', `the ${service} service did not answer in time`));
+        }
+        // The request itself is larger than the bus carries (the client refuses to send it).
+        if (/max_payload/i.test(message)) {
+          return failure(new AppError(413, 'payload_too_large', 'the request is larger than the service can take'));
         }
         throw error;
       }

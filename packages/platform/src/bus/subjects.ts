@@ -8,6 +8,10 @@ export interface Subjects {
   events(product: string, type: string): string;
   eventsWildcard: string;
   eventsStream: string;
+  /** Where a consumer parks a message it gave up on (decision 0053). */
+  deadLetters(consumer: string): string;
+  deadLettersWildcard: string;
+  deadLettersStream: string;
 }
 
 export function subjectsFor(prefix: string): Subjects {
@@ -18,5 +22,8 @@ export function subjectsFor(prefix: string): Subjects {
     events: (product, type) => `${prefix}.events.${product}.${type}`,
     eventsWildcard: `${prefix}.events.>`,
     eventsStream: `${prefix}_events`.toUpperCase().replace(/-/g, '_'),
+    deadLetters: (consumer) => `${prefix}.dead-letters.${consumer}`,
+    deadLettersWildcard: `${prefix}.dead-letters.>`,
+    deadLettersStream: `${prefix}_dead_letters`.toUpperCase().replace(/-/g, '_'),
   };
 }

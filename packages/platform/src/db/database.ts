@@ -118,8 +118,12 @@ export function createDatabase<DB>(settings: DatabaseSettings): Database<DB> {
   });
   pool.preparedStatementsPerConnection = settings.preparedStatementsPerConnection ?? 200;
   pool.on('error', (error) => settings.onIdleConnectionError?.(error));
-  // Queued on the new client before any other query, so every connection works as the app role.
   pool.on('connect', (client) => {
+    // A connection lost while checked out fails its queries, which their callers see; pg-pool
+    // listens only to idle ones, and an 'error' event nobody listens to would end the process
+    // (Postgres restarting must not take a service down).
+    client.on('error', () => undefined);
+    // Queued on the new client before any other query, so every connection works as the app role.
     client.query(`SET ROLE ${role}`).catch(() => undefined);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }).withSchema(assertIdentifier(settings.schema));

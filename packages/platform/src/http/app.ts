@@ -6,6 +6,7 @@ import { guardBodyReads, type BodyReadLimits } from './body-guard.js';
 import { errorBody } from './error-body.js';
 
 export { errorBody } from './error-body.js';
+import type { MetricsRegistry } from '../metrics.js';
 
 export interface HttpState {
   requestId: string;
@@ -29,6 +30,8 @@ export interface HttpAppSettings {
   proxyHops?: number;
   /** Slow-loris protection of request bodies (see guardBodyReads); none when absent. */
   bodyReads?: BodyReadLimits;
+  /** Counters served at `/metrics` in the Prometheus text format (none: no `/metrics`). */
+  metrics?: MetricsRegistry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,7 +40,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * A Koa app with what every listener needs: a request id (taken from `X-Request-Id` when it is
  * well-formed), a per-request child logger, one access-log line (path without query, which may
  * carry a signature), errors rendered as the `error` body, request bodies held to a least rate
- * (`bodyReads`), and `/healthz` and `/readyz`.
+ * (`bodyReads`), `/healthz`, `/readyz` and, given a registry, `/metrics`.
  */
 export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
   const app = new Koa<HttpState>();
@@ -59,7 +62,7 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
     } catch (error) {
       renderError(ctx, error);
     } finally {
-      if (settings.accessLog !== false && ctx.path !== '/healthz' && ctx.path !== '/readyz') {
+      if (settings.accessLog !== false && ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         ctx.state.log.info({ method: ctx.method, path: pathOnly(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
       }
@@ -79,6 +82,11 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
         ctx.status = 503;
         ctx.body = { status: 'not_ready', reason: (error as Error).message };
       }
+      return;
+    }
+    if (ctx.path === '/metrics' && settings.metrics) {
+      ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
+      ctx.body = settings.metrics.render();
       return;
     }
     await next();

@@ -1,8 +1,11 @@
 import { jetstream } from '@nats-io/jetstream';
 import type pg from 'pg';
 import { encodeBusEvent, envelopeFromRow, type BusEvent, type EventEnvelopeRow } from '../bus/event-message.js';
+import { deadLetterSink, type DeadLetter } from '../bus/dead-letters.js';
 import { ensureEventsStream, isStreamMissing, type EventsStreamSettings } from '../bus/jetstream.js';
+import { maxPayload } from '../bus/payload-size.js';
 import type { NatsConnection } from '../bus/connect.js';
+import { createBackoff } from '../backoff.js';
 import type { Subjects } from '../bus/subjects.js';
 import type { EnvReader } from '../config.js';
 import { assertIdentifier } from '../db/database.js';
@@ -21,7 +24,7 @@ export interface OutboxRelayOptions {
   pruneIntervalMs?: number;
   /** Time to wait for one PubAck before the publish counts as failed. */
   publishTimeoutMs?: number;
-  /** First and longest wait between attempts after a failure (doubling in between). */
+  /** First and longest wait between attempts after a failure (doubling in between, with jitter). */
   retryMinMs?: number;
   retryMaxMs?: number;
   /** How often a replica that is not the relay leader tries to become it. */
@@ -99,6 +102,8 @@ class PartialPublishError extends Error {
  * - One publisher per schema: replicas compete for an advisory-lock lease (see `runAsLeader`).
  * - Prompt: a NOTIFY from the outbox trigger wakes it; otherwise it polls every `pollIntervalMs`.
  * - NATS or Postgres down: retries with backoff, never marks what was not acknowledged.
+ * - An event larger than the bus carries is parked in the dead letters (cut to fit) and marked,
+ *   instead of stopping the relay for good (decision 0053).
  * - Published rows older than `retentionMs` are pruned.
  */
 export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
@@ -118,6 +123,7 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   const log = settings.logger.child({ component: 'outbox-relay', schema });
   const js = jetstream(settings.nc);
   const table = `${schema}.outbox`;
+  const park = deadLetterSink({ nc: settings.nc, subjects: settings.subjects, logger: log });
 
   // $2/$3: the position after which the rows not yet published lie (see `after` below).
   const selectRows = `
@@ -134,12 +140,13 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     const done: string[] = [];
     for (const window of resourceWindows(rows)) {
       const results = await Promise.allSettled(
-        window.map((row) =>
-          js.publish(settings.subjects.events(row.product, row.type), encodeBusEvent(toBusEvent(row)), {
-            msgID: row.id,
-            timeout: o.publishTimeoutMs,
-          }),
-        ),
+        window.map((row) => {
+          const subject = settings.subjects.events(row.product, row.type);
+          const data = encodeBusEvent(toBusEvent(row));
+          // An event the bus cannot carry would stop the relay for good: parked, then marked.
+          if (data.length > maxPayload(settings.nc) - PUBLISH_HEADER_ROOM) return park(oversized(schema, row, subject, data));
+          return js.publish(subject, data, { msgID: row.id, timeout: o.publishTimeoutMs });
+        }),
       );
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       window.forEach((row, i) => {
@@ -179,12 +186,12 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     // can never sort before the last one read. Starting the index scan there skips the entries
     // of rows already marked, which stay in the partial index until vacuum removes them.
     let after: { tx: string; seq: string } = START;
-    let retryMs = o.retryMinMs;
+    const backoff = createBackoff({ minMs: o.retryMinMs, maxMs: o.retryMaxMs });
     let nextPruneAt = Date.now();
     const failed = async (error: unknown, what: string): Promise<void> => {
-      log.warn({ err: error, retryInMs: retryMs }, what);
-      await wake.wait(retryMs);
-      retryMs = Math.min(retryMs * 2, o.retryMaxMs);
+      const retryInMs = backoff.nextDelayMs();
+      log.warn({ err: error, retryInMs }, what);
+      await wake.wait(retryInMs);
     };
     while (!signal.aborted) {
       if (Date.now() >= nextPruneAt) {
@@ -211,7 +218,7 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
           after = { tx: last.tx, seq: last.seq };
           log.debug({ published: rows.length }, 'published outbox rows');
         }
-        retryMs = o.retryMinMs;
+        backoff.reset();
         // A full batch means there is probably more to read right away.
         if (rows.length < o.batchSize) await wake.wait(o.pollIntervalMs);
       } catch (error) {
@@ -239,6 +246,23 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
       await leader.stop();
       log.info('outbox relay stopped');
     },
+  };
+}
+
+/** Room for the headers of a publish (`Nats-Msg-Id`). */
+const PUBLISH_HEADER_ROOM = 256;
+
+/** The dead letter of an outbox row too large to publish (decision 0053): its consumer is the relay. */
+function oversized(schema: string, row: OutboxRow, subject: string, data: Uint8Array): DeadLetter {
+  return {
+    kind: 'too_large',
+    reason: `the event is ${data.length} bytes, more than the bus carries`,
+    attempts: 0,
+    subject,
+    stream: `${schema}.outbox`,
+    streamSeq: Number(row.seq),
+    consumer: `outbox-relay-${schema}`,
+    data,
   };
 }
 

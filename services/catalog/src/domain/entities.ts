@@ -3,6 +3,7 @@ import {
   badRequest,
   conflict,
   executeWithEvents,
+  fitPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -114,23 +115,27 @@ export async function createEntities(deps: EntityDeps, call: CallContext, inputs
   return { batchId, entities: await insertEntities(deps, call, inputs, batchId) };
 }
 
+/**
+ * A page of the tenant's entities by id: at most `limit`, and no more than fit `maxBytes` (the bus
+ * reply's budget, decision 0052): a page that ends early says `hasMore` with its cursor.
+ */
 export async function listEntities(
   deps: EntityDeps,
   call: CallContext,
   query: { limit?: number | undefined; after?: string | undefined; type?: string | undefined },
+  maxBytes: number,
 ): Promise<EntityPage> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const afterId = query.after !== undefined ? entityCursor.decode(query.after).id : undefined;
   const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
     listEntityViews(db, call.tenantId, { limit: limit + 1, afterId, type: query.type }),
   );
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  const last = page[page.length - 1];
+  const page = fitPage(rows.map(entityView), limit, maxBytes);
+  const last = page.items[page.items.length - 1];
   return {
-    entities: page.map(entityView),
-    nextCursor: hasMore && last ? entityCursor.encode({ id: last.id }) : null,
-    hasMore,
+    entities: page.items,
+    nextCursor: page.hasMore && last ? entityCursor.encode({ id: last.id }) : null,
+    hasMore: page.hasMore,
   };
 }
 

@@ -1,6 +1,7 @@
 import { ANALYSIS_TYPES, type AnalysisType, type EntityType } from '@catalog/contracts';
-import { badRequest, inTenantScope, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
+import { badRequest, conflict, inTenantScope, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
 import {
+  countEntityTypes,
   findEntityTypeRow,
   insertEntityTypeIfAbsent,
   listEntityTypeRows,
@@ -13,6 +14,12 @@ import { catalogEventsFor } from './events.js';
 export interface EntityTypeDeps {
   db: Kysely<CatalogDb>;
 }
+
+/**
+ * Entity types a tenant may configure: their listing is one reply, which must fit the bus
+ * (decision 0052); a thousand is far more than a station uses and ~250 KB listed.
+ */
+export const MAX_ENTITY_TYPES = 1000;
 
 function isAnalysisType(value: string): value is AnalysisType {
   return (ANALYSIS_TYPES as readonly string[]).includes(value);
@@ -77,6 +84,9 @@ export async function putEntityType(
       events.record('entity_type.updated', { resourceId: null, dmrn: null, data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses) } });
 
     const inserted = await insertEntityTypeIfAbsent(trx, { tenantId: call.tenantId, name, automaticAnalyses: analyses });
+    if (inserted && (await countEntityTypes(trx, call.tenantId)) > MAX_ENTITY_TYPES) {
+      throw conflict('too_many_entity_types', `a tenant has at most ${MAX_ENTITY_TYPES} entity types`, { limit: MAX_ENTITY_TYPES });
+    }
     if (inserted) {
       await record(inserted);
       return entityTypeView(inserted);

@@ -1,5 +1,5 @@
-import type { AssetKind, Marker, UpdateVersionBody, Version, VersionField, VersionList } from '@catalog/contracts';
-import { inTenantScope, inTenantTransaction, notFound, type AppError, type CallContext, type Kysely, type Logger, type Transaction } from '@catalog/platform';
+import type { AssetKind, ListVersionsQuery, Marker, UpdateVersionBody, Version, VersionField, VersionList } from '@catalog/contracts';
+import { fitPage, inTenantScope, inTenantTransaction, notFound, type AppError, type CallContext, type Kysely, type Logger, type Transaction } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import { lockAssetState } from '../persistence/asset-states.js';
 import { findEntity, type EntityRow } from '../persistence/entities.js';
@@ -17,13 +17,14 @@ import {
 import { catalogEventsFor, type CatalogEvents } from './events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
 import { checkVersionType } from './version-kinds.js';
+import { versionCursor } from './version-cursor.js';
 import { versionView } from './version-view.js';
 
 export interface VersionDeps {
   db: Kysely<CatalogDb>;
   assets: AssetClient;
   logger: Logger;
-  /** Versions an entity may have at most (the listing is not paginated). */
+  /** Versions an entity may have at most (and the listing's page size when the request sets none). */
   maxVersionsPerEntity: number;
 }
 
@@ -66,12 +67,30 @@ export async function makePrimary(
   });
 }
 
-/** Every version of the entity (or of one kind), with its file's status; one query (two when empty). */
-export async function listVersions(deps: Pick<VersionDeps, 'db'>, call: CallContext, entityId: string, kind?: AssetKind): Promise<VersionList> {
+/**
+ * The versions of the entity (or of one kind), with their files' status; one query (two when
+ * empty). Every one of them unless `limit` asks for fewer or they do not fit `maxBytes` (the bus
+ * reply's budget, decision 0052): then `hasMore` is true and `nextCursor` continues.
+ */
+export async function listVersions(
+  deps: Pick<VersionDeps, 'db' | 'maxVersionsPerEntity'>,
+  call: CallContext,
+  entityId: string,
+  query: ListVersionsQuery,
+  maxBytes: number,
+): Promise<VersionList> {
+  const after = query.after !== undefined ? versionCursor.decode(query.after) : undefined;
+  const limit = query.limit ?? deps.maxVersionsPerEntity;
   return inTenantScope(deps.db, call.tenantId, async (db) => {
-    const records = await selectVersionRecords(db, call.tenantId, { entityId, kind });
+    const records = await selectVersionRecords(db, call.tenantId, { entityId, kind: query.kind, after, limit: limit + 1 });
     if (records.length === 0 && !(await findEntity(db, call.tenantId, entityId))) throw entityNotFound();
-    return { versions: records.map(versionView) };
+    const page = fitPage(records.map(versionView), limit, maxBytes);
+    const last = page.items[page.items.length - 1];
+    return {
+      versions: page.items,
+      nextCursor: page.hasMore && last ? versionCursor.encode({ kind: last.kind, id: last.id }) : null,
+      hasMore: page.hasMore,
+    };
   });
 }
 

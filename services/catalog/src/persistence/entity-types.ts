@@ -40,6 +40,15 @@ export function insertEntityTypeIfAbsent(
     .executeTakeFirst();
 }
 
+export async function countEntityTypes(db: Kysely<CatalogDb>, tenantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('entity_types')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export function updateEntityTypeAnalyses(
   db: Kysely<CatalogDb>,
   tenantId: string,

@@ -25,11 +25,20 @@ export interface VersionRecord extends VersionRow {
 /** Kind order of listings: AUDIO, ARTWORK, VIDEO. */
 const KIND_ORDER = sql<number>`array_position(array['AUDIO','ARTWORK','VIDEO']::text[], v.kind)`;
 
-/** Versions of one entity joined with their files' facts, by kind then oldest first; one query. */
+/** A place in the listing's order: after the version `id` of kind `kind`. */
+export interface VersionPosition {
+  kind: AssetKind;
+  id: string;
+}
+
+/**
+ * Versions of one entity joined with their files' facts, by kind then oldest first (`after` a
+ * position and at most `limit` of them when given); one query.
+ */
 export function selectVersionRecords(
   db: Kysely<CatalogDb>,
   tenantId: string,
-  filter: { entityId: string; kind?: AssetKind | undefined; id?: string | undefined },
+  filter: { entityId: string; kind?: AssetKind | undefined; id?: string | undefined; after?: VersionPosition | undefined; limit?: number | undefined },
 ): Promise<VersionRecord[]> {
   let query = db
     .selectFrom('versions as v')
@@ -40,6 +49,11 @@ export function selectVersionRecords(
     .where('v.entity_id', '=', filter.entityId);
   if (filter.kind !== undefined) query = query.where('v.kind', '=', filter.kind);
   if (filter.id !== undefined) query = query.where('v.id', '=', filter.id);
+  if (filter.after !== undefined) {
+    const { kind, id } = filter.after;
+    query = query.where(sql<boolean>`(${KIND_ORDER}, v.id) > (array_position(array['AUDIO','ARTWORK','VIDEO']::text[], ${kind}::text), ${id}::uuid)`);
+  }
+  if (filter.limit !== undefined) query = query.limit(filter.limit);
   return query.orderBy(KIND_ORDER).orderBy('v.id', 'asc').execute() as Promise<VersionRecord[]>;
 }
 

@@ -49,7 +49,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps): Record<CatalogOperati
     }),
     listEntities: validatedHandler('listEntities', {
       resource: entity,
-      handle: async ({ query }, call) => ({ status: 200, body: await listEntities(deps, call, query as ListEntitiesQuery) }),
+      handle: async ({ query }, call, reply) => ({ status: 200, body: await listEntities(deps, call, query as ListEntitiesQuery, reply.maxBodyBytes) }),
     }),
     getEntity: validatedHandler('getEntity', {
       resource: entity,

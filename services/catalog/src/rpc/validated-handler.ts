@@ -1,5 +1,5 @@
 import { requestValidator, routeById } from '@catalog/contracts';
-import { AppError, badRequest, isUuid, notFound, type CallContext, type RpcHandler, type RpcResult } from '@catalog/platform';
+import { AppError, badRequest, isUuid, notFound, type CallContext, type RpcHandler, type RpcReplyLimits, type RpcResult } from '@catalog/platform';
 
 export interface ValidatedRequest {
   params: Record<string, string>;
@@ -13,7 +13,7 @@ export interface OperationSettings {
    * ("entity"), or one per parameter (`{id: 'entity', versionId: 'version'}`).
    */
   resource: string | Record<string, string>;
-  handle: (request: ValidatedRequest, call: CallContext) => Promise<RpcResult>;
+  handle: (request: ValidatedRequest, call: CallContext, reply: RpcReplyLimits) => Promise<RpcResult>;
 }
 
 /**
@@ -29,7 +29,7 @@ export function validatedHandler(operationId: string, settings: OperationSetting
   const validator = requestValidator(routeById(operationId));
   const resourceOf = (param: string | undefined): string =>
     typeof settings.resource === 'string' ? settings.resource : (param !== undefined ? settings.resource[param] : undefined) ?? 'resource';
-  return async (request, call) => {
+  return async (request, call, reply) => {
     if (!isUuid(call.tenantId)) throw new AppError(400, 'bad_envelope', 'the call context carries no valid tenant id');
     const raw = (typeof request === 'object' && request !== null ? request : {}) as Partial<ValidatedRequest>;
     const checked = validator.validate({
@@ -54,7 +54,7 @@ export function validatedHandler(operationId: string, settings: OperationSetting
         });
       }
     }
-    return settings.handle({ params: checked.params, query: checked.query, body: checked.body }, call);
+    return settings.handle({ params: checked.params, query: checked.query, body: checked.body }, call, reply);
   };
 }
 

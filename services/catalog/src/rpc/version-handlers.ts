@@ -19,9 +19,9 @@ export function versionHandlers(deps: VersionDeps): Record<VersionOperation, Rpc
     }),
     listVersions: validatedHandler('listVersions', {
       resource,
-      handle: async ({ params, query }, call) => ({
+      handle: async ({ params, query }, call, reply) => ({
         status: 200,
-        body: await listVersions(deps, call, entityId(params), (query as ListVersionsQuery).kind),
+        body: await listVersions(deps, call, entityId(params), query as ListVersionsQuery, reply.maxBodyBytes),
       }),
     }),
     getVersion: validatedHandler('getVersion', {

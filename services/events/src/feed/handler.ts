@@ -10,7 +10,7 @@ export const FEED_LIMIT = { min: 1, max: 500, default: 100 } as const;
  * route's schema; the limit is checked again here because the service may be called directly.
  */
 export function listEventsHandler(db: Kysely<any>, cursors: FeedCursors): RpcHandler {
-  return async (request, call) => {
+  return async (request, call, reply) => {
     const limit = request.query.limit ?? FEED_LIMIT.default;
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < FEED_LIMIT.min || limit > FEED_LIMIT.max) {
       throw badRequest('invalid_query', `limit must be an integer from ${FEED_LIMIT.min} to ${FEED_LIMIT.max}`, { parameter: 'limit' });
@@ -23,6 +23,7 @@ export function listEventsHandler(db: Kysely<any>, cursors: FeedCursors): RpcHan
       limit,
       types: parseTypesFilter(request.query.types),
       after: after ?? null,
+      maxBytes: reply.maxBodyBytes,
     });
     return { status: 200, body: page };
   };

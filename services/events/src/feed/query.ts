@@ -10,6 +10,11 @@ export interface FeedPageQuery {
   after: FeedPosition | null;
   /** Events in the page. */
   limit: number;
+  /**
+   * Bytes the page's events may take (their JSON and a comma each): the page ends before the event
+   * that would exceed them, though never before its first. Default: no bound but `limit`.
+   */
+  maxBytes?: number;
 }
 
 /** A page as Postgres assembles it. */
@@ -23,8 +28,8 @@ export interface FeedPageRows {
 
 /**
  * The statement that reads one page (the bench runs it under EXPLAIN ANALYZE): `$1` tenant,
- * `$2` product, `$3` page size, then the position (`$4` tx, `$5` id) when there is one, then the
- * types when filtered.
+ * `$2` product, `$3` page size, `$4` byte budget, then the position (`$5` tx, `$6` id) when there
+ * is one, then the types when filtered.
  *
  * - Order and visibility: rows in `(tx_id, id)` order after the position, and only below the xmin
  *   of the statement's own snapshot: every transaction below it has finished, so a row that is not
@@ -38,11 +43,11 @@ export interface FeedPageRows {
  *   page without reading a single event (decision 0034).
  */
 export function feedPageStatement(q: FeedPageQuery): { sql: string; parameters: unknown[] } {
-  const parameters: unknown[] = [q.tenantId, q.product, q.limit];
+  const parameters: unknown[] = [q.tenantId, q.product, q.limit, q.maxBytes ?? Number.MAX_SAFE_INTEGER];
   let after = '';
   if (q.after) {
     parameters.push(q.after.tx, q.after.id);
-    after = 'and (f.tx_id, f.id) > ($4::xid8, $5::uuid)';
+    after = 'and (f.tx_id, f.id) > ($5::xid8, $6::uuid)';
   }
   const where = `f.tenant_id = $1 and f.product = $2
        and f.tx_id < (select pg_snapshot_xmin(pg_current_snapshot())) ${after}`;
@@ -69,12 +74,14 @@ export function feedPageStatement(q: FeedPageQuery): { sql: string; parameters: 
   }
   const sql = `
     with numbered as (
-      select r.tx_id, r.id, r.body, row_number() over (order by r.tx_id, r.id) as n from (${rows}) as r
+      select r.tx_id, r.id, r.body, row_number() over w as n, sum(octet_length(r.body) + 1) over w as bytes
+        from (${rows}) as r
+      window w as (order by r.tx_id, r.id rows between unbounded preceding and current row)
     ), shown as (
-      select * from numbered where n <= $3::int
+      select * from numbered where n <= $3::int and (n = 1 or bytes <= $4::bigint)
     )
     select coalesce((select string_agg(body, ',' order by n) from shown), '') as events_json,
-           exists (select from numbered where n > $3::int) as has_more,
+           exists (select from numbered where n > (select count(*) from shown)) as has_more,
            last.tx_id::text as last_tx, last.id as last_id
       from (select 1) as one
       left join lateral (select tx_id, id from shown order by n desc limit 1) as last on true`;

@@ -1,9 +1,15 @@
-import { envelopeOf, sql, type BusEvent, type Kysely } from '@catalog/platform';
+import { sql, type BusEvent, type Kysely } from '@catalog/platform';
 
 /** Where the feed writer stands in one incarnation of the events stream. */
 export interface StreamPosition {
   streamCreated: string;
   lastSeq: number;
+}
+
+/** An event to store with the JSON text of its public envelope (`JSON.stringify(envelopeOf(event))`). */
+export interface StoredEvent {
+  event: BusEvent;
+  body: string;
 }
 
 /** Another writer moved the position since it was read: re-read it and retry. */
@@ -18,7 +24,7 @@ export class PositionMovedError extends Error {
  * incarnation (it was recreated, e.g. after the NATS store was lost), its sequence numbers start
  * again from 1, so the position restarts at 0; events already in the feed are not stored twice.
  */
-export async function loadPosition(db: Kysely<any>, consumer: string, streamCreated: string): Promise<StreamPosition & { reset: boolean }> {
+export async function loadPosition(db: Kysely<unknown>, consumer: string, streamCreated: string): Promise<StreamPosition & { reset: boolean }> {
   await sql`
     insert into events.stream_position (consumer, stream_created, last_seq)
     values (${consumer}, ${streamCreated}, 0)
@@ -41,10 +47,11 @@ export async function loadPosition(db: Kysely<any>, consumer: string, streamCrea
  * against the (absent) reader tenant. The position update only applies from the
  * position this writer read, so two writers can never both apply the same range. The rows are
  * serialised before the transaction begins: while it is open (it holds an xid), every feed page
- * and outbox relay of the cluster waits behind it (decision 0030).
+ * and outbox relay of the cluster waits behind it (decision 0030); nothing in it waits on the
+ * network but Postgres.
  */
-export async function storeEvents(db: Kysely<any>, consumer: string, from: StreamPosition, toSeq: number, events: BusEvent[]): Promise<void> {
-  const rows = events.length === 0 ? null : JSON.stringify(events.map((event) => ({ ...event, body: JSON.stringify(envelopeOf(event)) })));
+export async function storeEvents(db: Kysely<unknown>, consumer: string, from: StreamPosition, toSeq: number, events: StoredEvent[]): Promise<void> {
+  const rows = events.length === 0 ? null : JSON.stringify(events.map(({ event, body }) => ({ ...event, body })));
   await db.transaction().execute(async (trx) => {
     const moved = await sql`
       update events.stream_position set last_seq = ${toSeq}, updated_at = now()

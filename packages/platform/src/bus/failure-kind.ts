@@ -1,0 +1,55 @@
+import { AppError } from '../errors.js';
+
+/**
+ * Why handling a message failed, as far as a consumer can tell (decision 0053):
+ * - `rejected`: the message itself is the problem, and retrying it cannot help: Postgres refused
+ *   its values (SQLSTATE class 22 data exception, e.g. a NUL, an out-of-range number or time; 23
+ *   integrity constraint violation; 54 program limit exceeded, e.g. a value too large for an
+ *   index), the handler's code failed on it (a `TypeError` on an unexpected shape), or the handler
+ *   refused it with a 4xx `AppError`. After its attempts such a message is parked.
+ * - `transient`: anything else. The network or Postgres is away (no SQLSTATE, a system error code
+ *   such as ECONNREFUSED, a connection that ended, a timeout), Postgres is shutting down, out of
+ *   resources, or in recovery (classes 08, 53, 57, 58, XX, 25006), a conflict between transactions
+ *   (40, 55P03), a service that did not answer (503, 504); and problems of the deployment rather
+ *   than of the message (42: a missing table or privilege). These are retried without end and
+ *   never park a message: parking them would empty the pipeline into the dead letters whenever
+ *   Postgres restarts.
+ */
+export type FailureKind = 'rejected' | 'transient';
+
+/** SQLSTATE classes whose errors a message's values cause. */
+const REJECTED_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
+
+/** Names of errors of the NATS client and of Node's fetch/timers that say "no answer", not "bad message". */
+const TRANSIENT_ERROR_NAMES = new Set(['TimeoutError', 'AbortError', 'ClosedConnectionError', 'NoRespondersError', 'RequestError', 'ConnectionError']);
+
+const CONNECTION_TROUBLE = /connection|terminated|timeout|timed out|not queryable/i;
+
+export function failureKind(error: unknown): FailureKind {
+  if (error instanceof AppError) return error.status >= 400 && error.status < 500 ? 'rejected' : 'transient';
+  if (typeof error !== 'object' || error === null) return 'rejected';
+  // The handler's own code failed on the message's shape.
+  if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError) return 'rejected';
+  const e = error as { code?: unknown; severity?: unknown; syscall?: unknown; errno?: unknown; name?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  // pg's DatabaseError: an answer of the server, with its SQLSTATE.
+  if (typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+    return REJECTED_SQLSTATE_CLASSES.has(code.slice(0, 2)) ? 'rejected' : 'transient';
+  }
+  // Node's system errors (ECONNREFUSED, EPIPE, ... also as the code of an AggregateError).
+  if (typeof e.syscall === 'string' || typeof e.errno === 'number' || /^E[A-Z0-9_]+$/.test(code)) return 'transient';
+  if (typeof e.name === 'string' && TRANSIENT_ERROR_NAMES.has(e.name)) return 'transient';
+  // pg's client-side failures carry no code ("Connection terminated unexpectedly", "timeout
+  // exceeded when trying to connect").
+  if (typeof e.message === 'string' && CONNECTION_TROUBLE.test(e.message)) return 'transient';
+  return 'rejected';
+}
+
+/** A one-line account of a failure for a log line or a dead letter's header (no stack, bounded). */
+export function describeFailure(error: unknown, maxLength = 300): string {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; name?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  const code = typeof e.code === 'string' ? `${e.code}: ` : '';
+  const text = `${code}${message}`.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+  return text.length > maxLength ? `${text.slice(0, maxLength - 3)}...` : text;
+}
