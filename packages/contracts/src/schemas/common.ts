@@ -7,6 +7,14 @@ export const Uuid = Type.String({
 });
 
 /**
+ * Keyword of a schema holding JSON Schema keywords that the OpenAPI document shows but the
+ * gateway's validation leaves to the owning service, which refuses other values with its own,
+ * more precise answer: the accepted content types (`enum`; others 415, compared case-insensitively,
+ * decision 0023), the cursor alphabet (`pattern`; others 400 invalid_cursor, decision 0032).
+ */
+export const DOCUMENTED_ONLY = 'x-documented-only';
+
+/**
  * Characters no text field takes (decision 0052): the C0 control characters but tab, line feed
  * and carriage return (NUL among them: Postgres text cannot hold it), DEL, the C1 controls, and
  * UTF-16 surrogates that are not half of a pair (no client means them, and Postgres refuses them
@@ -17,24 +25,35 @@ export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u0
 /** The same for one line of text (a title, a name, a label): no tab, line feed or carriage return either. */
 export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$';
 
+/**
+ * The patterns as the OpenAPI document shows them: without the surrogate range, which many regex
+ * engines cannot express (Rust's, Python's JSON Schema tools), said in the description instead.
+ */
+const DOCUMENTED_TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$';
+const DOCUMENTED_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]*$';
+const NO_LONE_SURROGATES = 'unpaired UTF-16 surrogates are refused';
+
+function textSchema(minLength: number, maxLength: number, pattern: string, documented: string, description?: string) {
+  return Type.String({
+    minLength,
+    maxLength,
+    pattern,
+    description: description ? `${description}; ${NO_LONE_SURROGATES}` : NO_LONE_SURROGATES,
+    [DOCUMENTED_ONLY]: { pattern: documented },
+  });
+}
+
 /** Free text that may span lines: bounded length, no control characters but tab and line breaks. */
 export function Text(minLength: number, maxLength: number, description?: string) {
-  return Type.String({ minLength, maxLength, pattern: TEXT_PATTERN, ...(description ? { description } : {}) });
+  return textSchema(minLength, maxLength, TEXT_PATTERN, DOCUMENTED_TEXT_PATTERN, description);
 }
 
 /** One line of text (titles, names, labels): bounded length, no control characters at all. */
 export function Line(minLength: number, maxLength: number, description?: string) {
-  return Type.String({ minLength, maxLength, pattern: LINE_PATTERN, ...(description ? { description } : {}) });
+  return textSchema(minLength, maxLength, LINE_PATTERN, DOCUMENTED_LINE_PATTERN, description);
 }
 export const Timestamp = Type.String({ format: 'date-time' });
 
-/**
- * Keyword of a schema holding JSON Schema keywords that the OpenAPI document shows but the
- * gateway's validation leaves to the owning service, which refuses other values with its own,
- * more precise answer: the accepted content types (`enum`; others 415, compared case-insensitively,
- * decision 0023), the cursor alphabet (`pattern`; others 400 invalid_cursor, decision 0032).
- */
-export const DOCUMENTED_ONLY = 'x-documented-only';
 
 /**
  * Page cursors (`after`): opaque base64url tokens, as returned in `nextCursor` (decision 0032).

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ASSET_KINDS, AssetKindSchema, AssetStatusSchema, UploadDescription, UploadTarget, type AssetKind } from './assets.js';
-import { Line, Timestamp, Uuid } from './common.js';
+import { Cursor, Line, Timestamp, Uuid } from './common.js';
 
 /**
  * Versions of an entity: one content item (an audio edit, an artwork, a video) with its own file.
@@ -144,7 +144,7 @@ export const ListVersionsQuery = Type.Object(
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_VERSIONS_PAGE, description: 'most versions in the page; without it, every version that fits one reply' }),
     ),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'nextCursor of a previous page' })),
+    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
   },
   { additionalProperties: false },
 );
