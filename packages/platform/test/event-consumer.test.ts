@@ -1,6 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
-  connectBus,
   ensureEventsStream,
   newId,
   startEventConsumer,
@@ -11,7 +10,7 @@ import {
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
+import { eventually, publishEvent, testBus, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
 
 const logger = testLogger('event-consumer');
 const DURABLE = 'test-things';
@@ -44,7 +43,7 @@ describe('durable event consumer', () => {
   const consumers: EventConsumer[] = [];
 
   beforeEach(async () => {
-    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'event-consumer-test', logger });
+    nc = await testBus('event-consumer-test');
     subjects = subjectsFor(uniqueNatsPrefix('consumer'));
     await ensureEventsStream(nc, subjects);
   });

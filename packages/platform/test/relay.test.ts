@@ -1,6 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
-  connectBus,
   createDatabase,
   createOutboxRelaySupportV1,
   createOutboxTableV1,
@@ -24,7 +23,7 @@ import {
   createTestDatabase,
   eventually,
   startOwnNatsServer,
-  testInfrastructure,
+  testBus,
   testLogger,
   uniqueNatsPrefix,
   type TestDatabase,
@@ -113,7 +112,7 @@ describe('outbox relay', () => {
   let subjects: Subjects;
 
   beforeEach(async () => {
-    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'relay-test', logger });
+    nc = await testBus('relay-test');
     subjects = subjectsFor(uniqueNatsPrefix('relay'));
     await clearOutbox();
   });
@@ -223,7 +222,7 @@ describe('outbox relay', () => {
 
   test('prunes published rows older than the retention, never unpublished ones', async () => {
     const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
-    const nowhere = await connectBus({ url: testInfrastructure().natsUrl, name: 'prune', logger });
+    const nowhere = await testBus('prune');
     try {
       const old = await record(newId());
       const pending = await record(newId());
@@ -249,7 +248,7 @@ describe('outbox relay and a NATS server that goes away', () => {
   test('keeps retrying, never marks what was not acknowledged, publishes everything once back', async () => {
     await clearOutbox();
     const server = await startOwnNatsServer();
-    const nc = await connectBus({ url: server.url, name: 'relay-restart', logger });
+    const nc = await testBus('relay-restart', { url: server.url });
     const subjects = subjectsFor(uniqueNatsPrefix('relayrestart'));
     const relay = relayFor(nc, subjects, { publishTimeoutMs: 1000 });
     try {

@@ -3,7 +3,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-
 import { AppError, type ErrorPayload } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { SpanKind, withSpan } from '../telemetry.js';
-import { contextFromHeaders, contextToHeaders, type CallContext } from './context.js';
+import { openCallContext, sealCallContext, type CallContext, type CallContextKeys } from './context.js';
 import type { Subjects } from './subjects.js';
 
 /** The payload of a synchronous call: the HTTP request, already validated by the gateway. */
@@ -48,6 +48,8 @@ export interface RpcServiceSettings {
   version: string;
   handlers: Record<string, RpcHandler>;
   logger: Logger;
+  /** Every call's context must be signed with these keys for its subject (decision 0056). */
+  callContext: CallContextKeys;
 }
 
 const encoder = new TextEncoder();
@@ -80,9 +82,9 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
 }
 
 async function handleMessage(settings: RpcServiceSettings, operation: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
-  const envelope = contextFromHeaders(msg.headers);
-  if (!envelope) {
-    msg.respond(encoder.encode(JSON.stringify(failure(new AppError(400, 'bad_envelope', 'call context headers missing')))));
+  const envelope = openCallContext(settings.callContext, msg.subject, msg.headers, settings.logger.child({ operation }));
+  if (envelope instanceof AppError) {
+    msg.respond(encoder.encode(JSON.stringify(failure(envelope))));
     return;
   }
   const log = settings.logger.child({ requestId: envelope.call.requestId, operation });
@@ -118,6 +120,8 @@ function failure(error: AppError): RpcReply {
 export interface RpcCallSettings {
   nc: NatsConnection;
   subjects: Subjects;
+  /** Signs the context of every call (decision 0056). */
+  callContext: CallContextKeys;
   timeoutMs?: number;
   /** Leave a reply that is already JSON text as a `JsonText` body instead of parsing it. */
   passJsonThrough?: boolean;
@@ -139,9 +143,10 @@ export async function callRpc(
     { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'rpc.method': operation } },
     async () => {
       try {
-        const msg = await settings.nc.request(settings.subjects.rpc(service, operation), JSON.stringify(request), {
+        const subject = settings.subjects.rpc(service, operation);
+        const msg = await settings.nc.request(subject, JSON.stringify(request), {
           timeout: settings.timeoutMs ?? 10_000,
-          headers: contextToHeaders(call),
+          headers: sealCallContext(settings.callContext, subject, call),
         });
         const rawStatus = msg.headers?.get(RAW_REPLY.status);
         if (rawStatus) {
