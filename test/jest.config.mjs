@@ -1,3 +1,3 @@
 import preset from '../jest.preset.mjs';
 
-export default { ...preset, testMatch: ['<rootDir>/contract/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts'], testTimeout: 60_000 };
+export default { ...preset, testMatch: ['<rootDir>/contract/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts', '<rootDir>/security/**/*.test.ts'], testTimeout: 60_000 };

@@ -67,7 +67,7 @@ describe('service', () => {
     const again = await migrateSchema({ url: h.database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations });
     expect(again).toEqual([]);
     const { rows } = await h.sql.query<{ name: string }>('select name from catalog.kysely_migration order by name');
-    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents']);
+    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents', '0005_tenant_or_system_rls']);
   });
 
   test('the tables are under row-level security, also for the owner', async () => {

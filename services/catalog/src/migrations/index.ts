@@ -3,6 +3,7 @@ import { entities } from './0001_entities.js';
 import { versions } from './0002_versions.js';
 import { outboxRelay } from './0003_outbox_relay.js';
 import { attachIntents } from './0004_attach_intents.js';
+import { tenantOrSystemRls } from './0005_tenant_or_system_rls.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -10,4 +11,5 @@ export const catalogMigrations: Migrations = {
   '0002_versions': versions,
   '0003_outbox_relay': outboxRelay,
   '0004_attach_intents': attachIntents,
+  '0005_tenant_or_system_rls': tenantOrSystemRls,
 };
