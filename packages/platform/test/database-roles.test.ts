@@ -3,17 +3,19 @@ import pg from 'pg';
 import {
   createDatabase,
   enableTenantRlsV1,
+  migrateSchema,
   readCommonConfig,
   readConfig,
   runAsLeader,
   SCHEMA_OWNER_ROLE,
+  setupDatabaseRoles,
   sleep,
   sql,
   startServiceRuntime,
   type Migrations,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { capturingLogger, createTestDatabase, eventually, serviceEnvironment, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { capturingLogger, createTestDatabase, eventually, serviceEnvironment, testCredentials, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 /**
  * Decision 0057: a service works as its own login role, which owns none of its tables and cannot
@@ -135,6 +137,33 @@ describe('the database role a service works as', () => {
       await runtime.stop();
     }
   });
+});
+
+test('the role set-up hands a schema an earlier version migrated as a superuser to the owner; the service then starts', async () => {
+  const earlier = await createTestDatabase('adopt');
+  try {
+    await migrateSchema({ url: earlier.url, schema: SCHEMA, role: 'roletest_app', migrations });
+    const credentials = testCredentials();
+    await setupDatabaseRoles(earlier.url, {
+      ownerPassword: credentials.postgresPassword(SCHEMA_OWNER_ROLE),
+      services: [{ schema: SCHEMA, password: credentials.postgresPassword('roletest_app') }],
+    });
+    const runtime = await start(earlier.urlAs('roletest_app'), { MIGRATION_DATABASE_URL: earlier.urlAs(SCHEMA_OWNER_ROLE) });
+    await runtime.stop();
+    const admin = new pg.Client({ connectionString: earlier.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ owner: string }>(
+        `select distinct pg_get_userbyid(relowner) as owner from pg_class where relnamespace = '${SCHEMA}'::regnamespace
+         union select pg_get_userbyid(nspowner) from pg_namespace where nspname = '${SCHEMA}'`,
+      );
+      expect(rows).toEqual([{ owner: SCHEMA_OWNER_ROLE }]);
+    } finally {
+      await admin.end();
+    }
+  } finally {
+    await earlier.drop();
+  }
 });
 
 describe('connections', () => {

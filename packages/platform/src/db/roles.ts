@@ -34,10 +34,36 @@ END $$`;
 }
 
 /**
+ * Hands schema `schema`, if it exists, and what is in it (tables, their sequences, standalone
+ * sequences, functions) to the owner: schemas an earlier version migrated as another role (a
+ * superuser, say) are migrated by the owner from now on.
+ */
+function adoptSchema(schema: string, owner: string): string {
+  return `DO $$
+DECLARE item record;
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_namespace WHERE nspname = '${schema}') THEN RETURN; END IF;
+  EXECUTE 'ALTER SCHEMA ${schema} OWNER TO ${owner}';
+  FOR item IN SELECT c.oid::regclass AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE n.nspname = '${schema}' AND c.relowner <> '${owner}'::regrole
+                 AND (c.relkind IN ('r', 'p') OR (c.relkind = 'S' AND NOT EXISTS (
+                   SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i'))))
+  LOOP
+    EXECUTE format('ALTER %s %s OWNER TO ${owner}', CASE item.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, item.name);
+  END LOOP;
+  FOR item IN SELECT p.oid::regprocedure AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+               WHERE n.nspname = '${schema}' AND p.proowner <> '${owner}'::regrole
+  LOOP
+    EXECUTE format('ALTER FUNCTION %s OWNER TO ${owner}', item.name);
+  END LOOP;
+END $$`;
+}
+
+/**
  * The statements that set the roles up in database `database`, as an administrator (a superuser,
  * or a role with CREATEROLE that may grant CREATE on the database) runs them. `password` renders
  * a password as an SQL literal. Idempotent: a role that exists gets LOGIN and its password again,
- * and loses membership of the owner role.
+ * and loses membership of the owner role; an existing service schema is handed to the owner.
  */
 export function databaseRoleStatements(setup: DatabaseRoleSetup, database: string, password: (value: string) => string): string[] {
   const owner = assertIdentifier(setup.owner ?? SCHEMA_OWNER_ROLE);
@@ -46,26 +72,34 @@ export function databaseRoleStatements(setup: DatabaseRoleSetup, database: strin
   for (const service of setup.services) {
     const role = serviceRoleOf(service.schema);
     statements.push(createRole(role), `ALTER ROLE ${role} LOGIN PASSWORD ${password(service.password)}`, `REVOKE ${owner} FROM ${role}`);
+    statements.push(adoptSchema(assertIdentifier(service.schema), owner));
   }
   return statements;
 }
 
 /**
  * Creates (or brings back to shape) the owner and service roles, connected to the database the
- * services use as an administrator. Concurrent set-ups on one server take turns.
+ * services use as an administrator. Set-ups on one database take turns; one on another database
+ * that changes the same role at the same moment makes this one start over (roles are cluster-wide).
  */
 export async function setupDatabaseRoles(adminUrl: string, setup: DatabaseRoleSetup): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl, application_name: 'db-setup' });
   await client.connect();
   try {
     const { rows } = await client.query<{ db: string }>('select current_database() as db');
-    await client.query('BEGIN');
-    await client.query("select pg_advisory_xact_lock(hashtext('catalog-service:db-setup'))");
-    for (const statement of databaseRoleStatements(setup, rows[0]!.db, (value) => client.escapeLiteral(value))) await client.query(statement);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    const statements = databaseRoleStatements(setup, rows[0]!.db, (value) => client.escapeLiteral(value));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await client.query('BEGIN');
+        await client.query("select pg_advisory_xact_lock(hashtext('catalog-service:db-setup'))");
+        for (const statement of statements) await client.query(statement);
+        await client.query('COMMIT');
+        return;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (attempt >= 5 || !/tuple concurrently (updated|deleted)/.test((error as Error).message)) throw error;
+      }
+    }
   } finally {
     await client.end();
   }
