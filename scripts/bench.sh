@@ -20,17 +20,19 @@ trap cleanup EXIT
 ensure_node_modules
 mkdir -p "$state_dir"
 chmod 755 "$state_dir"
+ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$state_dir/credentials.json}"
 if [[ -z ${DATABASE_URL:-} ]]; then
   ensure_postgres
   start_postgres "$state_dir/pg" 55532
   started_pg=$INFRA_PG_STARTED
 fi
+setup_database_roles
 if [[ -z ${NATS_URL:-} ]]; then
   ensure_nats_server
   start_nats "$state_dir/nats" 54322
   started_nats=$INFRA_NATS_STARTED
 fi
-export DATABASE_URL NATS_URL NATS_SERVER_BIN="${NATS_SERVER_BIN:-}"
+export DATABASE_URL NATS_URL CATALOG_CREDENTIALS_FILE NATS_SERVER_BIN="${NATS_SERVER_BIN:-}"
 
 npx --no-install turbo run build --output-logs=errors-only
 

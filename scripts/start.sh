@@ -3,8 +3,13 @@
 # (the six services, restarted when one crashes).
 #
 #   DATABASE_URL unset -> PostgreSQL in .local/pg on 127.0.0.1:${PG_PORT:-54329}
-#   NATS_URL unset     -> NATS (JetStream) in .local/nats on 127.0.0.1:${NATS_PORT:-4222}
+#   NATS_URL unset     -> NATS (JetStream) in .local/nats on 127.0.0.1:${NATS_PORT:-4222}, with one
+#                         user per service and its permissions (decision 0055)
 #   BLOB_DIR           -> defaults to .local/blobs
+# The passwords of the local servers and the call context secret are derived from
+# .local/credentials.json (CATALOG_CREDENTIALS_FILE; mode 600, made on the first run). The database
+# roles (schema owner, one login role per service: decision 0057) are created on DATABASE_URL's
+# server (an administrator), and every service gets its own role and NATS user.
 # Servers already listening on those ports are reused. On exit (Ctrl-C,
 # SIGTERM, or dev.ts ending) the servers this script started are stopped;
 # data in .local/ is kept. PORT, ADMIN_TOKEN etc. pass through untouched.
@@ -53,11 +58,13 @@ ensure_ffmpeg || infra_log "WARNING: ffmpeg could not be installed; audio upload
 mkdir -p "$local_dir"
 chmod 755 "$local_dir" # the postgres system user must reach .local/pg when run as root
 
+ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$local_dir/credentials.json}"
 if [[ -z ${DATABASE_URL:-} ]]; then
   ensure_postgres
   start_postgres "$local_dir/pg" "${PG_PORT:-54329}"
   started_pg=$INFRA_PG_STARTED
 fi
+setup_database_roles
 if [[ -z ${NATS_URL:-} ]]; then
   ensure_nats_server
   start_nats "$local_dir/nats" "${NATS_PORT:-4222}"
@@ -66,7 +73,10 @@ fi
 BLOB_DIR="${BLOB_DIR:-$local_dir/blobs}"
 export BLOB_DIR
 mkdir -p "$BLOB_DIR"
-echo "[start] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL BLOB_DIR=$BLOB_DIR" >&2
+echo "[start] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL BLOB_DIR=$BLOB_DIR credentials: $CATALOG_CREDENTIALS_FILE" >&2
+# Each service's own database role and NATS user (<SERVICE>_DATABASE_URL, <SERVICE>_NATS_PASSWORD),
+# MIGRATION_DATABASE_URL (the schema owner) and CALL_CONTEXT_SECRET, for dev.ts's children.
+eval "$(local_service_environment)"
 
 # From here on, signals go to dev.ts; we wait for it and then clean up.
 trap 'forward INT' INT

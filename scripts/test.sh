@@ -8,6 +8,9 @@
 # TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) and
 # schemathesis (the OpenAPI fuzz test) come from the tool cache (ensure_helm, ensure_schemathesis in
 # scripts/lib/infra.sh).
+# The servers' credentials come from CATALOG_CREDENTIALS_FILE (default $state_dir/credentials.json,
+# made when missing): NATS runs with one user per service (decision 0055), and the database roles
+# of decision 0057 are created on DATABASE_URL's server (an administrator) before the tests run.
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
 set -euo pipefail
@@ -37,15 +40,15 @@ trap 'exit 143' TERM
 
 ensure_node_modules
 
-if [[ -z ${DATABASE_URL:-} || -z ${NATS_URL:-} || -z ${S3_ENDPOINT:-} ]]; then
-  mkdir -p "$state_dir"
-  chmod 755 "$state_dir" # the postgres system user must reach $state_dir/pg
-fi
+mkdir -p "$state_dir"
+chmod 755 "$state_dir" # the postgres system user must reach $state_dir/pg
+ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$state_dir/credentials.json}"
 if [[ -z ${DATABASE_URL:-} ]]; then
   ensure_postgres
   PG_FAST=1 start_postgres "$state_dir/pg" "$pg_port"
   started_pg=$INFRA_PG_STARTED
 fi
+setup_database_roles
 if [[ -z ${NATS_URL:-} ]]; then
   ensure_nats_server
   start_nats "$state_dir/nats" "$nats_port"

@@ -19,16 +19,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { callRpc, connectBus, createLogger, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
+import { callRpc, JsonText, subjectsFor, type NatsConnection, type Subjects } from '@catalog/platform';
 import { feedCursors, feedPageStatement } from '@catalog/events';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
-import { apiClient } from '@catalog/testing';
+import { apiClient, testBus, testCallContext } from '@catalog/testing';
 import { benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
 
-const adminUrl = process.env.DATABASE_URL;
-const natsUrl = process.env.NATS_URL;
-if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- events)');
-const logger = createLogger({ service: 'bench-events', level: 'warn' });
+if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- events)');
 const CURSOR_SECRET = `bench-${randomBytes(16).toString('hex')}`;
 const resultsDir = join(repoRoot, 'bench', 'results');
 
@@ -50,7 +47,7 @@ function percentiles(values: number[]): { n: number; p50: number; p90: number; p
 /** `listEvents` over NATS as the gateway calls it; resolves with the page as received, unparsed. */
 function feedFetcher(nc: NatsConnection, subjects: Subjects) {
   return async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
-    const reply = await callRpc({ nc, subjects, timeoutMs: 30_000, passJsonThrough: true }, 'events', 'listEvents', { params: {}, query, body: null }, {
+    const reply = await callRpc({ nc, subjects, callContext: testCallContext(), timeoutMs: 30_000, passJsonThrough: true }, 'events', 'listEvents', { params: {}, query, body: null }, {
       tenantId,
       keyId: null,
       sourceSystem: 'bench',
@@ -95,8 +92,8 @@ async function createTenants(base: string, adminToken: string, keysPerTenant: nu
 }
 
 async function pageBench(): Promise<Record<string, unknown>> {
-  const database = await createBenchDatabase(adminUrl!, 'events_page');
-  const { env, adminToken, natsPrefix: prefix } = benchEnv(database.url, natsUrl!, { FEED_CURSOR_SECRET: CURSOR_SECRET, DB_POOL_SIZE: '10' });
+  const database = await createBenchDatabase('events_page');
+  const { env, adminToken, natsPrefix: prefix } = await benchEnv(database, { FEED_CURSOR_SECRET: CURSOR_SECRET, DB_POOL_SIZE: '10' });
   const owner = new pg.Client({ connectionString: database.url });
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
@@ -140,7 +137,7 @@ async function pageBench(): Promise<Record<string, unknown>> {
     const loadSeconds = (Date.now() - t0) / 1000;
     const maxTx = Math.floor(TOTAL / PER_TX) + 3;
 
-    nc = await connectBus({ url: natsUrl!, name: 'bench-feed', logger });
+    nc = await testBus('bench-feed', { user: 'gateway' });
     const fetchFromService = feedFetcher(nc, subjectsFor(prefix));
     const keysOf = new Map(tenantKeys.map((t) => [t.tenantId, t]));
     const fetchFromGateway = async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
@@ -310,8 +307,8 @@ async function visibilityStages(databaseUrl: string, respondedAtEpoch: Map<strin
 }
 
 async function e2eBench(): Promise<Record<string, unknown>> {
-  const database = await createBenchDatabase(adminUrl!, 'events_e2e');
-  const { env, adminToken, natsPrefix: prefix } = benchEnv(database.url, natsUrl!, { DB_POOL_SIZE: '20', FEED_CURSOR_SECRET: CURSOR_SECRET });
+  const database = await createBenchDatabase('events_e2e');
+  const { env, adminToken, natsPrefix: prefix } = await benchEnv(database, { DB_POOL_SIZE: '20', FEED_CURSOR_SECRET: CURSOR_SECRET });
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
   try {
@@ -321,7 +318,7 @@ async function e2eBench(): Promise<Record<string, unknown>> {
     const base = 'http://127.0.0.1:18280';
     const { orgId, key } = await apiClient(base, adminToken).tenant({ name: 'Bench FM' });
     const auth = { authorization: `Bearer ${key}` };
-    nc = await connectBus({ url: natsUrl!, name: 'bench-e2e', logger });
+    nc = await testBus('bench-e2e', { user: 'gateway' });
     const call = feedCaller(nc, subjectsFor(prefix));
     let n = 0;
     const respondedAtEpoch = new Map<string, number>();

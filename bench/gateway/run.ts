@@ -32,11 +32,9 @@ async function load(url: string, headers: Record<string, string>, duration: numb
 }
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.DATABASE_URL;
-  const natsUrl = process.env.NATS_URL;
-  if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench)');
-  const database = await createBenchDatabase(adminUrl, 'gateway');
-  const { env, adminToken } = benchEnv(database.url, natsUrl, { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', DB_POOL_SIZE: '20' });
+  if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench)');
+  const database = await createBenchDatabase('gateway');
+  const { env, adminToken } = await benchEnv(database, { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', DB_POOL_SIZE: '20' });
   const processes: BenchProcess[] = [];
   try {
     const catalog = await startService('catalog', env, 18181);

@@ -1,30 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import pg from 'pg';
+import { createTestDatabase, serviceEnvironment, type TestDatabase } from '@catalog/testing';
 
-export interface BenchDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh database on the server of `adminUrl` for one benchmark run; `drop()` removes it. */
-export async function createBenchDatabase(adminUrl: string, label: string): Promise<BenchDatabase> {
-  const name = `bench_${label.replace(/[^a-z0-9_]/gi, '')}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
+/** A fresh database for one benchmark run, with the roles of decision 0057 (`drop()` removes it). */
+export function createBenchDatabase(label: string): Promise<TestDatabase> {
+  return createTestDatabase(`bench${label}`);
 }
 
 /** A JSON request that must succeed (2xx); the body of the answer. */
@@ -74,19 +54,19 @@ export interface BenchEnv {
 }
 
 /**
- * The environment the services of one benchmark run share: its database, a NATS prefix of its own,
- * a fresh admin token, no per-IP limit (one client IP makes all the load), no telemetry export;
- * `settings` adds to it or overrides it (log level, pool size, …).
+ * The environment the services of one benchmark run share: its database (each service as its own
+ * role, with its own NATS user, as in production), a NATS prefix of its own, a fresh admin token,
+ * no per-IP limit (one client IP makes all the load), no telemetry export; `settings` adds to it
+ * or overrides it (log level, pool size, …).
  */
-export function benchEnv(databaseUrl: string, natsUrl: string, settings: Record<string, string> = {}): BenchEnv {
+export async function benchEnv(database: TestDatabase, settings: Record<string, string> = {}): Promise<BenchEnv> {
   const adminToken = randomBytes(16).toString('hex');
   const natsPrefix = `bench${randomBytes(3).toString('hex')}`;
   return {
     adminToken,
     natsPrefix,
     env: {
-      DATABASE_URL: databaseUrl,
-      NATS_URL: natsUrl,
+      ...(await serviceEnvironment(database)),
       NATS_PREFIX: natsPrefix,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       ADMIN_TOKEN: adminToken,

@@ -60,11 +60,9 @@ function rssMiB(pid: number | undefined): number {
 const mbPerSecond = (bytes: number, seconds: number): number => Math.round((bytes / 1e6 / seconds) * 10) / 10;
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.DATABASE_URL;
-  const natsUrl = process.env.NATS_URL;
-  if (!adminUrl || !natsUrl) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- upload)');
+  if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- upload)');
   const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-upload-'));
-  const database = await createBenchDatabase(adminUrl, 'upload');
+  const database = await createBenchDatabase('upload');
   const processes: BenchProcess[] = [];
   try {
     // The file: a sine tone as 44.1 kHz mono 16-bit WAV (88,200 bytes a second) of SIZE_MIB.
@@ -82,7 +80,7 @@ async function main(): Promise<void> {
     const gatewayPort = await freePort();
     const assetPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const { env, adminToken } = benchEnv(database.url, natsUrl, {
+    const { env, adminToken } = await benchEnv(database, {
       DB_POOL_SIZE: '5',
       BLOB_BACKEND: 'fs',
       BLOB_DIR: join(work, 'blobs'),

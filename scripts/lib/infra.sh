@@ -9,7 +9,14 @@
 #   start_postgres DATA_DIR PORT     -> initdb + start (or reuse), exports DATABASE_URL
 #   stop_postgres DATA_DIR           -> pg_ctl stop -m fast
 #   ensure_nats_server               -> builds/installs nats-server, exports NATS_SERVER_BIN
-#   start_nats DATA_DIR PORT         -> start (or reuse) nats-server -js, exports NATS_URL
+#   ensure_local_credentials FILE    -> creates FILE (mode 600) unless it exists, exports
+#                                       CATALOG_CREDENTIALS_FILE (passwords of the local servers)
+#   setup_database_roles             -> creates the schema owner and service login roles on the
+#                                       server of DATABASE_URL (decision 0057; needs node_modules)
+#   local_service_environment        -> prints `export` lines: each service's database URL, NATS
+#                                       password and the call context secret (for `eval`)
+#   start_nats DATA_DIR PORT         -> start (or reuse) nats-server -js with the services' users
+#                                       and permissions (decision 0055), exports NATS_URL
 #   stop_nats DATA_DIR               -> stops the nats-server started in DATA_DIR
 #   infra_apt_install PKG...         -> apt-get install (apt-get update once per shell)
 #   ensure_ffmpeg                    -> installs ffmpeg/ffprobe via apt when missing
@@ -473,6 +480,45 @@ stop_postgres() {
 }
 
 # ---------------------------------------------------------------------------
+# Credentials of the local servers (decisions 0055-0057)
+
+# _infra_local_servers ARGS... : scripts/local-servers.ts (TypeScript, run from source).
+_infra_local_servers() {
+  (cd "$INFRA_REPO_ROOT" && node --conditions=source --import tsx scripts/local-servers.ts "$@")
+}
+
+# ensure_local_credentials FILE
+ensure_local_credentials() {
+  local file=${1:?usage: ensure_local_credentials FILE} dir
+  dir=$(_infra_abspath "$(dirname "$file")") || {
+    infra_err "cannot create $(dirname "$file")"
+    return 1
+  }
+  file="$dir/$(basename "$file")"
+  _infra_local_servers credentials "$file" || {
+    infra_err "cannot create the credentials file $file"
+    return 1
+  }
+  CATALOG_CREDENTIALS_FILE=$file
+  export CATALOG_CREDENTIALS_FILE
+}
+
+setup_database_roles() {
+  if [[ -z ${DATABASE_URL:-} || -z ${CATALOG_CREDENTIALS_FILE:-} ]]; then
+    infra_err "setup_database_roles needs DATABASE_URL and CATALOG_CREDENTIALS_FILE"
+    return 1
+  fi
+  (cd "$INFRA_REPO_ROOT" && node --conditions=source --import tsx scripts/db-setup.ts) >&2 || {
+    infra_err "creating the database roles failed (DATABASE_URL must be an administrator of the server)"
+    return 1
+  }
+}
+
+local_service_environment() {
+  _infra_local_servers env "${CATALOG_CREDENTIALS_FILE:?local_service_environment needs CATALOG_CREDENTIALS_FILE}"
+}
+
+# ---------------------------------------------------------------------------
 # NATS
 
 _infra_go_bin() {
@@ -531,17 +577,19 @@ _infra_export_nats_url() {
   fi
 }
 
-# start_nats DATA_DIR PORT
+# start_nats DATA_DIR PORT : the users and permissions come from CATALOG_CREDENTIALS_FILE (made
+# next to DATA_DIR when unset); a server already listening on PORT must have been started with it.
 start_nats() {
   local data_dir=${1:?usage: start_nats DATA_DIR PORT}
   local port=${2:?usage: start_nats DATA_DIR PORT}
-  local logfile pidfile pid
+  local logfile pidfile pid conf
   local -a launcher=()
   INFRA_NATS_STARTED=0
 
   if [[ -z ${NATS_SERVER_BIN:-} || ! -x ${NATS_SERVER_BIN} ]]; then
     ensure_nats_server || return 1
   fi
+  ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$(dirname "$data_dir")/credentials.json}" || return 1
 
   if _infra_tcp_open "$port"; then
     if _infra_is_nats "$port"; then
@@ -570,10 +618,19 @@ start_nats() {
     rm -f "$pidfile"
   fi
 
+  # The services' users and permissions, with this machine's passwords: readable by us only.
+  conf=$data_dir/nats.conf
+  if ! (umask 077 && _infra_local_servers nats-config "$CATALOG_CREDENTIALS_FILE" >"$conf.tmp"); then
+    rm -f "$conf.tmp"
+    infra_err "rendering the NATS authorization ($conf) failed"
+    return 1
+  fi
+  mv "$conf.tmp" "$conf"
+
   # Own session: Ctrl-C in the terminal does not hit it; we stop it ourselves.
   if command -v setsid >/dev/null 2>&1; then launcher=(setsid); fi
-  infra_log "starting NATS (JetStream) on 127.0.0.1:$port (data $data_dir)"
-  "${launcher[@]}" "$NATS_SERVER_BIN" -js -a 127.0.0.1 -p "$port" -m 0 \
+  infra_log "starting NATS (JetStream, users of $CATALOG_CREDENTIALS_FILE) on 127.0.0.1:$port (data $data_dir)"
+  "${launcher[@]}" "$NATS_SERVER_BIN" -c "$conf" -js -a 127.0.0.1 -p "$port" -m 0 \
     -sd "$data_dir/jetstream" -P "$pidfile" >>"$logfile" 2>&1 </dev/null &
   pid=$!
 

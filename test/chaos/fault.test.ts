@@ -33,7 +33,7 @@ beforeAll(async () => {
     shared: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? tmpdir(),
-      DATABASE_URL: infra.postgres.url,
+      ...infra.serviceEnvironment,
       NATS_URL: infra.nats.url,
       HTTP_HOST: '127.0.0.1',
       ADMIN_TOKEN,

@@ -27,6 +27,19 @@ async function infra(fn: string, args: string[], extraEnv: Record<string, string
   }
 }
 
+/** The `export NAME='value'` lines of `scripts/local-servers.ts env`, as start.sh evaluates them. */
+async function localServiceEnvironment(credentialsFile: string, adminUrl: string): Promise<Record<string, string>> {
+  const { DATABASE_URL: _db, NODE_OPTIONS: _node, ...env } = process.env;
+  const script = join(repoRoot, 'scripts', 'local-servers.ts');
+  const { stdout } = await run(process.execPath, ['--conditions=source', '--import', 'tsx', script, 'env', credentialsFile], {
+    cwd: repoRoot,
+    env: { ...env, DATABASE_URL: adminUrl },
+    timeout: 60_000,
+  });
+  const entries = [...stdout.matchAll(/^export ([A-Z0-9_]+)='((?:[^']|'\\'')*)'$/gm)].map(([, name, value]) => [name!, value!.replaceAll(`'\\''`, "'")]);
+  return Object.fromEntries(entries);
+}
+
 export interface OwnPostgres {
   url: string;
   /** pg_ctl stop -m fast (every session ends), then the same cluster starts again on the same port. */
@@ -46,6 +59,11 @@ export interface OwnNats {
 export interface OwnInfrastructure {
   postgres: OwnPostgres;
   nats: OwnNats;
+  /**
+   * What `npm start` gives its services for these servers (scripts/start.sh): each service's own
+   * database role and NATS user, the schema owner, the call context secret (decisions 0055-0057).
+   */
+  serviceEnvironment: Record<string, string>;
   /** Stops both and removes their data. */
   remove(): Promise<void>;
 }
@@ -56,24 +74,31 @@ export async function startOwnInfrastructure(): Promise<OwnInfrastructure> {
   const pgDir = join(dir, 'pg');
   const natsDir = join(dir, 'nats');
   const [pgPort, natsPort] = [await freePort(), await freePort()];
+  const credentials = { CATALOG_CREDENTIALS_FILE: join(dir, 'credentials.json') };
+  const adminUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
   const startPostgres = () => infra('start_postgres', [pgDir, String(pgPort)], { PG_FAST: '1' });
-  const startNats = () => infra('start_nats', [natsDir, String(natsPort)]);
+  const startNats = () => infra('start_nats', [natsDir, String(natsPort)], credentials);
   const natsPid = () => Number(readFileSync(join(natsDir, 'nats.pid'), 'utf8').trim());
   const remove = async () => {
     await infra('stop_nats', [natsDir]).catch(() => undefined);
     await infra('stop_postgres', [pgDir]).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   };
+  let serviceEnvironment: Record<string, string>;
   try {
     await startPostgres();
+    await infra('ensure_local_credentials', [credentials.CATALOG_CREDENTIALS_FILE]);
+    await infra('setup_database_roles', [], { ...credentials, DATABASE_URL: adminUrl });
     await startNats();
+    serviceEnvironment = await localServiceEnvironment(credentials.CATALOG_CREDENTIALS_FILE, adminUrl);
   } catch (error) {
     await remove();
     throw error;
   }
   return {
+    serviceEnvironment,
     postgres: {
-      url: `postgres://postgres@127.0.0.1:${pgPort}/postgres`,
+      url: adminUrl,
       async restart() {
         await infra('stop_postgres', [pgDir]);
         await startPostgres();

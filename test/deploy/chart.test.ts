@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { serviceNodeFlags } from '@catalog/platform';
+import { natsPasswordVariable, renderNatsAuthorization } from '@catalog/contracts';
 import { Deployment } from 'kubernetes-models/apps/v1';
-import { PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 
@@ -45,6 +46,7 @@ async function render(...sets: string[]): Promise<Manifest[]> {
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'v1/Service': Service,
+  'v1/ConfigMap': ConfigMap,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'networking.k8s.io/v1/Ingress': Ingress,
@@ -95,6 +97,7 @@ describe('helm chart', () => {
     const components = (kind: string) => ofKind(manifests, kind).map((m) => m.metadata.labels?.['app.kubernetes.io/component']).sort();
     expect(components('Deployment')).toEqual(SERVICES);
     expect(components('Service')).toEqual(SERVICES);
+    expect(components('ConfigMap')).toEqual(['nats-authorization']);
     expect(components('PodDisruptionBudget')).toEqual(['asset', 'catalog', 'events', 'gateway']);
     expect(ofKind(manifests, 'PersistentVolumeClaim')).toEqual([]);
   });
@@ -138,6 +141,34 @@ describe('helm chart', () => {
           }
         }
       }
+    }
+  });
+
+  test("NATS authorization: the chart's copy is the one generated from the route table (`npm run nats:authorization`), shipped as a ConfigMap", async () => {
+    const copy = readFileSync(join(chart, 'files', 'nats-authorization.conf'), 'utf8');
+    expect(copy).toBe(renderNatsAuthorization({ environment: natsPasswordVariable }));
+    const [configMap] = ofKind(await render('existingSecret=catalog-secrets'), 'ConfigMap');
+    expect((configMap as any).data['authorization.conf']).toBe(copy);
+    // No password in it: nats-server reads each from an environment variable named like the Secret's key.
+    for (const service of SERVICES) expect(copy).toContain(`password: $${service.toUpperCase()}_NATS_PASSWORD`);
+    expect(ofKind(await render('existingSecret=catalog-secrets', 'nats.authorizationConfigMap=false'), 'ConfigMap')).toEqual([]);
+  });
+
+  test("each service gets only its own database role and NATS user from the Secret, the schema owner for migrations, the call context secret, and never the privileged-role flag", async () => {
+    const manifests = await render('existingSecret=catalog-secrets');
+    for (const service of SERVICES) {
+      const env = envOf(deployment(manifests, service));
+      const own = service.toUpperCase();
+      expect(env.get(`${own}_DATABASE_URL`)?.valueFrom.secretKeyRef.key).toBe(`${own}_DATABASE_URL`);
+      expect(env.get(`${own}_NATS_PASSWORD`)?.valueFrom.secretKeyRef.key).toBe(`${own}_NATS_PASSWORD`);
+      expect(env.get('MIGRATION_DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'MIGRATION_DATABASE_URL' });
+      expect(env.get('CALL_CONTEXT_SECRET')?.valueFrom.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'CALL_CONTEXT_SECRET' });
+      expect(env.get('DB_STATEMENT_TIMEOUT_MS')?.value).toBe('30000');
+      expect(env.get('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS')?.value).toBe('60000');
+      const others = [...env.keys()].filter((name) => /_(DATABASE_URL|NATS_PASSWORD)$/.test(name) && name !== 'MIGRATION_DATABASE_URL' && !name.startsWith(`${own}_`));
+      expect({ service, others }).toEqual({ service, others: [] });
+      expect(env.has('DATABASE_URL')).toBe(false);
+      expect(env.has('DB_ALLOW_PRIVILEGED_ROLE')).toBe(false);
     }
   });
 

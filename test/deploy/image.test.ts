@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '@catalog/platform';
-import { apiClient, createTestDatabase, eventually, freePort, sineWav, startOtlpCollector, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { apiClient, createTestDatabase, eventually, freePort, serviceEnvironment, sineWav, startOtlpCollector, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 /**
  * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile
@@ -23,6 +23,8 @@ const portVariable = (service: string) => (service === 'gateway' ? 'PORT' : `${s
 let scratch: string;
 let tree: string;
 let database: TestDatabase;
+/** What the chart gives each service from its Secret: its own database role and NATS user, the owner for migrations. */
+let credentials: Record<string, string>;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -30,6 +32,7 @@ beforeAll(async () => {
   tree = join(scratch, 'app');
   await run('bash', [join(repoRoot, 'scripts', 'image-tree.sh'), tree], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
   database = await createTestDatabase('image');
+  credentials = await serviceEnvironment(database);
 }, 300_000);
 
 afterAll(async () => {
@@ -61,7 +64,7 @@ describe('container image tree', () => {
     expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replaceAll(',', ', ')}`);
   });
 
-  /** Starts `service` from the tree as the chart runs it: its Node flags, the register, only the chart's variables. */
+  /** Starts `service` from the tree as the chart runs it: its Node flags, the register, only the chart's variables (its own credentials). */
   function startFromTree(service: string, port: number, prefix: string, extra: Record<string, string> = { OTEL_SDK_DISABLED: 'true' }): ChildProcess {
     const child = spawn(process.execPath, [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
       cwd: tree,
@@ -71,8 +74,11 @@ describe('container image tree', () => {
         NODE_ENV: 'production',
         HTTP_HOST: '127.0.0.1',
         [portVariable(service)]: String(port),
-        DATABASE_URL: database.url,
-        NATS_URL: testInfrastructure().natsUrl,
+        NATS_URL: credentials.NATS_URL!,
+        [`${service.toUpperCase()}_DATABASE_URL`]: credentials[`${service.toUpperCase()}_DATABASE_URL`]!,
+        MIGRATION_DATABASE_URL: credentials.MIGRATION_DATABASE_URL!,
+        CALL_CONTEXT_SECRET: credentials.CALL_CONTEXT_SECRET!,
+        ...(credentials[`${service.toUpperCase()}_NATS_PASSWORD`] ? { [`${service.toUpperCase()}_NATS_PASSWORD`]: credentials[`${service.toUpperCase()}_NATS_PASSWORD`]! } : {}),
         NATS_PREFIX: prefix,
         LOG_LEVEL: 'warn',
         ADMIN_TOKEN: ADMIN_TOKEN,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, createTestDatabase, eventually, freePort, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { apiClient, createTestDatabase, eventually, freePort, serviceEnvironment, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { httpPortVariable, repoRoot, SERVICE_NAMES } from '../../scripts/dev/services.js';
 import { isRunning } from '../support/processes.js';
 
@@ -48,8 +48,8 @@ test('a killed service is restarted while the others keep running; Ctrl-C stops 
   const { NODE_OPTIONS: _jestOptions, ...inherited } = process.env;
   const env: NodeJS.ProcessEnv = {
     ...inherited,
-    DATABASE_URL: database.url,
-    NATS_URL: testInfrastructure().natsUrl,
+    // As scripts/start.sh gives them: each service's own database role and NATS user.
+    ...(await serviceEnvironment(database)),
     NATS_PREFIX: uniqueNatsPrefix('npmstart'),
     ...Object.fromEntries(SERVICE_NAMES.map((service, i) => [httpPortVariable(service), String(ports[i])])),
     ADMIN_TOKEN,

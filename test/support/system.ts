@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig, type Logger } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readGatewayConfig, startGateway } from '@catalog/gateway';
 import { readCatalogConfig, startCatalogService, type CatalogServiceOptions } from '@catalog/catalog';
 import { readAssetConfig, startAssetService } from '@catalog/asset';
@@ -30,15 +30,14 @@ export interface SystemOptions {
 
 /**
  * Starts all six services in this process against a fresh database and a NATS prefix of their
- * own; they still talk only over NATS and HTTP, as in production. Tests drive the public HTTP API.
+ * own; they still talk only over NATS and HTTP, as in production, each as its own database role
+ * and NATS user. Tests drive the public HTTP API.
  */
 export async function startSystem(overrides: Record<string, string> = {}, options: SystemOptions = {}): Promise<RunningSystem> {
-  const { natsUrl } = testInfrastructure();
   const database = await createTestDatabase('system');
   const blobDir = mkdtempSync(join(tmpdir(), 'catalog-blobs-'));
   const env: Record<string, string> = {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl,
+    ...(await serviceEnvironment(database)),
     NATS_PREFIX: uniqueNatsPrefix('sys'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     HTTP_HOST: '127.0.0.1',

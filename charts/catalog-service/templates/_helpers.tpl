@@ -25,7 +25,7 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
 {{- define "catalog.secret" -}}
-{{- required "existingSecret is required: a Secret holding DATABASE_URL, ADMIN_TOKEN, FEED_CURSOR_SECRET, … (see values.yaml)" .Values.existingSecret -}}
+{{- required "existingSecret is required: a Secret holding <SERVICE>_DATABASE_URL, MIGRATION_DATABASE_URL, <SERVICE>_NATS_PASSWORD, CALL_CONTEXT_SECRET, ADMIN_TOKEN, … (see values.yaml)" .Values.existingSecret -}}
 {{- end -}}
 
 {{- define "catalog.assetUrl" -}}

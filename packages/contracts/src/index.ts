@@ -7,3 +7,5 @@ export * from './schemas/common.js';
 export * from './schemas/events.js';
 export * from './validation.js';
 export * from './events/registry.js';
+export * from './bus/permissions.js';
+export * from './bus/nats-config.js';

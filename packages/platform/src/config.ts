@@ -118,13 +118,30 @@ export function readConfig<T>(build: (env: EnvReader) => T, env: Env = process.e
 export interface CommonConfig {
   serviceName: string;
   logLevel: string;
+  /** The service's own login role (decision 0057): `<SERVICE>_DATABASE_URL`, else `DATABASE_URL`. */
   databaseUrl: string;
+  /** The role that owns the schemas and runs migrations. */
   migrationDatabaseUrl: string;
   dbPoolSize: number;
   /** Parameterised statements each connection prepares (outside transactions); 0: none. */
   dbPreparedStatementsPerConnection: number;
+  /** Postgres cancels a statement of the service's pool running longer than this; 0: never. */
+  dbStatementTimeoutMs: number;
+  /** Postgres ends a session of the service's pool idle inside a transaction this long; 0: never. */
+  dbIdleInTransactionTimeoutMs: number;
+  /**
+   * Start even when the login role is a superuser, may bypass row-level security or owns the
+   * service's tables (development only; never set by the chart).
+   */
+  dbAllowPrivilegedRole: boolean;
   natsUrl: string;
   natsPrefix: string;
+  /** The service's NATS user (decision 0055), unset on a server without authorization. */
+  natsUser: string | undefined;
+  natsPassword: string | undefined;
+  /** Key of the signed call contexts, the same on every service (decision 0056). */
+  callContextSecret: string;
+  callContextTtlMs: number;
   httpHost: string;
   httpPort: number;
   shutdownTimeoutMs: number;
@@ -134,17 +151,41 @@ export interface CommonConfig {
   http: HttpTimeouts;
 }
 
+/**
+ * The NATS credentials of `serviceName`: `<SERVICE>_NATS_PASSWORD` (the user is the service's name
+ * unless `<SERVICE>_NATS_USER` says otherwise), else `NATS_USER`/`NATS_PASSWORD`. The per-service
+ * variables let one environment (a test harness, `npm start`) hold every service's credentials.
+ */
+function readNatsCredentials(env: EnvReader, serviceName: string): { natsUser: string | undefined; natsPassword: string | undefined } {
+  const ownPassword = env.optionalString(`${serviceName.toUpperCase()}_NATS_PASSWORD`);
+  if (ownPassword !== undefined) {
+    return { natsUser: env.optionalString(`${serviceName.toUpperCase()}_NATS_USER`) ?? serviceName, natsPassword: ownPassword };
+  }
+  const natsUser = env.optionalString('NATS_USER');
+  const natsPassword = env.optionalString('NATS_PASSWORD');
+  if (natsPassword !== undefined && natsUser === undefined) env.string('NATS_USER'); // reported as missing
+  return { natsUser, natsPassword };
+}
+
 export function readCommonConfig(env: EnvReader, serviceName: string, defaultPort: number): CommonConfig {
-  const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres', 'postgresql']);
+  const postgres = ['postgres', 'postgresql'];
+  const ownDatabaseUrl = env.optionalString(`${serviceName.toUpperCase()}_DATABASE_URL`);
+  const databaseUrl = ownDatabaseUrl === undefined ? env.url('DATABASE_URL', undefined, postgres) : env.url(`${serviceName.toUpperCase()}_DATABASE_URL`, undefined, postgres);
   return {
     serviceName,
     logLevel: env.oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
     databaseUrl,
-    migrationDatabaseUrl: env.optionalString('MIGRATION_DATABASE_URL') ?? databaseUrl,
+    migrationDatabaseUrl: env.optionalString('MIGRATION_DATABASE_URL') === undefined ? databaseUrl : env.url('MIGRATION_DATABASE_URL', undefined, postgres),
     dbPoolSize: env.int('DB_POOL_SIZE', 10, { min: 1, max: 200 }),
     dbPreparedStatementsPerConnection: env.int('DB_PREPARED_STATEMENTS_PER_CONNECTION', 200, { min: 0, max: 10_000 }),
+    dbStatementTimeoutMs: env.int('DB_STATEMENT_TIMEOUT_MS', 30_000, { min: 0 }),
+    dbIdleInTransactionTimeoutMs: env.int('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, { min: 0 }),
+    dbAllowPrivilegedRole: env.bool('DB_ALLOW_PRIVILEGED_ROLE', false),
     natsUrl: env.string('NATS_URL', 'nats://127.0.0.1:4222'),
     natsPrefix: env.string('NATS_PREFIX', 'cs'),
+    ...readNatsCredentials(env, serviceName),
+    callContextSecret: env.secret('CALL_CONTEXT_SECRET', undefined, 32),
+    callContextTtlMs: env.int('CALL_CONTEXT_TTL_MS', 30_000, { min: 1_000, max: 600_000 }),
     httpHost: env.string('HTTP_HOST', '0.0.0.0'),
     httpPort: env.int(`${serviceName.toUpperCase()}_HTTP_PORT`, defaultPort, { min: 0, max: 65535 }),
     shutdownTimeoutMs: env.int('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0 }),

@@ -1,11 +1,13 @@
 import type Koa from 'koa';
 import type { Service } from '@nats-io/services';
 import { connectBus, pingBus, type NatsConnection } from './bus/connect.js';
+import { callContextKeys, type CallContextKeys } from './bus/context.js';
 import { serveRpc, type RpcHandler } from './bus/rpc.js';
 import { subjectsFor, type Subjects } from './bus/subjects.js';
 import type { CommonConfig } from './config.js';
 import { createDatabase, pingDatabase, type Database } from './db/database.js';
 import { migrateSchema, type Migrations } from './db/migrate.js';
+import { assertSafeDatabaseRole } from './db/roles.js';
 import { createHttpApp, type HttpState } from './http/app.js';
 import { listen, type RunningServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
@@ -47,6 +49,8 @@ export interface ServiceRuntime<DB> {
   database: Database<DB>;
   nc: NatsConnection;
   subjects: Subjects;
+  /** Signs the contexts of the calls this service makes (`RpcCallSettings.callContext`). */
+  callContext: CallContextKeys;
   /** Registers the service's RPC operations on NATS. */
   serve(handlers: Record<string, RpcHandler>): Promise<Service>;
   /**
@@ -63,31 +67,19 @@ export interface ServiceRuntime<DB> {
 
 /**
  * The parts every service starts the same way: logger, migrations, Postgres pool (as the app
- * role), NATS connection, RPC endpoints, HTTP listener with `/healthz` and `/readyz`, and an
- * orderly stop (HTTP drains, RPC endpoints stop, NATS drains, the pool closes).
+ * role, refused when that role could bypass row-level security), NATS connection (as the
+ * service's user), RPC endpoints (calls with a verified context only), HTTP listener with
+ * `/healthz` and `/readyz`, and an orderly stop (HTTP drains, RPC endpoints stop, NATS drains,
+ * the pool closes).
  */
 export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings): Promise<ServiceRuntime<DB>> {
   const { config } = settings;
   const logger = settings.logger ?? createLogger({ service: config.serviceName, level: config.logLevel });
-  if (settings.migrate ?? config.migrateOnStart) {
-    await migrateSchema({
-      url: config.migrationDatabaseUrl,
-      schema: settings.schema,
-      role: `${settings.schema}_app`,
-      migrations: settings.migrations,
-      logger,
-    });
-  }
-  const database = createDatabase<DB>({
-    url: config.databaseUrl,
-    schema: settings.schema,
-    role: `${settings.schema}_app`,
-    poolSize: config.dbPoolSize,
-    preparedStatementsPerConnection: config.dbPreparedStatementsPerConnection,
-    applicationName: config.serviceName,
-    onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
+  const database = await openServiceDatabase<DB>(settings, logger);
+  const nc = await connectBus({ url: config.natsUrl, name: config.serviceName, logger, user: config.natsUser, password: config.natsPassword }).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
   });
-  const nc = await connectBus({ url: config.natsUrl, name: config.serviceName, logger });
   const subjects = subjectsFor(config.natsPrefix);
   const relay: OutboxRelay | null = settings.outbox
     ? startOutboxRelay({
@@ -101,21 +93,68 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
         logger,
       })
     : null;
+  return assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, callContext: callContextKeys(config.callContextSecret, config.callContextTtlMs) });
+}
+
+/**
+ * Migrates the service's schema (as the schema owner), then opens the pool of the service's own
+ * role, refusing (and closing it) when that role could bypass row-level security (decision 0057).
+ */
+async function openServiceDatabase<DB>(settings: ServiceRuntimeSettings, logger: Logger): Promise<Database<DB>> {
+  const { config } = settings;
+  if (settings.migrate ?? config.migrateOnStart) {
+    await migrateSchema({ url: config.migrationDatabaseUrl, schema: settings.schema, role: `${settings.schema}_app`, migrations: settings.migrations, logger });
+  }
+  const database = createDatabase<DB>({
+    url: config.databaseUrl,
+    schema: settings.schema,
+    // The service logs in as its own role. Only when allowed to log in as a privileged one
+    // (development) does it switch to its role, so that row-level security still applies.
+    ...(config.dbAllowPrivilegedRole ? { role: `${settings.schema}_app` } : {}),
+    poolSize: config.dbPoolSize,
+    preparedStatementsPerConnection: config.dbPreparedStatementsPerConnection,
+    applicationName: config.serviceName,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+    onIdleConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
+  try {
+    await assertSafeDatabaseRole(database.pool, settings.schema, { allowPrivileged: config.dbAllowPrivilegedRole, logger });
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+interface RuntimeParts<DB> {
+  settings: ServiceRuntimeSettings;
+  logger: Logger;
+  database: Database<DB>;
+  nc: NatsConnection;
+  subjects: Subjects;
+  relay: OutboxRelay | null;
+  callContext: CallContextKeys;
+}
+
+/** The runtime of started parts: RPC endpoints and the HTTP listener on demand, and the orderly stop. */
+function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, callContext }: RuntimeParts<DB>): ServiceRuntime<DB> {
+  const { config } = settings;
   const stops: Array<() => Promise<void>> = [];
   let stopped = false;
   let http: RunningServer | null = null;
-
-  const runtime: ServiceRuntime<DB> = {
+  return {
     name: config.serviceName,
     logger,
     database,
     nc,
     subjects,
+    callContext,
     get http() {
       return http;
     },
     async serve(handlers) {
-      const service = await serveRpc({ nc, subjects, service: config.serviceName, version: settings.version, handlers, logger });
+      const service = await serveRpc({ nc, subjects, callContext, service: config.serviceName, version: settings.version, handlers, logger });
       stops.push(async () => {
         await service.stop();
       });
@@ -154,5 +193,4 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
       logger.info('stopped');
     },
   };
-  return runtime;
 }

@@ -1,7 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import {
-  connectBus,
   createMetricsRegistry,
   ensureEventsStream,
   platformCounter,
@@ -18,8 +17,8 @@ import {
   publishEvent,
   readDeadLetters,
   startTcpProxy,
+  testBus,
   testBusEvent,
-  testInfrastructure,
   testLogger,
   uniqueNatsPrefix,
   untilConsumerSettled,
@@ -53,7 +52,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: proxy.urlFor(testDb.url), max: 2, connectionTimeoutMillis: 2_000 });
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'dead-letters-test', logger });
+  nc = await testBus('dead-letters-test');
 });
 
 afterAll(async () => {

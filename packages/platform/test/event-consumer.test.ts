@@ -1,6 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
-  connectBus,
   ensureEventsStream,
   startEventConsumer,
   subjectsFor,
@@ -10,7 +9,7 @@ import {
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, publishEvent, testBusEvent, testInfrastructure, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
+import { eventually, publishEvent, testBus, testBusEvent, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
 
 const logger = testLogger('event-consumer');
 const DURABLE = 'test-things';
@@ -31,7 +30,7 @@ describe('durable event consumer', () => {
   const consumers: EventConsumer[] = [];
 
   beforeEach(async () => {
-    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'event-consumer-test', logger });
+    nc = await testBus('event-consumer-test');
     subjects = subjectsFor(uniqueNatsPrefix('consumer'));
     await ensureEventsStream(nc, subjects);
   });

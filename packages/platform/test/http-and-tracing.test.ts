@@ -4,7 +4,6 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   callRpc,
-  connectBus,
   createHttpApp,
   listen,
   serveRpc,
@@ -14,7 +13,7 @@ import {
   readConfig,
   readCommonConfig,
 } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 const exporter = new InMemorySpanExporter();
 
@@ -30,16 +29,16 @@ afterAll(() => {
 });
 
 test('one trace spans the caller and the service across NATS (W3C trace context in headers)', async () => {
-  const { natsUrl } = testInfrastructure();
   const logger = testLogger();
   const subjects = subjectsFor(uniqueNatsPrefix());
-  const server = await connectBus({ url: natsUrl, name: 'server', logger });
-  const client = await connectBus({ url: natsUrl, name: 'client', logger });
+  const server = await testBus('server');
+  const client = await testBus('client');
   try {
     let seenByHandler = '';
     await serveRpc({
       nc: server,
       subjects,
+      callContext: testCallContext(),
       service: 'traced',
       version: '1.0.0',
       logger,
@@ -51,7 +50,7 @@ test('one trace spans the caller and the service across NATS (W3C trace context 
       },
     });
     const traceId = await withSpan('http request', {}, async (span) => {
-      await callRpc({ nc: client, subjects }, 'traced', 'op', { params: {}, query: {}, body: null }, { tenantId: 't', keyId: null, sourceSystem: 's', requestId: 'r' });
+      await callRpc({ nc: client, subjects, callContext: testCallContext() }, 'traced', 'op', { params: {}, query: {}, body: null }, { tenantId: 't', keyId: null, sourceSystem: 's', requestId: 'r' });
       return span.spanContext().traceId;
     });
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -89,10 +88,8 @@ describe('readiness', () => {
   afterAll(() => database.drop());
 
   test('/readyz answers 200 while Postgres and NATS answer, 503 when NATS is gone; /healthz stays 200', async () => {
-    const { natsUrl } = testInfrastructure();
     const config = readConfig((env) => readCommonConfig(env, 'probe', 0), {
-      DATABASE_URL: database.url,
-      NATS_URL: natsUrl,
+      ...(await serviceEnvironment(database, ['probe'])),
       NATS_PREFIX: uniqueNatsPrefix(),
       PROBE_HTTP_PORT: '0',
       HTTP_HOST: '127.0.0.1',

@@ -3,7 +3,6 @@ import pg from 'pg';
 import {
   AppError,
   callRpc,
-  connectBus,
   createDatabase,
   enableTenantRlsV1,
   inTenantScope,
@@ -19,7 +18,7 @@ import {
   subjectsFor,
   type Migrations,
 } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 interface TestDb {
   notes: { id: string; tenant_id: string; text: string };
@@ -236,15 +235,15 @@ describe('prepared statements', () => {
 
 describe('rpc over NATS', () => {
   test('a call carries its context and returns data or a typed error', async () => {
-    const { natsUrl } = testInfrastructure();
     const logger = testLogger();
     const subjects = subjectsFor(uniqueNatsPrefix());
-    const serverConn = await connectBus({ url: natsUrl, name: 'server', logger });
-    const clientConn = await connectBus({ url: natsUrl, name: 'client', logger });
+    const serverConn = await testBus('server');
+    const clientConn = await testBus('client');
     try {
       await serveRpc({
         nc: serverConn,
         subjects,
+        callContext: testCallContext(),
         service: 'echo',
         version: '1.0.0',
         logger,
@@ -260,7 +259,7 @@ describe('rpc over NATS', () => {
         },
       });
       const call = { tenantId: tenantA, keyId: 'k1', sourceSystem: 'public-api:k1', requestId: 'r1' };
-      const rpc = { nc: clientConn, subjects };
+      const rpc = { nc: clientConn, subjects, callContext: testCallContext() };
       const ok = await callRpc(rpc, 'echo', 'echo', { params: { id: '1' }, query: {}, body: { a: 1 } }, call);
       expect(ok).toEqual({ ok: true, status: 201, body: { request: { params: { id: '1' }, query: {}, body: { a: 1 } }, tenant: tenantA, source: 'public-api:k1' } });
       const failed = await callRpc(rpc, 'echo', 'fail', { params: {}, query: {}, body: null }, call);

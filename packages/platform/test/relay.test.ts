@@ -1,7 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import {
-  connectBus,
   createDatabase,
   createOutboxRelaySupportV1,
   createOutboxTableV1,
@@ -26,7 +25,7 @@ import {
   eventually,
   readDeadLetters,
   startOwnNatsServer,
-  testInfrastructure,
+  testBus,
   testLogger,
   uniqueNatsPrefix,
   type TestDatabase,
@@ -115,7 +114,7 @@ describe('outbox relay', () => {
   let subjects: Subjects;
 
   beforeEach(async () => {
-    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'relay-test', logger });
+    nc = await testBus('relay-test');
     subjects = subjectsFor(uniqueNatsPrefix('relay'));
     await clearOutbox();
   });
@@ -225,7 +224,7 @@ describe('outbox relay', () => {
 
   test('prunes published rows older than the retention, never unpublished ones', async () => {
     const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
-    const nowhere = await connectBus({ url: testInfrastructure().natsUrl, name: 'prune', logger });
+    const nowhere = await testBus('prune');
     try {
       const old = await record(newId());
       const pending = await record(newId());
@@ -250,7 +249,7 @@ describe('outbox relay', () => {
 describe('an outbox row the bus cannot carry', () => {
   test('is parked in the dead letters and marked; the rows after it are published (decision 0053)', async () => {
     await clearOutbox();
-    const nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'relay-oversized', logger });
+    const nc = await testBus('relay-oversized');
     const subjects = subjectsFor(uniqueNatsPrefix('relaybig'));
     const relay = relayFor(nc, subjects);
     try {
@@ -276,7 +275,7 @@ describe('outbox relay and a NATS server that goes away', () => {
   test('keeps retrying, never marks what was not acknowledged, publishes everything once back', async () => {
     await clearOutbox();
     const server = await startOwnNatsServer();
-    const nc = await connectBus({ url: server.url, name: 'relay-restart', logger });
+    const nc = await testBus('relay-restart', { url: server.url });
     const subjects = subjectsFor(uniqueNatsPrefix('relayrestart'));
     const relay = relayFor(nc, subjects, { publishTimeoutMs: 1000 });
     try {

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   callRpc,
-  connectBus,
   createMetricsRegistry,
   DEFAULT_MAX_PAYLOAD,
   JsonText,
@@ -20,7 +19,7 @@ import {
   type RpcRequest,
   type Subjects,
 } from '@catalog/platform';
-import { capturingLogger, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/testing';
+import { capturingLogger, testBus, testCallContext, uniqueNatsPrefix } from '@catalog/testing';
 
 /**
  * Decision 0052: no reply is larger than the bus carries, and nothing a message does ends the
@@ -38,9 +37,8 @@ describe('rpc replies', () => {
   let seenLimits: RpcReplyLimits | null = null;
 
   beforeAll(async () => {
-    const { natsUrl } = testInfrastructure();
-    server = await connectBus({ url: natsUrl, name: 'rpc-safety-server', logger: testLogger() });
-    client = await connectBus({ url: natsUrl, name: 'rpc-safety-client', logger: testLogger() });
+    server = await testBus('rpc-safety-server');
+    client = await testBus('rpc-safety-client');
     subjects = subjectsFor(uniqueNatsPrefix('rpcsafety'));
     const big = 'x'.repeat(DEFAULT_MAX_PAYLOAD + 10);
     await serveRpc({
@@ -50,6 +48,7 @@ describe('rpc replies', () => {
       version: '1.0.0',
       logger: captured.logger,
       metrics,
+      callContext: testCallContext(),
       handlers: {
         huge: async () => ({ body: { text: big } }),
         hugeText: async () => ({ body: new JsonText(`"${big}"`) }),
@@ -68,7 +67,7 @@ describe('rpc replies', () => {
     await client.drain();
   });
 
-  const rpc = (operation: string, request = empty) => callRpc({ nc: client, subjects, timeoutMs: 5_000 }, 'safety', operation, request, call);
+  const rpc = (operation: string, request = empty) => callRpc({ nc: client, subjects, callContext: testCallContext(), timeoutMs: 5_000 }, 'safety', operation, request, call);
 
   test('a reply larger than max_payload is answered reply_too_large, logged and counted; the service answers on', async () => {
     for (const operation of ['huge', 'hugeText']) {

@@ -1,6 +1,8 @@
 import { ConfigError, cursorCodec, envelopeFromRow, envelopeOf, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
 import { capturingLogger } from '@catalog/testing';
 
+const SECRET = 'units-test-call-context-secret-0123456789';
+
 describe('config', () => {
   test('names every bad variable in one error', () => {
     const read = () =>
@@ -21,8 +23,46 @@ describe('config', () => {
   });
 
   test('defaults apply', () => {
-    const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' });
-    expect(config).toMatchObject({ httpPort: 8081, natsPrefix: 'cs', logLevel: 'info', migrationDatabaseUrl: 'postgres://u@h/db' });
+    const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: SECRET });
+    expect(config).toMatchObject({
+      httpPort: 8081,
+      natsPrefix: 'cs',
+      logLevel: 'info',
+      migrationDatabaseUrl: 'postgres://u@h/db',
+      dbStatementTimeoutMs: 30_000,
+      dbIdleInTransactionTimeoutMs: 60_000,
+      dbAllowPrivilegedRole: false,
+      natsUser: undefined,
+      callContextTtlMs: 30_000,
+    });
+  });
+
+  test("a service's own variables win over the shared ones (one map holds every service's credentials)", () => {
+    const env = {
+      DATABASE_URL: 'postgres://shared@h/db',
+      CATALOG_DATABASE_URL: 'postgres://catalog_app:pw@h/db',
+      CATALOG_NATS_PASSWORD: 'catalog-pw',
+      NATS_USER: 'someone',
+      NATS_PASSWORD: 'shared-pw',
+      CALL_CONTEXT_SECRET: SECRET,
+    };
+    expect(readConfig((e) => readCommonConfig(e, 'catalog', 8081), env)).toMatchObject({
+      databaseUrl: 'postgres://catalog_app:pw@h/db',
+      migrationDatabaseUrl: 'postgres://catalog_app:pw@h/db',
+      natsUser: 'catalog',
+      natsPassword: 'catalog-pw',
+    });
+    expect(readConfig((e) => readCommonConfig(e, 'asset', 8082), env)).toMatchObject({ databaseUrl: 'postgres://shared@h/db', natsUser: 'someone', natsPassword: 'shared-pw' });
+  });
+
+  test('the call context secret is required and at least 32 characters; a NATS password needs its user', () => {
+    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' })).toThrow(/CALL_CONTEXT_SECRET is required/);
+    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: 'short' })).toThrow(
+      /CALL_CONTEXT_SECRET must be at least 32 characters/,
+    );
+    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: SECRET, NATS_PASSWORD: 'pw' })).toThrow(
+      /NATS_USER is required/,
+    );
   });
 });
 

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { SCHEMA_OWNER_ROLE, serviceRoleOf, setupDatabaseRoles } from '@catalog/platform';
+import { testCredentials } from './local-credentials.js';
 
 /**
- * Test infrastructure comes from the environment (DATABASE_URL, NATS_URL), started by
- * `npm test` / `.ci/run`; every test file works in a database and a NATS subject prefix of its own.
+ * Test infrastructure comes from the environment (DATABASE_URL, NATS_URL, CATALOG_CREDENTIALS_FILE),
+ * started by `npm test` / `.ci/run`; every test file works in a database and a NATS subject prefix
+ * of its own. DATABASE_URL is an administrator of the server (it creates databases and roles).
  */
 export function testInfrastructure(): { databaseUrl: string; natsUrl: string } {
   const databaseUrl = process.env.DATABASE_URL;
@@ -14,37 +17,73 @@ export function testInfrastructure(): { databaseUrl: string; natsUrl: string } {
   return { databaseUrl, natsUrl };
 }
 
+/** The schemas (and so the login roles `<schema>_app`) of the six services. */
+export const SERVICE_SCHEMAS = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'] as const;
+
 export interface TestDatabase {
+  /** As the server's administrator (a superuser: bypasses row-level security; for checks only). */
   url: string;
   name: string;
+  /** The database as `role` (with its local password), e.g. `catalog_app` or the schema owner. */
+  urlAs(role: string): string;
   drop(): Promise<void>;
 }
 
-/** Creates an empty database for one test file; `drop()` removes it. */
-export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
-  const { databaseUrl } = testInfrastructure();
-  const name = `t_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
+const rolesReady = new Map<string, Promise<void>>();
+let setupQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Makes sure the schema owner and the login roles of `schemas` exist on the test server, as
+ * `npm run db:setup` makes them (decision 0057); once per process and schema.
+ */
+export function ensureTestRoles(schemas: readonly string[]): Promise<void> {
+  const missing = schemas.filter((schema) => !rolesReady.has(schema));
+  if (missing.length > 0) {
+    const credentials = testCredentials();
+    // One set-up at a time in this process; the server serialises those of other processes.
+    const ready = setupQueue.then(() =>
+      setupDatabaseRoles(testInfrastructure().databaseUrl, {
+        ownerPassword: credentials.postgresPassword(SCHEMA_OWNER_ROLE),
+        services: missing.map((schema) => ({ schema, password: credentials.postgresPassword(serviceRoleOf(schema)) })),
+      }),
+    );
+    setupQueue = ready.catch(() => undefined);
+    for (const schema of missing) rolesReady.set(schema, ready);
+  }
+  return Promise.all(schemas.map((schema) => rolesReady.get(schema)!)).then(() => undefined);
+}
+
+async function asAdministrator(statements: string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: testInfrastructure().databaseUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    for (const statement of statements) await admin.query(statement);
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Creates an empty database for one test file, where the schema owner may create schemas (the
+ * services migrate as it); `drop()` removes it.
+ */
+export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
+  const { databaseUrl } = testInfrastructure();
+  await ensureTestRoles(SERVICE_SCHEMAS);
+  const name = `t_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+  await asAdministrator([`CREATE DATABASE ${name}`, `GRANT CONNECT, CREATE ON DATABASE ${name} TO ${SCHEMA_OWNER_ROLE}`]);
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
-    async drop() {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
+    urlAs(role) {
+      const as = new URL(url);
+      as.username = role;
+      as.password = testCredentials().postgresPassword(role);
+      return as.toString();
     },
+    drop: () => asAdministrator([`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
   };
 }
 

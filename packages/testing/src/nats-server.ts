@@ -1,12 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { busPermissions, LOCAL_NATS_USERS, renderNatsAuthorization } from '@catalog/contracts';
 import { freePort } from './free-port.js';
+import { natsUsers, testCredentials } from './local-credentials.js';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A nats-server of a test's own (JetStream on, loopback, a temporary store), for tests that stop
- * and restart the server. The binary is `NATS_SERVER_BIN`, `nats-server` on PATH, or the one the
+ * A nats-server of a test's own (JetStream on, loopback, a temporary store, the users and
+ * permissions of the test server), for tests that stop and restart the server. The binary is `NATS_SERVER_BIN`, `nats-server` on PATH, or the one the
  * project's scripts install under `~/.cache/catalog-tools/bin`.
  */
 export interface OwnNatsServer {
@@ -31,9 +33,19 @@ export function natsServerBinary(): string {
   throw new Error('nats-server not found: set NATS_SERVER_BIN or put nats-server on PATH');
 }
 
+/** The authorization of the shared test server (decision 0055), when it has one, as a config file in `dir`. */
+function configArguments(dir: string): string[] {
+  if (!natsUsers()) return [];
+  const credentials = testCredentials();
+  const file = `${dir}/nats.conf`;
+  writeFileSync(file, renderNatsAuthorization({ literal: credentials.natsPassword }, [...busPermissions(), ...LOCAL_NATS_USERS]), { mode: 0o600 });
+  return ['-c', file];
+}
+
 function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const args = [...configArguments(storeDir), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', `${storeDir}/jetstream`];
+    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

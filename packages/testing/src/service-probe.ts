@@ -1,7 +1,7 @@
 import { Svcm } from '@nats-io/services';
 import pg from 'pg';
-import { connectBus, type ServiceRuntime } from '@catalog/platform';
-import { testLogger } from './logging.js';
+import type { ServiceRuntime } from '@catalog/platform';
+import { testBus } from './service-environment.js';
 
 export interface ServiceProbe {
   /** Tables in the service's schema. */
@@ -22,7 +22,7 @@ export async function probeRunningService(runtime: ServiceRuntime<unknown>, sett
   } finally {
     await client.end();
   }
-  const observer = await connectBus({ url: settings.natsUrl, name: 'probe', logger: testLogger() });
+  const observer = await testBus('probe', { url: settings.natsUrl });
   const registered: string[] = [];
   try {
     for await (const identity of await new Svcm(observer).client().ping(runtime.name)) registered.push(identity.name);

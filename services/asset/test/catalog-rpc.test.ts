@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { callRpc, connectBus, decodeBusEvent, newId, subjectsFor, type CallContext, type NatsConnection, type RpcReply } from '@catalog/platform';
-import { eventually, testLogger } from '@catalog/testing';
+import { callRpc, decodeBusEvent, newId, subjectsFor, type CallContext, type NatsConnection, type RpcReply } from '@catalog/platform';
+import { eventually, testBus, testCallContext } from '@catalog/testing';
 import { put, startStack, type Stack } from './support.js';
 
 /**
@@ -18,7 +18,7 @@ describe('asset operations for the catalog (NATS)', () => {
     stack = await startStack('fs');
     tenantA = (await stack.api.tenant({ name: 'A' })).orgId;
     tenantB = (await stack.api.tenant({ name: 'B' })).orgId;
-    nc = await connectBus({ url: stack.env.NATS_URL!, name: 'catalog-test', logger: testLogger() });
+    nc = await testBus('catalog-test');
   });
   afterAll(async () => {
     await nc?.drain();
@@ -27,7 +27,7 @@ describe('asset operations for the catalog (NATS)', () => {
 
   function call(operation: string, tenantId: string, request: { params?: Record<string, string>; body?: unknown }): Promise<RpcReply> {
     const context: CallContext = { tenantId, keyId: null, sourceSystem: 'public-api:test', requestId: randomUUID() };
-    return callRpc({ nc, subjects: subjectsFor(stack.env.NATS_PREFIX!) }, 'asset', operation, { params: request.params ?? {}, query: {}, body: request.body ?? null }, context);
+    return callRpc({ nc, subjects: subjectsFor(stack.env.NATS_PREFIX!), callContext: testCallContext() }, 'asset', operation, { params: request.params ?? {}, query: {}, body: request.body ?? null }, context);
   }
 
   it('creates an attached asset for an entity version, reads it, and records the entity in its events', async () => {

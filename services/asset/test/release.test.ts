@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { callRpc, connectBus, newId, subjectsFor, type BusEvent, type NatsConnection, type RpcReply, type Subjects } from '@catalog/platform';
-import { eventually, publishEvent, testLogger, untilConsumerSettled } from '@catalog/testing';
+import { callRpc, newId, subjectsFor, type BusEvent, type NatsConnection, type RpcReply, type Subjects } from '@catalog/platform';
+import { eventually, publishEvent, testBus, testCallContext, untilConsumerSettled } from '@catalog/testing';
 import { put, startStack, type Stack } from './support.js';
 
 const CONSUMER = 'asset-version-events';
@@ -22,7 +22,7 @@ describe('releasing the files of deleted versions', () => {
   beforeAll(async () => {
     stack = await startStack('fs', { ASSET_STANDALONE_RETENTION_SECONDS: '2', ASSET_SWEEP_INTERVAL_MS: '3600000' });
     ({ orgId: tenantId, key } = await stack.api.tenant());
-    nc = await connectBus({ url: stack.env.NATS_URL!, name: 'release-test', logger: testLogger() });
+    nc = await testBus('release-test');
     subjects = subjectsFor(stack.env.NATS_PREFIX!);
   });
   afterAll(async () => {
@@ -33,7 +33,7 @@ describe('releasing the files of deleted versions', () => {
   /** An operation of the asset service as the catalog calls it. */
   async function call(operation: string, request: { params?: Record<string, string>; body?: unknown }, tenant = tenantId): Promise<any> {
     const context = { tenantId: tenant, keyId: null, sourceSystem: 'public-api:catalog-test', requestId: newId() };
-    const reply: RpcReply = await callRpc({ nc, subjects }, 'asset', operation, { params: request.params ?? {}, query: {}, body: request.body ?? null }, context);
+    const reply: RpcReply = await callRpc({ nc, subjects, callContext: testCallContext() }, 'asset', operation, { params: request.params ?? {}, query: {}, body: request.body ?? null }, context);
     if (!reply.ok) throw new Error(`${operation}: ${JSON.stringify(reply.error)}`);
     return reply.body;
   }

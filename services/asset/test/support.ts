@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { readConfig, type Logger } from '@catalog/platform';
-import { apiClient as platformApiClient, createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/testing';
+import { apiClient as platformApiClient, createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/testing';
 import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
 
@@ -46,13 +46,11 @@ export interface Stack {
  * directory and (s3) a bucket of their own; they talk over NATS and HTTP as in production.
  */
 export async function startStack(backend: Backend, overrides: Record<string, string> = {}, log?: Logger): Promise<Stack> {
-  const { natsUrl } = testInfrastructure();
   const database = await createTestDatabase(`asset${backend}`);
   const blobDir = mkdtempSync(join(tmpdir(), 'asset-blobs-'));
   const bucket = `t-${randomBytes(6).toString('hex')}`;
   const env: Record<string, string> = {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl,
+    ...(await serviceEnvironment(database, ['gateway', 'asset'])),
     NATS_PREFIX: uniqueNatsPrefix('asset'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     HTTP_HOST: '127.0.0.1',

@@ -37,7 +37,7 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
   });
   try {
     const { db } = runtime.database;
-    const client = assetClient({ nc: runtime.nc, subjects: runtime.subjects, timeoutMs: config.assetRpcTimeoutMs });
+    const client = assetClient({ nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetRpcTimeoutMs });
     const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
     const handlers = catalogHandlers({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger });
     const unanswered = routesOf('catalog')

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { connectBus, envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection } from '@catalog/platform';
-import { eventually, publishEvent, sineWav, testInfrastructure, testLogger, untilConsumerSettled } from '@catalog/testing';
+import { envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection } from '@catalog/platform';
+import { eventually, publishEvent, sineWav, testBus, untilConsumerSettled } from '@catalog/testing';
 import {
   addUploadVersion,
   addVersionOf,
@@ -21,7 +21,7 @@ beforeAll(async () => {
   // No grace: the sweeps the tests run take every intent not held by a running transaction. The
   // sweeper's own timer stays out of the way.
   h = await startHarness('catrelease', { withAssets: true, env: { CATALOG_ATTACH_INTENT_GRACE_MS: '0', CATALOG_ATTACH_SWEEP_INTERVAL_MS: '3600000' } });
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'catrelease-relay', logger: testLogger() });
+  nc = await testBus('catrelease-relay');
   wav = await sineWav(1);
 });
 

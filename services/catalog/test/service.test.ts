@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { eventType, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
-import { createTestDatabase, freePort, testInfrastructure, testLogger, uniqueNatsPrefix } from '@catalog/testing';
+import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
 import { assetClient } from '../src/integration/asset-client.js';
@@ -22,13 +22,13 @@ describe('service', () => {
     const port = await freePort();
     const natsPrefix = uniqueNatsPrefix('catready');
     const config = readConfig(readCatalogConfig, {
-      DATABASE_URL: h.database.url,
-      NATS_URL: testInfrastructure().natsUrl,
+      ...(await serviceEnvironment(h.database, ['catalog'])),
       NATS_PREFIX: natsPrefix,
       CATALOG_HTTP_PORT: String(port),
       HTTP_HOST: '127.0.0.1',
     });
     const service = await startCatalogService(config, { logger: testLogger('catalog') });
+    const caller = await testBus('catready-caller');
     let stopped = false;
     try {
       expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok' });
@@ -36,19 +36,20 @@ describe('service', () => {
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ready' });
       const call = { tenantId: newId(), keyId: null, sourceSystem: 'test', requestId: newId() };
-      const rpc = { nc: service.nc, subjects: subjectsFor(natsPrefix), timeoutMs: 2000 };
+      const rpc = { nc: caller, subjects: subjectsFor(natsPrefix), callContext: testCallContext(), timeoutMs: 2000 };
       const reply = await callRpc(rpc, 'catalog', 'listEntities', { params: {}, query: {}, body: null }, call);
       expect(reply).toEqual({ ok: true, status: 200, body: { entities: [], nextCursor: null, hasMore: false } });
       await service.stop();
       stopped = true;
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     } finally {
+      await caller.drain();
       if (!stopped) await service.stop();
     }
   });
 
   test('handles exactly its operations of the route table', () => {
-    const assets = assetClient({ nc: h.service.nc, subjects: h.service.subjects });
+    const assets = assetClient({ nc: h.service.nc, subjects: h.service.subjects, callContext: h.service.callContext });
     const handlers = catalogHandlers({ db: h.service.database.db, assets, maxVersionsPerEntity: 10, logger: h.service.logger });
     const catalogOperations = routesOf('catalog').map((r) => r.operationId);
     for (const operation of Object.keys(handlers)) expect(catalogOperations).toContain(operation);
@@ -66,7 +67,7 @@ describe('service', () => {
     const again = await migrateSchema({ url: h.database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations });
     expect(again).toEqual([]);
     const { rows } = await h.sql.query<{ name: string }>('select name from catalog.kysely_migration order by name');
-    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents', '0005_attach_intent_claims']);
+    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents', '0005_attach_intent_claims', '0006_tenant_or_system_rls']);
   });
 
   test('migration 0005 leaves one unclaimed intent per asset: of two left by the former design, the newest', async () => {
@@ -81,7 +82,7 @@ describe('service', () => {
         `insert into catalog.attach_intents (version_id, tenant_id, asset_id, source_system) values ($1, $3, $4, 's'), ($2, $3, $4, 's'), ($5, $3, $5, 's')`,
         [older, newer, tenant, asset, other],
       );
-      expect(await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual(['0005_attach_intent_claims']);
+      expect(await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual(['0005_attach_intent_claims', '0006_tenant_or_system_rls']);
       const { rows } = await sql.query('select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id');
       expect(rows).toEqual([
         { version_id: older, claimed: true },

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
-import { AppError, callRpc, connectBus, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { AppError, callRpc, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest } from '@catalog/platform';
+import { createTestDatabase, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readCatalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
 
 /** A tenant calling as the gateway would for one API key. */
@@ -102,13 +102,11 @@ export interface HarnessOptions {
 
 /** Starts the catalog service on a database and NATS prefix of its own, with a NATS client to call it. */
 export async function startHarness(label: string, options: HarnessOptions = {}): Promise<CatalogHarness> {
-  const { natsUrl } = testInfrastructure();
   const database = await createTestDatabase(label);
   const natsPrefix = uniqueNatsPrefix(label);
   const blobDir = options.withAssets ? mkdtempSync(join(tmpdir(), 'catalog-test-blobs-')) : null;
   const env: Record<string, string> = {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl,
+    ...(await serviceEnvironment(database, ['catalog', 'asset'])),
     NATS_PREFIX: natsPrefix,
     CATALOG_HTTP_PORT: '0',
     ASSET_HTTP_PORT: '0',
@@ -155,7 +153,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   try {
     service = await startCatalogService(config, { logger: testLogger('catalog'), wrapAssetClient });
     if (options.withAssets) asset = await startAssetService(readConfig(readAssetConfig, env), { logger: testLogger('asset') });
-    client = await connectBus({ url: natsUrl, name: `${label}-client`, logger: testLogger('client') });
+    client = await testBus(`${label}-client`);
     await sql.connect();
   } catch (error) {
     await asset?.stop();
@@ -166,7 +164,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     if (blobDir) rmSync(blobDir, { recursive: true, force: true });
     throw error;
   }
-  const rpc = { nc: client, subjects: subjectsFor(natsPrefix) };
+  const rpc = { nc: client, subjects: subjectsFor(natsPrefix), callContext: testCallContext() };
   const started = service;
   const nc = client;
 

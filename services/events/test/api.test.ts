@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, freePort, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, eventually, freePort, serviceEnvironment, testBus, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
-import { connectBus, subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
+import { subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
 import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';
 
 /**
@@ -77,7 +77,8 @@ async function eventuallyFeed(orgId: string, count: number): Promise<any[]> {
 beforeAll(async () => {
   testDb = await createTestDatabase('eventsapi');
   const env: Record<string, string> = {
-    ...eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix),
+    ...(await serviceEnvironment(testDb, ['catalog', 'gateway'])),
+    ...(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix)),
     ADMIN_TOKEN,
     PORT: '0',
     CATALOG_HTTP_PORT: '0',
@@ -93,7 +94,7 @@ beforeAll(async () => {
   }
   for (const url of gatewayUrls) await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? true : undefined), () => undefined), 30_000, 100);
   producer = await startProducer(testDb.url);
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'events-api-test', logger });
+  nc = await testBus('events-api-test');
   producerRelay = producer.startRelay(nc, subjectsFor(prefix));
 }, 60_000);
 

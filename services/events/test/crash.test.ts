@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { connectBus, newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, startOwnNatsServer, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
+import { createTestDatabase, eventually, natsCredentialsOf, startOwnNatsServer, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import {
   entityUpdated,
   eventsEnv,
@@ -123,8 +123,8 @@ async function waitForFeed(natsUrl: string, prefix: string): Promise<void> {
 test('killing the events service (SIGKILL) during a stream of writes loses nothing and stores nothing twice', async () => {
   const { natsUrl } = testInfrastructure();
   const prefix = uniqueNatsPrefix('crashevents');
-  const env = eventsEnv(testDb.url, natsUrl, prefix, { FEED_CONSUMER_NAME: 'crash-events' });
-  const nc = await connectBus({ url: natsUrl, name: 'crash-events', logger: testLogger() });
+  const env = await eventsEnv(testDb, natsUrl, prefix, { FEED_CONSUMER_NAME: 'crash-events' });
+  const nc = await testBus('crash-events', { url: natsUrl });
   const relay = producer.startRelay(nc, subjectsFor(prefix));
   let child = spawnEventsProcess(env);
   try {
@@ -152,8 +152,9 @@ test('killing the events service (SIGKILL) during a stream of writes loses nothi
 test('killing the relay (SIGKILL) during a stream of writes loses nothing and stores nothing twice', async () => {
   const { natsUrl } = testInfrastructure();
   const prefix = uniqueNatsPrefix('crashrelay');
-  const events = await startEvents(eventsEnv(testDb.url, natsUrl, prefix, { FEED_CONSUMER_NAME: 'crash-relay' }));
-  const relayEnv = { DATABASE_URL: testDb.url, NATS_URL: natsUrl, NATS_PREFIX: prefix };
+  const events = await startEvents(await eventsEnv(testDb, natsUrl, prefix, { FEED_CONSUMER_NAME: 'crash-relay' }));
+  const nats = natsCredentialsOf('admin');
+  const relayEnv = { DATABASE_URL: testDb.url, NATS_URL: natsUrl, NATS_PREFIX: prefix, ...(nats.user ? { NATS_USER: nats.user, NATS_PASSWORD: nats.password! } : {}) };
   const script = join(repoRoot, 'services', 'events', 'test', 'fixtures', 'relay-process.ts');
   let child = spawnTs(script, relayEnv);
   try {
@@ -184,8 +185,8 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
   let relay: OutboxRelay | null = null;
   let nc: NatsConnection | null = null;
   try {
-    events = await startEvents(eventsEnv(testDb.url, server.url, prefix, { FEED_CONSUMER_NAME: 'crash-nats' }));
-    nc = await connectBus({ url: server.url, name: 'crash-nats', logger: testLogger() });
+    events = await startEvents(await eventsEnv(testDb, server.url, prefix, { FEED_CONSUMER_NAME: 'crash-nats' }));
+    nc = await testBus('crash-nats', { url: server.url });
     relay = producer.startRelay(nc, subjectsFor(prefix));
     const tenant = newId();
     const writing = writeFor(tenant, 8_000);

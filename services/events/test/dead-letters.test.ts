@@ -1,7 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import {
-  connectBus,
   createDatabase,
   createMetricsRegistry,
   ensureEventsStream,
@@ -21,6 +20,7 @@ import {
   publishEvent,
   readDeadLetters,
   startTcpProxy,
+  testBus,
   testInfrastructure,
   testLogger,
   uniqueNatsPrefix,
@@ -41,7 +41,7 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   testDb = await createTestDatabase('feeddlq');
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'feed-dlq-test', logger: testLogger() });
+  nc = await testBus('feed-dlq-test');
 });
 
 afterAll(async () => {
@@ -99,7 +99,7 @@ test('bad messages between good events: every tenant\'s feed keeps flowing, the 
   let events: ServiceRuntime<unknown> | null = null;
   let client: FeedClient | null = null;
   try {
-    events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: consumer, FEED_WRITER_MAX_ATTEMPTS: '2' }));
+    events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: consumer, FEED_WRITER_MAX_ATTEMPTS: '2' }));
     client = await feedClient(testInfrastructure().natsUrl, subjects);
     const feedOf = (tenant: string) => good.slice(0, 5).filter((e) => e.tenantId === tenant).map((e) => e.id);
     for (const tenant of [a, b]) {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import pg from 'pg';
 import {
@@ -7,13 +6,13 @@ import {
   ensureEventsStream,
   migrateSchema,
   newId,
-  connectBus,
+  SCHEMA_OWNER_ROLE,
   subjectsFor,
   type BusEvent,
   type NatsConnection,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, eventually, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { eventsMigrations } from '../src/index.js';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
 
@@ -21,7 +20,7 @@ import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient 
 const AWKWARD = 'Café "Live" \\ take\n2\t\u0001 \u2028 🎵';
 
 let testDb: TestDatabase;
-let owner: { role: string; url: string };
+let owner: { url: string };
 let nc: NatsConnection;
 let client: FeedClient;
 let events: ServiceRuntime<unknown> | null = null;
@@ -52,17 +51,12 @@ async function storedBody(tenantId: string, id: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const { databaseUrl, natsUrl } = testInfrastructure();
+  const { natsUrl } = testInfrastructure();
   testDb = await createTestDatabase('feedbody');
-  // Migrations run as an owner that is no superuser, as in a deployment: the feed's forced
-  // row-level security applies to it.
-  const role = `feed_owner_${randomBytes(4).toString('hex')}`;
-  await query(databaseUrl, `CREATE ROLE ${role} LOGIN CREATEROLE`);
-  await query(databaseUrl, `GRANT CREATE ON DATABASE ${testDb.name} TO ${role}`);
-  const url = new URL(testDb.url);
-  url.username = role;
-  owner = { role, url: url.toString() };
-  nc = await connectBus({ url: natsUrl, name: 'feed-body-test', logger: testLogger() });
+  // Migrations run as the schema owner, no superuser, as in a deployment (decision 0057): the
+  // feed's forced row-level security applies to it.
+  owner = { url: testDb.urlAs(SCHEMA_OWNER_ROLE) };
+  nc = await testBus('feed-body-test', { url: natsUrl });
   client = await feedClient(natsUrl, subjects);
 });
 
@@ -71,7 +65,6 @@ afterAll(async () => {
   await nc.drain();
   await events?.stop();
   await testDb.drop();
-  await query(testInfrastructure().databaseUrl, `DROP ROLE IF EXISTS ${owner.role}`);
 });
 
 test('events stored before the body column get theirs from the migration, escaped as JSON.stringify escapes', async () => {
@@ -110,7 +103,7 @@ test('events stored before the body column get theirs from the migration, escape
   const [forced] = await query<{ relforcerowsecurity: boolean }>(testDb.url, `select relforcerowsecurity from pg_class where oid = 'events.feed'::regclass`);
   expect(forced!.relforcerowsecurity).toBe(true);
 
-  events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix));
+  events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix));
   const page = await client.page(tenantId, { limit: 10 });
   expect(page.events).toEqual([envelopeOf(awkward), envelopeOf(bare)]);
   expect(page.hasMore).toBe(false);

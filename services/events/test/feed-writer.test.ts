@@ -1,6 +1,5 @@
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import {
-  connectBus,
   encodeBusEvent,
   ensureDurableConsumer,
   ensureEventsStream,
@@ -9,7 +8,7 @@ import {
   type NatsConnection,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { createTestDatabase, eventually, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, eventually, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents } from './support.js';
 
 let testDb: TestDatabase;
@@ -17,7 +16,7 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   testDb = await createTestDatabase('feedwriter');
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'feed-writer-test', logger: testLogger() });
+  nc = await testBus('feed-writer-test');
 });
 
 afterAll(async () => {
@@ -48,7 +47,7 @@ test('messages delivered to a writer that died are read from the stream at once,
   let events: ServiceRuntime<unknown> | null = null;
   const client = await feedClient(testInfrastructure().natsUrl, subjects);
   try {
-    events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: durable, FEED_CONSUMER_ACK_WAIT_MS: '120000' }));
+    events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: durable, FEED_CONSUMER_ACK_WAIT_MS: '120000' }));
     const all = await eventually(async () => {
       const read = await readAll(client, tenant);
       return read.ids.length === 10 ? read : undefined;
@@ -66,7 +65,7 @@ test('messages delivered to a writer that died are read from the stream at once,
 test('a writer replica that is not the leader takes over when the leader stops', async () => {
   const prefix = uniqueNatsPrefix('takeover');
   const subjects = subjectsFor(prefix);
-  const env = eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: 'takeover' });
+  const env = await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: 'takeover' });
   const first = await startEvents(env);
   const second = await startEvents(env);
   const client = await feedClient(testInfrastructure().natsUrl, subjects);

@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connectBus, DEFAULT_MAX_PAYLOAD, ensureEventsStream, newId, subjectsFor, type NatsConnection } from '@catalog/platform';
-import { createTestDatabase, eventually, publishEvent, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { DEFAULT_MAX_PAYLOAD, ensureEventsStream, newId, subjectsFor, type NatsConnection } from '@catalog/platform';
+import { createTestDatabase, eventually, publishEvent, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, startEvents } from './support.js';
 
 /** Decision 0052: a feed page ends before its events would make the reply larger than the bus carries. */
@@ -9,7 +9,7 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   testDb = await createTestDatabase('feedpagesize');
-  nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'feed-page-size-test', logger: testLogger() });
+  nc = await testBus('feed-page-size-test');
 });
 afterAll(async () => {
   await nc.drain();
@@ -23,7 +23,7 @@ test('events of 60 KB each: pages of at most max_payload, hasMore until the end,
   const tenant = newId();
   const published = Array.from({ length: 40 }, () => ({ ...busEvent(tenant), data: { note: 'é'.repeat(30_000) } }));
   for (const event of published) await publishEvent(nc, subjects, event);
-  const events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix));
+  const events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix));
   const client = await feedClient(testInfrastructure().natsUrl, subjects);
   try {
     // Everything is stored first, so the first page could hold all 40 (2.4 MB) by count.

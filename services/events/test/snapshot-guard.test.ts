@@ -17,7 +17,7 @@ let client: FeedClient;
 beforeAll(async () => {
   testDb = await createTestDatabase('snapshotguard');
   const prefix = uniqueNatsPrefix('guard');
-  events = await startEvents(eventsEnv(testDb.url, testInfrastructure().natsUrl, prefix));
+  events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix));
   client = await feedClient(testInfrastructure().natsUrl, subjectsFor(prefix));
 });
 

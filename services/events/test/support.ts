@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   callRpc,
-  connectBus,
   createDatabase,
   createOutboxRelaySupportV1,
   createOutboxTableV1,
@@ -15,8 +14,8 @@ import {
   sql,
   startOutboxRelay,
   subjectsFor,
-  type Database,
   type BusEvent,
+  type Database,
   type EventRecord,
   type Migrations,
   type NatsConnection,
@@ -24,7 +23,7 @@ import {
   type ServiceRuntime,
   type Subjects,
 } from '@catalog/platform';
-import { createTestDatabase, testBusEvent, testInfrastructure, testLogger, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, serviceEnvironment, testBus, testBusEvent, testCallContext, testInfrastructure, testLogger, type TestDatabase } from '@catalog/testing';
 import { readEventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/feed/page.js';
 
@@ -98,8 +97,8 @@ export async function startFeedPipeline(label: string, prefix: string): Promise<
   const subjects = subjectsFor(prefix);
   const testDb = await createTestDatabase(label);
   const producer = await startProducer(testDb.url);
-  const events = await startEvents(eventsEnv(testDb.url, natsUrl, prefix));
-  const nc = await connectBus({ url: natsUrl, name: `${label}-test`, logger: testLogger() });
+  const events = await startEvents(await eventsEnv(testDb, natsUrl, prefix));
+  const nc = await testBus(`${label}-test`, { url: natsUrl });
   const relay = producer.startRelay(nc, subjects);
   const client = await feedClient(natsUrl, subjects);
   return {
@@ -148,9 +147,10 @@ export function entityUpdated(resourceId: string, changedFields: string[] = ['ti
   return { type: 'entity.updated', resourceKind: 'entity', resourceId, data: { changedFields } };
 }
 
-export function eventsEnv(databaseUrl: string, natsUrl: string, prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+/** The events service's environment on `database` (its own role and NATS user) and the NATS server of `natsUrl`. */
+export async function eventsEnv(database: TestDatabase, natsUrl: string, prefix: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
   return {
-    DATABASE_URL: databaseUrl,
+    ...(await serviceEnvironment(database, ['events'])),
     NATS_URL: natsUrl,
     NATS_PREFIX: prefix,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -199,9 +199,9 @@ export interface FeedClient {
 
 /** Calls `listEvents` over NATS as the gateway would (the query already checked by the route schema). */
 export async function feedClient(natsUrl: string, subjects: Subjects): Promise<FeedClient> {
-  const nc = await connectBus({ url: natsUrl, name: 'feed-client', logger: testLogger('client') });
+  const nc = await testBus('feed-client', { url: natsUrl });
   const call = (tenantId: string, query: Record<string, unknown>) =>
-    callRpc({ nc, subjects, timeoutMs: 10_000 }, 'events', 'listEvents', { params: {}, query, body: null }, {
+    callRpc({ nc, subjects, callContext: testCallContext(), timeoutMs: 10_000 }, 'events', 'listEvents', { params: {}, query, body: null }, {
       tenantId,
       keyId: null,
       sourceSystem: 'test',

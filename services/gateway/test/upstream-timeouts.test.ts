@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectBus, serveRpc, subjectsFor, type NatsConnection } from '@catalog/platform';
-import { apiClient, eventually, testInfrastructure, testLogger } from '@catalog/testing';
+import { serveRpc, subjectsFor, type NatsConnection } from '@catalog/platform';
+import { apiClient, eventually, testBus, testCallContext, testLogger } from '@catalog/testing';
 import { assetListenerSubject } from '@catalog/contracts';
 import { ADMIN_TOKEN, rawRequest, startTestGateway, type TestGateway } from './support.js';
 
@@ -70,7 +70,7 @@ describe('gateway timeouts', () => {
       HTTP_BODY_MIN_BYTES_PER_SECOND: '1000',
       UPSTREAM_IDLE_TIMEOUT_MS: '300',
     });
-    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'fake-asset', logger: testLogger() });
+    nc = await testBus('fake-asset', { user: 'asset' });
   });
   afterAll(async () => {
     await nc?.drain();
@@ -105,6 +105,7 @@ describe('gateway timeouts', () => {
       service: 'asset',
       version: '0.0.0',
       logger: testLogger(),
+      callContext: testCallContext(),
       handlers: { downloadAsset: async () => ({ body: { location: `${listener.url}/blobs/t/a/u?sig=x` } }) },
     });
     try {
@@ -123,7 +124,7 @@ describe('asset listener discovery', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
     stack = await startTestGateway({ IP_RATE_LIMIT_PER_MINUTE: '0', ASSET_DISCOVERY_TIMEOUT_MS: '200' });
-    nc = await connectBus({ url: testInfrastructure().natsUrl, name: 'silent-asset', logger: testLogger() });
+    nc = await testBus('silent-asset', { user: 'asset' });
   });
   afterAll(async () => {
     await nc?.drain();

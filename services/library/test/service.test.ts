@@ -1,5 +1,5 @@
 import { readConfig } from '@catalog/platform';
-import { createTestDatabase, probeRunningService, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, probeRunningService, serviceEnvironment, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readLibraryConfig, startLibraryService } from '../src/index.js';
 
 let database: TestDatabase;
@@ -12,8 +12,7 @@ afterAll(() => database.drop());
 test('starts: migrates its schema, registers on NATS, answers health checks, stops cleanly', async () => {
   const { natsUrl } = testInfrastructure();
   const config = readConfig(readLibraryConfig, {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl,
+    ...(await serviceEnvironment(database, ['library'])),
     NATS_PREFIX: uniqueNatsPrefix(),
     LIBRARY_HTTP_PORT: '0',
     HTTP_HOST: '127.0.0.1',

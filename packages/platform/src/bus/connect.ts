@@ -7,6 +7,19 @@ export interface BusSettings {
   url: string;
   name: string;
   logger: Logger;
+  /** The NATS user (decision 0055): the service's name; unset on a server without authorization. */
+  user?: string;
+  password?: string;
+}
+
+/**
+ * Where the replies to a user's requests arrive. Each user receives on `_INBOX.<user>.>` only
+ * (the server's permissions say so), so no other client can read its replies.
+ */
+export function busInboxPrefix(user: string | undefined): string {
+  if (user === undefined) return '_INBOX';
+  if (!/^[A-Za-z0-9_-]+$/.test(user)) throw new Error(`invalid NATS user "${user}": letters, digits, _ and - only`);
+  return `_INBOX.${user}`;
 }
 
 /** Connects to NATS and keeps reconnecting forever; connection status changes are logged. */
@@ -14,6 +27,8 @@ export async function connectBus(settings: BusSettings): Promise<NatsConnection>
   const nc = await connect({
     servers: settings.url.split(','),
     name: settings.name,
+    ...(settings.user !== undefined ? { user: settings.user, pass: settings.password ?? '' } : {}),
+    inboxPrefix: busInboxPrefix(settings.user),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     pingInterval: 10_000,
@@ -24,7 +39,9 @@ export async function connectBus(settings: BusSettings): Promise<NatsConnection>
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
-        settings.logger.warn({ nats: status.type, server: 'server' in status ? status.server : undefined }, 'nats connection status');
+        // A permissions violation (a subject this user may not use) arrives here as an error.
+        const error = 'error' in status ? status.error : undefined;
+        settings.logger.warn({ nats: status.type, server: 'server' in status ? status.server : undefined, err: error }, 'nats connection status');
       }
     }
   })().catch(() => undefined);

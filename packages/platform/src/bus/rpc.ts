@@ -4,7 +4,7 @@ import { AppError, type ErrorPayload } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
 import { SpanKind, withSpan } from '../telemetry.js';
-import { contextFromHeaders, contextToHeaders, type CallContext } from './context.js';
+import { openCallContext, sealCallContext, type CallContext, type CallContextKeys } from './context.js';
 import { headerBytes, maxPayload, replyBodyBudget } from './payload-size.js';
 import type { Subjects } from './subjects.js';
 
@@ -61,6 +61,8 @@ export interface RpcServiceSettings {
   handlers: Record<string, RpcHandler>;
   logger: Logger;
   metrics?: MetricsRegistry;
+  /** Every call's context must be signed with these keys for its subject (decision 0056). */
+  callContext: CallContextKeys;
 }
 
 const encoder = new TextEncoder();
@@ -96,9 +98,9 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
 }
 
 async function handleMessage(settings: RpcServiceSettings, operation: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
-  const envelope = contextFromHeaders(msg.headers);
-  if (!envelope) {
-    respond(settings, operation, msg, failure(new AppError(400, 'bad_envelope', 'call context headers missing')), settings.logger);
+  const envelope = openCallContext(settings.callContext, msg.subject, msg.headers, settings.logger.child({ operation }));
+  if (envelope instanceof AppError) {
+    respond(settings, operation, msg, failure(envelope), settings.logger);
     return;
   }
   const log = settings.logger.child({ requestId: envelope.call.requestId, operation });
@@ -167,6 +169,8 @@ function failure(error: AppError): RpcReply {
 export interface RpcCallSettings {
   nc: NatsConnection;
   subjects: Subjects;
+  /** Signs the context of every call (decision 0056). */
+  callContext: CallContextKeys;
   timeoutMs?: number;
   /** Leave a reply that is already JSON text as a `JsonText` body instead of parsing it. */
   passJsonThrough?: boolean;
@@ -189,9 +193,10 @@ export async function callRpc(
     { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'rpc.method': operation } },
     async () => {
       try {
-        const msg = await settings.nc.request(settings.subjects.rpc(service, operation), JSON.stringify(request), {
+        const subject = settings.subjects.rpc(service, operation);
+        const msg = await settings.nc.request(subject, JSON.stringify(request), {
           timeout: settings.timeoutMs ?? 10_000,
-          headers: contextToHeaders(call),
+          headers: sealCallContext(settings.callContext, subject, call),
         });
         const rawStatus = msg.headers?.get(RAW_REPLY.status);
         if (rawStatus) {

@@ -11,11 +11,17 @@ export interface DatabaseSettings {
   /** The service's own schema: every query built by Kysely is qualified with it. */
   schema: string;
   /**
-   * The role queries run as. Tables are owned by the migration role; the service works as a role
-   * that does not own them, so row-level security applies (owners and superusers bypass it).
+   * A role to `SET ROLE` to on every new connection (a connection where that fails is never
+   * used), for tests and tools that log in as an administrator. Services leave it unset: they log
+   * in as their own role (`<schema>_app`, decision 0057), which owns no table, so row-level
+   * security applies (owners and superusers bypass it); `startServiceRuntime` checks that.
    */
-  role: string;
+  role?: string;
   poolSize?: number;
+  /** Postgres cancels a statement running longer than this (`statement_timeout`); unset: never. */
+  statementTimeoutMs?: number;
+  /** Postgres ends a session idle inside a transaction this long (`idle_in_transaction_session_timeout`); unset: never. */
+  idleInTransactionTimeoutMs?: number;
   applicationName?: string;
   /**
    * Name (prepare) the parameterised statements each connection runs outside transactions, at
@@ -23,8 +29,9 @@ export interface DatabaseSettings {
    */
   preparedStatementsPerConnection?: number;
   /**
-   * Told when Postgres ends an idle pooled connection (restart, failover, termination). The pool
-   * replaces the connection itself; without a listener the event would crash the process.
+   * Told when Postgres ends a pooled connection outside a query: idle in the pool (restart,
+   * failover, termination) or held by a transaction idle too long. The pool replaces the
+   * connection itself; without a listener the event would crash the process.
    */
   onIdleConnectionError?: (error: Error) => void;
 }
@@ -46,7 +53,9 @@ export function assertIdentifier(name: string): string {
 /** The tenant of the code running now, as set by `inTenantTransaction` / `inTenantScope`. */
 const currentTenant = new AsyncLocalStorage<string>();
 const SESSION_TENANT = Symbol('sessionTenant');
-type TrackedClient = pg.PoolClient & { [SESSION_TENANT]?: string };
+const SESSION_ROLE = Symbol('sessionRole');
+const CHECKED_OUT = Symbol('checkedOut');
+type TrackedClient = pg.PoolClient & { [SESSION_TENANT]?: string; [SESSION_ROLE]?: true; [CHECKED_OUT]?: boolean };
 
 /**
  * A pool that hands out connections whose `app.tenant_id` (a session setting read by the
@@ -59,6 +68,7 @@ type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefine
 
 class TenantScopedPool extends pg.Pool {
   preparedStatementsPerConnection = 0;
+  role: string | undefined;
 
   /**
    * pg-pool hands out its most recently released idle connection. Before it does, an idle
@@ -80,21 +90,46 @@ class TenantScopedPool extends pg.Pool {
     }
   }
 
+  /**
+   * pg-pool listens for errors of idle connections only. A connection Postgres ends while it is
+   * checked out (a transaction left idle past `idle_in_transaction_session_timeout`, a terminated
+   * backend) would emit an unhandled 'error' and end the process: it is reported as the pool's
+   * 'error' instead, and its next query fails.
+   */
+  private reportErrorsWhileCheckedOut(client: TrackedClient): void {
+    if (client[CHECKED_OUT] === undefined) client.on('error', (error) => client[CHECKED_OUT] && this.emit('error', error, client));
+    client[CHECKED_OUT] = true;
+    // pg-pool gives the client a new release function each time it hands it out.
+    const release = client.release;
+    client.release = (error?: Error | boolean) => {
+      client[CHECKED_OUT] = false;
+      return release(error);
+    };
+  }
+
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const wanted = currentTenant.getStore() ?? '';
     this.preferIdleConnectionOf(wanted);
     const connected = super.connect().then(async (client: TrackedClient) => {
+      this.reportErrorsWhileCheckedOut(client);
       if (this.preparedStatementsPerConnection > 0) nameStatementsOn(client, { maxPerConnection: this.preparedStatementsPerConnection });
-      if (client[SESSION_TENANT] !== wanted) {
-        try {
+      try {
+        // A new connection works as the app role before anything else runs on it; if that fails
+        // the connection is discarded and the caller gets the error (never a connection that
+        // might bypass row-level security).
+        if (this.role && !client[SESSION_ROLE]) {
+          await client.query(`SET ROLE ${this.role}`);
+          client[SESSION_ROLE] = true;
+        }
+        if (client[SESSION_TENANT] !== wanted) {
           await client.query("select set_config('app.tenant_id', $1, false)", [wanted]);
           client[SESSION_TENANT] = wanted;
-        } catch (error) {
-          client.release(error as Error);
-          throw error;
         }
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
       }
       return client;
     });
@@ -108,24 +143,19 @@ class TenantScopedPool extends pg.Pool {
 }
 
 export function createDatabase<DB>(settings: DatabaseSettings): Database<DB> {
-  const role = assertIdentifier(settings.role);
   const pool = new TenantScopedPool({
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
     application_name: settings.applicationName ?? settings.schema,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
+    // Sent with the start-up message, so they hold from the connection's first statement.
+    ...(settings.statementTimeoutMs ? { statement_timeout: settings.statementTimeoutMs } : {}),
+    ...(settings.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs } : {}),
   });
   pool.preparedStatementsPerConnection = settings.preparedStatementsPerConnection ?? 200;
+  pool.role = settings.role === undefined ? undefined : assertIdentifier(settings.role);
   pool.on('error', (error) => settings.onIdleConnectionError?.(error));
-  pool.on('connect', (client) => {
-    // A connection lost while checked out fails its queries, which their callers see; pg-pool
-    // listens only to idle ones, and an 'error' event nobody listens to would end the process
-    // (Postgres restarting must not take a service down).
-    client.on('error', () => undefined);
-    // Queued on the new client before any other query, so every connection works as the app role.
-    client.query(`SET ROLE ${role}`).catch(() => undefined);
-  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }).withSchema(assertIdentifier(settings.schema));
   return {
     db,

@@ -1,3 +1,4 @@
 export * from './database.js';
 export * from './leader.js';
 export * from './migrate.js';
+export * from './roles.js';

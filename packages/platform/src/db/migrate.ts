@@ -92,3 +92,24 @@ export async function enableTenantRlsV1(db: Kysely<unknown>, schema: string, tab
     )
     .execute(db);
 }
+
+/**
+ * SQL for a migration that puts a table the service also works on for every tenant at once (an
+ * outbox its relay publishes, a queue its sweeper claims) under row-level security: code bound to a
+ * tenant sees and writes only that tenant's rows, code outside any tenant's context (relays,
+ * sweepers, consumers: `app.tenant_id` empty) every row. FORCE makes it apply to the owner too.
+ * Frozen: later changes go in new functions, never edits here.
+ */
+export async function enableTenantOrSystemRlsV1(db: Kysely<unknown>, schema: string, table: string): Promise<void> {
+  const qualified = `${assertIdentifier(schema)}.${assertIdentifier(table)}`;
+  const tenant = `nullif(current_setting('app.tenant_id', true), '')`;
+  await sql
+    .raw(
+      `ALTER TABLE ${qualified} ENABLE ROW LEVEL SECURITY;
+       ALTER TABLE ${qualified} FORCE ROW LEVEL SECURITY;
+       CREATE POLICY tenant_or_system ON ${qualified}
+         USING (${tenant} IS NULL OR tenant_id = ${tenant}::uuid)
+         WITH CHECK (${tenant} IS NULL OR tenant_id = ${tenant}::uuid)`,
+    )
+    .execute(db);
+}

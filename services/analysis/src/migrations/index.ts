@@ -1,8 +1,10 @@
 import type { Migrations } from '@catalog/platform';
 import { outbox } from './0001_outbox.js';
 import { outboxRelay } from './0002_outbox_relay.js';
+import { outboxRls } from './0003_outbox_rls.js';
 
 export const analysisMigrations: Migrations = {
   '0001_outbox': outbox,
   '0002_outbox_relay': outboxRelay,
+  '0003_outbox_rls': outboxRls,
 };

@@ -4,6 +4,7 @@ import { versions } from './0002_versions.js';
 import { outboxRelay } from './0003_outbox_relay.js';
 import { attachIntents } from './0004_attach_intents.js';
 import { attachIntentClaims } from './0005_attach_intent_claims.js';
+import { tenantOrSystemRls } from './0006_tenant_or_system_rls.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -12,4 +13,5 @@ export const catalogMigrations: Migrations = {
   '0003_outbox_relay': outboxRelay,
   '0004_attach_intents': attachIntents,
   '0005_attach_intent_claims': attachIntentClaims,
+  '0006_tenant_or_system_rls': tenantOrSystemRls,
 };

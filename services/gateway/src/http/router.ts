@@ -10,6 +10,7 @@ import {
   readJsonBody,
   unauthorized,
   type HttpContext,
+  type CallContext,
   type HttpState,
   type RpcCallSettings,
 } from '@catalog/platform';
@@ -76,12 +77,12 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
       ? { scope: route.operationId, perMinute: route.rateLimit.perMinute, permission: auth.permission, product: auth.product, entitlement: auth.entitlement }
       : null;
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
-    let call: { tenantId: string; keyId: string | null; sourceSystem: string } | null = null;
+    let call: Omit<CallContext, 'requestId'> | null = null;
     if (route.auth.kind === 'apiKey') {
       const caller = await authenticate(settings.pool, ctx.get('authorization') || undefined, limit);
       authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
       if (limit) admit(caller, limit.perMinute);
-      call = { tenantId: caller.tenantId, keyId: caller.keyId, sourceSystem: caller.sourceSystem };
+      call = { tenantId: caller.tenantId, keyId: caller.keyId, permissions: caller.permissions, sourceSystem: caller.sourceSystem };
     } else if (route.auth.kind === 'admin') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       if (!match || !tokensEqual(match[1]!, settings.adminToken)) throw unauthorized('missing or invalid admin token');

@@ -1,0 +1,109 @@
+import { routes } from '../routes.js';
+import { assetListenerSubject } from '../routes/assets.js';
+import type { ServiceName } from '../routes/types.js';
+
+/**
+ * Who may do what on NATS (decision 0055): one NATS user per service, named after it, whose
+ * permissions are derived from the route table and the declarations below. `npm start`, `npm test`
+ * and the Helm chart render them into nats-server's `authorization` block (./nats-config.ts).
+ * Subjects start with the deployment's `NATS_PREFIX`, which is the `*` token here, so one set of
+ * users serves every prefix (test files each use their own).
+ */
+
+/** Operations a service answers on the bus that are not in the route table: other services call them. */
+export const INTERNAL_OPERATIONS: Partial<Record<ServiceName, readonly string[]>> = {
+  asset: ['attachAsset', 'releaseAsset'],
+};
+
+/** Operations of other services a service calls itself (the gateway calls every public operation). */
+export const SERVICE_CALLS: Partial<Record<ServiceName, Partial<Record<ServiceName, readonly string[]>>>> = {
+  catalog: { asset: ['createAsset', 'getAsset', 'attachAsset', 'releaseAsset'] },
+};
+
+/** The event subjects (after `<prefix>.events.`) each service's outbox relay publishes. */
+export const EVENT_SUBJECTS: Partial<Record<ServiceName, readonly string[]>> = {
+  catalog: ['catalog.entity.>', 'catalog.entity_type.>', 'catalog.version.>', 'catalog.markers.>'],
+  asset: ['catalog.asset.>'],
+  analysis: ['catalog.analysis.>'],
+  library: ['library.>'],
+};
+
+/**
+ * How a service uses JetStream: `stream` makes sure the events stream exists (relays and
+ * consumers do), `consumer` follows it with a durable pull consumer and acks, `reader` reads
+ * stored messages by sequence (the feed writer, to fill gaps), `park` puts a message it cannot
+ * apply or publish into the dead-letter stream (decision 0053: event consumers, the feed writer
+ * and the outbox relays).
+ */
+export type JetStreamUse = 'stream' | 'consumer' | 'reader' | 'park';
+
+export const JETSTREAM_USES: Record<ServiceName, readonly JetStreamUse[]> = {
+  gateway: [],
+  catalog: ['stream', 'consumer', 'park'],
+  asset: ['stream', 'consumer', 'park'],
+  analysis: ['stream', 'park'],
+  events: ['stream', 'consumer', 'reader', 'park'],
+  library: ['stream', 'park'],
+};
+
+export const BUS_SERVICES: readonly ServiceName[] = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'];
+
+export interface BusPermissions {
+  user: string;
+  publish: string[];
+  subscribe: string[];
+  /** May answer requests it received (once each), whatever their reply subject. */
+  allowResponses: boolean;
+}
+
+/** Where a client of user `user` receives replies: its connections use this inbox prefix. */
+export function inboxPrefixOf(user: string): string {
+  return `_INBOX.${user}`;
+}
+
+const ANY_PREFIX = '*';
+const rpc = (service: string, operation: string): string => `${ANY_PREFIX}.rpc.${service}.${operation}`;
+
+/** The JetStream API subjects of each use; stream and consumer names are `*` (see decision 0055). */
+const JETSTREAM_SUBJECTS: Record<JetStreamUse, readonly string[]> = {
+  stream: ['$JS.API.INFO', '$JS.API.STREAM.INFO.*', '$JS.API.STREAM.CREATE.*', '$JS.API.STREAM.UPDATE.*'],
+  consumer: ['$JS.API.CONSUMER.CREATE.*.*', '$JS.API.CONSUMER.CREATE.*.*.>', '$JS.API.CONSUMER.INFO.*.*', '$JS.API.CONSUMER.MSG.NEXT.*.*', '$JS.ACK.*.*.>'],
+  reader: ['$JS.API.STREAM.MSG.GET.*'],
+  park: [`${ANY_PREFIX}.dead-letters.>`],
+};
+
+/** Operations `service` answers: its routes in the route table and its internal operations. */
+export function operationsServedBy(service: ServiceName): string[] {
+  return [...routes.filter((route) => route.service === service).map((route) => route.operationId), ...(INTERNAL_OPERATIONS[service] ?? [])];
+}
+
+function gatewayPermissions(): BusPermissions {
+  const publicOperations = routes.filter((route) => route.service !== 'gateway').map((route) => rpc(route.service, route.operationId));
+  return {
+    user: 'gateway',
+    publish: [...publicOperations, assetListenerSubject(ANY_PREFIX)],
+    subscribe: [`${inboxPrefixOf('gateway')}.>`],
+    allowResponses: false,
+  };
+}
+
+function servicePermissions(service: ServiceName): BusPermissions {
+  const calls = Object.entries(SERVICE_CALLS[service] ?? {}).flatMap(([callee, operations]) => (operations ?? []).map((operation) => rpc(callee, operation)));
+  const events = (EVENT_SUBJECTS[service] ?? []).map((subject) => `${ANY_PREFIX}.events.${subject}`);
+  const jetstream = JETSTREAM_USES[service].flatMap((use) => JETSTREAM_SUBJECTS[use]);
+  const served = operationsServedBy(service).map((operation) => rpc(service, operation));
+  // @nats-io/services answers pings, info and stats requests on these ($SRV.<verb>[.<name>[.<id>]]).
+  const monitoring = ['$SRV.*', `$SRV.*.${service}`, `$SRV.*.${service}.*`];
+  const discovery = service === 'asset' ? [assetListenerSubject(ANY_PREFIX)] : [];
+  return {
+    user: service,
+    publish: [...calls, ...events, ...jetstream],
+    subscribe: [`${inboxPrefixOf(service)}.>`, ...served, ...discovery, ...monitoring],
+    allowResponses: true,
+  };
+}
+
+/** The NATS user of every service with its permissions, derived from the route table. */
+export function busPermissions(): BusPermissions[] {
+  return BUS_SERVICES.map((service) => (service === 'gateway' ? gatewayPermissions() : servicePermissions(service)));
+}

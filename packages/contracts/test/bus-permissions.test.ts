@@ -1,0 +1,59 @@
+import { busPermissions, INTERNAL_OPERATIONS, operationsServedBy } from '../src/bus/permissions.js';
+import { eventTypes } from '../src/events/registry.js';
+import { routes } from '../src/routes.js';
+
+/** NATS subject matching: `*` one token, `>` one or more at the end. */
+function matches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i += 1) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
+
+const users = busPermissions();
+const who = (list: 'publish' | 'subscribe', subject: string) =>
+  users
+    .filter((user) => user[list].some((pattern) => matches(pattern, subject)))
+    .map((user) => user.user)
+    .sort();
+
+describe('NATS permissions derived from the route table (decision 0055)', () => {
+  test('only the gateway calls the public operations; only the owning service answers them', () => {
+    for (const route of routes.filter((r) => r.service !== 'gateway')) {
+      const subject = `cs.rpc.${route.service}.${route.operationId}`;
+      const callers = who('publish', subject).filter((user) => user !== 'catalog' || route.service !== 'asset');
+      expect({ subject, callers, answerers: who('subscribe', subject) }).toEqual({ subject, callers: ['gateway'], answerers: [route.service] });
+    }
+  });
+
+  test('internal operations: answered by their service, called by the services that declare them, never by the gateway', () => {
+    expect(INTERNAL_OPERATIONS.asset).toEqual(['attachAsset', 'releaseAsset']);
+    for (const operation of INTERNAL_OPERATIONS.asset!) {
+      const subject = `t1.rpc.asset.${operation}`;
+      expect({ operation, callers: who('publish', subject), answerers: who('subscribe', subject) }).toEqual({ operation, callers: ['catalog'], answerers: ['asset'] });
+    }
+    expect(operationsServedBy('asset')).toEqual(expect.arrayContaining(['createAsset', 'attachAsset', 'releaseAsset']));
+  });
+
+  test('every registered event type is published by exactly one service, and received by nobody through a plain subscription', () => {
+    for (const { type } of eventTypes) {
+      const subject = `cs.events.catalog.${type}`;
+      expect({ type, publishers: who('publish', subject), subscribers: who('subscribe', subject) }).toEqual({
+        type,
+        publishers: [type.startsWith('asset.') ? 'asset' : 'catalog'],
+        subscribers: [],
+      });
+    }
+    expect(who('publish', 'cs.events.library.anything.happened')).toEqual(['library']);
+  });
+
+  test('nobody may read another user’s replies; the gateway answers nothing and uses no JetStream', () => {
+    for (const user of users) expect(who('subscribe', `_INBOX.${user.user}.abc.1`)).toEqual([user.user]);
+    const gateway = users.find((user) => user.user === 'gateway')!;
+    expect(gateway.allowResponses).toBe(false);
+    expect(gateway.publish.filter((subject) => subject.startsWith('$JS'))).toEqual([]);
+  });
+});
