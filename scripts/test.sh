@@ -6,7 +6,8 @@
 # (Postgres, fsync off), 127.0.0.1:54222 (NATS JetStream) and 127.0.0.1:54900 (MinIO), reusing ones that
 # already listen there, and stops the ones it started on exit. TEST_PG_PORT, TEST_NATS_PORT and
 # TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) comes from the
-# tool cache (ensure_helm in scripts/lib/infra.sh).
+# tool cache (ensure_helm in scripts/lib/infra.sh); ffmpeg, fluidsynth, its sound font and sox (analyzer
+# tests) from apt when missing (ensure_audio_tools).
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
 set -euo pipefail
@@ -55,6 +56,7 @@ if [[ -z ${S3_ENDPOINT:-} ]]; then
   started_minio=$INFRA_MINIO_STARTED
 fi
 ensure_helm # exports HELM_BIN for the chart tests
+ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound font, sox (analyzer tests)
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
 export TURBO_TELEMETRY_DISABLED=1
