@@ -9,3 +9,4 @@ export { publishEvent, untilConsumerSettled } from './events-stream.js';
 export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';
 export { sineWav, writeSineWav, type SineWavOptions } from './wav.js';
+export * from './music/index.js';
