@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { AnalysisOptions, AnalysisResultByType, AnalysisType } from '@catalog/contracts';
 import { decodeOnce } from './decode/ffmpeg-decode.js';
 import { probeAudio } from './decode/probe.js';
@@ -28,7 +29,8 @@ export type AnalysisResults<T extends AnalysisType> = { [K in T]: AnalysisResult
  * streams PCM to every analyzer chunk by chunk (memory does not grow with the file's length).
  * Rejects with an AnalysisError (its `code` says why); never leaves a subprocess behind.
  */
-export async function analyzeFile<T extends AnalysisType>(path: string, types: readonly T[], options: AnalyzeFileOptions = {}): Promise<AnalysisResults<T>> {
+export async function analyzeFile<T extends AnalysisType>(file: string, types: readonly T[], options: AnalyzeFileOptions = {}): Promise<AnalysisResults<T>> {
+  const path = resolve(file);
   const settings = analysisSettings(types, options.options ?? {});
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_ANALYSIS_TIMEOUT_MS;

@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { AnalysisError } from '../errors.js';
 
 /** Most of a subprocess's stderr kept (its end), for the error of a failed run. */
 const STDERR_TAIL_CHARS = 2_000;
+/** After the process exits, how long its pipes may take to close (drained) before they are cut. */
+const EXIT_GRACE_MS = 2_000;
 
 export interface SubprocessSpec {
   /** `ffmpeg` or `ffprobe`: names the tool in errors. */
@@ -57,23 +59,61 @@ export function runSubprocess(spec: SubprocessSpec): Subprocess {
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      fail(new AnalysisError('decoder_unavailable', `${spec.tool} could not be started (${error.code ?? error.message}); install ffmpeg or set ${spec.tool.toUpperCase()}_PATH`));
-    });
-    child.once('close', (code, signal) => {
+  const done = awaitExit(child, outputs, spec, {
+    failure: () => failure,
+    fail,
+    stderr: () => stderr,
+    cleanUp: () => {
       clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      if (failure) return reject(failure);
-      if (code === 0) return resolve();
-      reject(
-        new AnalysisError('unreadable_audio', `${spec.tool} could not read the audio (${signal ?? `exit status ${code}`})`, {
-          stderr: redact(stderr, spec.inputPath),
-        }),
-      );
-    });
+    },
   });
   return { outputs, done, fail };
+}
+
+interface ExitState {
+  failure(): Error | null;
+  fail(error: Error): void;
+  stderr(): string;
+  cleanUp(): void;
+}
+
+/**
+ * Settles once the process has exited and its pipes are closed: resolves on exit status 0. A
+ * process that left children holding its pipes does not keep the analysis waiting: they are cut
+ * at once after a failure, EXIT_GRACE_MS after an exit.
+ */
+function awaitExit(child: ChildProcess, outputs: Readable[], spec: SubprocessSpec, state: ExitState): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let grace: NodeJS.Timeout | undefined;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(grace);
+      state.cleanUp();
+      const failure = state.failure();
+      if (failure) return reject(failure);
+      if (exit?.code === 0) return resolve();
+      const how = exit?.signal ?? `exit status ${exit?.code}`;
+      reject(new AnalysisError('unreadable_audio', `${spec.tool} could not read the audio (${how})`, { stderr: redact(state.stderr(), spec.inputPath) }));
+    };
+    const closePipes = () => {
+      for (const stream of [...outputs, child.stderr!]) stream.destroy();
+      settle();
+    };
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      state.fail(new AnalysisError('decoder_unavailable', `${spec.tool} could not be started (${error.code ?? error.message}); install ffmpeg or set ${spec.tool.toUpperCase()}_PATH`));
+      closePipes();
+    });
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      if (state.failure()) closePipes();
+      else grace = setTimeout(closePipes, EXIT_GRACE_MS);
+    });
+    child.once('close', settle);
+  });
 }
 
 function redact(text: string, path: string): string {

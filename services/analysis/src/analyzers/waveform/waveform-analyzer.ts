@@ -118,7 +118,8 @@ export class WaveformAnalyzer {
       this.storePoint();
     }
     const top = this.settings.bits === 8 ? 127 : 32767;
-    const quantise = (v: number) => Math.max(-top - 1, Math.min(top, Math.round(v * top)));
+    // Rounded symmetrically (Math.round alone takes -63.5 to -63 but 63.5 to 64).
+    const quantise = (v: number) => Math.max(-top - 1, Math.min(top, Math.sign(v) * Math.round(Math.abs(v) * top)));
     const data = new Array<number>(this.length * this.outChannels * 2);
     for (let i = 0; i < this.length * this.outChannels; i++) {
       data[2 * i] = quantise(this.mins[i]!);
