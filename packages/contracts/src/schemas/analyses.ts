@@ -31,7 +31,7 @@ export const LoudnessOptions = Type.Object(
 );
 export type LoudnessOptions = Static<typeof LoudnessOptions>;
 
-/** Bounds of a waveform's resolution and size (decision 0083). */
+/** Bounds of a waveform's resolution and size (decision 0084). */
 export const WAVEFORM_LIMITS = { minSamplesPerPixel: 16, maxSamplesPerPixel: 1_048_576, maxPixelsPerSecond: 2_000, maxLength: 100_000 } as const;
 
 export const WaveformOptions = Type.Object(
@@ -120,7 +120,7 @@ export const CuePointsResult = Type.Object(
 );
 export type CuePointsResult = Static<typeof CuePointsResult>;
 
-/** Most beat positions a tempo result lists (decision 0082). */
+/** Most beat positions a tempo result lists (decision 0083). */
 export const MAX_BEATS = 2_000;
 
 export const TempoResult = Type.Object(

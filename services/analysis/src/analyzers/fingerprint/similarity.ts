@@ -6,7 +6,7 @@ const MAX_OFFSET_ITEMS = Math.round(15 * ITEMS_PER_SECOND);
 const MIN_OVERLAP = 0.5;
 
 /**
- * Score at and above which two fingerprints are the same recording (decision 0083): a re-encode
+ * Score at and above which two fingerprints are the same recording (decision 0084): a re-encode
  * (MP3, AAC, another rate) keeps most bits; unrelated audio differs in about half of them.
  */
 export const DUPLICATE_SIMILARITY = 0.5;
