@@ -95,7 +95,7 @@ export type TechnicalResult = Static<typeof TechnicalResult>;
 
 export const LoudnessResult = Type.Object(
   {
-    integratedLufs: Db('ITU-R BS.1770-4 / EBU R128 gated integrated loudness (LUFS); null when all of it is below the -70 LUFS gate (silence)'),
+    integratedLufs: Db('ITU-R BS.1770-4 / EBU R128 gated integrated loudness (LUFS); null for silence (all below the -70 LUFS gate) and files under 400 ms'),
     loudnessRangeLu: Db('EBU Tech 3342 loudness range (LU); null when too little is above the gates'),
     maxMomentaryLufs: Db('loudest 400 ms window (LUFS)'),
     maxShortTermLufs: Db('loudest 3 s window (LUFS); null for files shorter than 3 s'),

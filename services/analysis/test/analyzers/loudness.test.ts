@@ -5,6 +5,9 @@ import { audioDir, ffmpeg, ffmpegEbur128, sox, writeChannels, writeSegments, typ
 const dir = audioDir('loudness');
 afterAll(() => dir.remove());
 
+/** Minutes of 48 kHz stereo signal per test: generous timeouts for a machine shared with other suites. */
+const TIMEOUT_MS = 120_000;
+
 const repeat = (times: number, segments: Segment[]) => Array.from({ length: times }, () => segments).flat();
 
 async function loudnessOf(name: string, segments: Segment[]) {
@@ -22,7 +25,7 @@ test('a 1 kHz stereo sine at -23 dBFS reads -23.0 LUFS (EBU Tech 3341 case 1), m
   expect(loudness.samplePeakDbfs).toBeCloseTo(-23, 1);
   expect(loudness.targetLufs).toBe(-23);
   expect(Math.abs(loudness.gainDb!)).toBeLessThanOrEqual(0.1);
-});
+}, TIMEOUT_MS);
 
 // EBU Tech 3341 (2016) cases that a signal generator can make; expected -23.0 ± 0.1 LUFS except case 2.
 test.each<[string, Segment[], number]>([
@@ -33,7 +36,7 @@ test.each<[string, Segment[], number]>([
 ])('EBU Tech 3341 %s: integrated loudness within 0.1 LU', async (name, segments, expected) => {
   const loudness = await loudnessOf(name.replace(' ', ''), segments);
   expect(Math.abs(loudness.integratedLufs! - expected)).toBeLessThanOrEqual(0.1);
-});
+}, TIMEOUT_MS);
 
 test('EBU Tech 3341 case 6: five channels (L R C Ls Rs) with the surround weights read -23.0', async () => {
   const path = dir.path('case6.wav');
@@ -41,14 +44,14 @@ test('EBU Tech 3341 case 6: five channels (L R C Ls Rs) with the surround weight
   const { loudness, technical } = await analyzeFile(path, ['loudness', 'technical']);
   expect(technical.channels).toBe(5);
   expect(Math.abs(loudness.integratedLufs! + 23)).toBeLessThanOrEqual(0.1);
-});
+}, TIMEOUT_MS);
 
 test('EBU Tech 3341 cases 9 and 12: short-term and momentary windows over alternating levels read -23.0', async () => {
   const shortTerm = await loudnessOf('case9', repeat(20, [{ seconds: 1.34, dbfs: -20 }, { seconds: 1.66, dbfs: -30 }]));
   expect(Math.abs(shortTerm.maxShortTermLufs! + 23)).toBeLessThanOrEqual(0.1);
   const momentary = await loudnessOf('case12', repeat(25, [{ seconds: 0.18, dbfs: -20 }, { seconds: 0.22, dbfs: -30 }]));
   expect(Math.abs(momentary.maxMomentaryLufs! + 23)).toBeLessThanOrEqual(0.1);
-});
+}, TIMEOUT_MS);
 
 // EBU Tech 3342 (2016) cases 1-4: loudness range within ±1 LU.
 test.each<[string, number[], number]>([
@@ -59,7 +62,7 @@ test.each<[string, number[], number]>([
 ])('EBU Tech 3342 case %s: loudness range within 1 LU', async (name, levels, expected) => {
   const loudness = await loudnessOf(`lra${name}`, levels.map((dbfs) => ({ seconds: 20, dbfs })));
   expect(Math.abs(loudness.loudnessRangeLu! - expected)).toBeLessThanOrEqual(1);
-});
+}, TIMEOUT_MS);
 
 test('true peak of rendered music within 0.3 dB of ffmpeg ebur128=peak=true, integrated within 0.1 LU', async () => {
   const path = dir.path('music.wav');
@@ -68,7 +71,7 @@ test('true peak of rendered music within 0.3 dB of ffmpeg ebur128=peak=true, int
   expect(Math.abs(loudness.truePeakDbtp! - reference.truePeak)).toBeLessThanOrEqual(0.3);
   expect(Math.abs(loudness.integratedLufs! - reference.integrated)).toBeLessThanOrEqual(0.1);
   expect(loudness.truePeakDbtp!).toBeGreaterThanOrEqual(loudness.samplePeakDbfs!);
-});
+}, TIMEOUT_MS);
 
 test('an inter-sample peak: a quarter-rate sine sampled 45° off its crests reads its true crest, 3 dB above its samples', async () => {
   const path = dir.path('intersample.wav');
@@ -76,14 +79,14 @@ test('an inter-sample peak: a quarter-rate sine sampled 45° off its crests read
   const { loudness } = await analyzeFile(path, ['loudness']);
   expect(loudness.samplePeakDbfs).toBeCloseTo(-9.03, 1);
   expect(Math.abs(loudness.truePeakDbtp! - -6.02)).toBeLessThanOrEqual(0.3);
-});
+}, TIMEOUT_MS);
 
 test('true peak of a loud clipped tone within 0.3 dB of ffmpeg ebur128=peak=true', async () => {
   const path = dir.path('clipped.wav');
   await sox(['-n', '-r', '44100', '-c', '2', '-e', 'floating-point', '-b', '32', path, 'synth', '4', 'square', '997', 'vol', '0.9', 'lowpass', '18000']);
   const [{ loudness }, reference] = await Promise.all([analyzeFile(path, ['loudness']), ffmpegEbur128(path)]);
   expect(Math.abs(loudness.truePeakDbtp! - reference.truePeak)).toBeLessThanOrEqual(0.3);
-});
+}, TIMEOUT_MS);
 
 test('the gain goes to the target: -23 by default, -16 for the streaming profile, or an explicit target', async () => {
   const path = dir.path('gain.wav');
@@ -96,7 +99,7 @@ test('the gain goes to the target: -23 by default, -16 for the streaming profile
   expect(broadcast.gainDb).toBeCloseTo(7, 1);
   expect(streaming.gainDb).toBeCloseTo(14, 1);
   expect(explicit.gainDb).toBeCloseTo(16, 1);
-});
+}, TIMEOUT_MS);
 
 test('digital silence has no loudness, peak or gain (null, never -Infinity)', async () => {
   const loudness = await loudnessOf('silence', [{ seconds: 3, dbfs: null }]);
@@ -110,4 +113,4 @@ test('digital silence has no loudness, peak or gain (null, never -Infinity)', as
     targetLufs: -23,
     gainDb: null,
   });
-});
+}, TIMEOUT_MS);
