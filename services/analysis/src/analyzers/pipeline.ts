@@ -19,6 +19,15 @@ export interface Pipeline {
   results(): Partial<AnalysisResultByType>;
 }
 
+type Collector = (results: Partial<AnalysisResultByType>) => void;
+
+/** What one part of the pipeline adds: sinks of the two PCM outputs, and result collectors. */
+interface Wiring {
+  full: FrameSink[];
+  low: FrameSink[];
+  collectors: Collector[];
+}
+
 /**
  * Wires the analyzers of the requested types to the decoder's outputs: loudness and cue points
  * share one K-weighting meter on the full-rate stream (the waveform reads it too); tempo and key
@@ -26,49 +35,14 @@ export interface Pipeline {
  * needs are decoded.
  */
 export function buildPipeline(types: readonly AnalysisType[], technical: TechnicalResult, settings: AnalysisSettings): Pipeline {
-  const wants = (type: AnalysisType) => types.includes(type);
-  const { sampleRate, channels } = technical;
-  const collectors: Array<(results: Partial<AnalysisResultByType>) => void> = [];
-  const full: FrameSink[] = [];
-  const low: FrameSink[] = [];
+  const wiring: Wiring = { full: [], low: [], collectors: [] };
   const targets: DecodeTargets = {};
-
-  const listeners: LoudnessListener[] = [];
-  if (wants('loudness')) {
-    const loudness = new LoudnessAnalyzer(sampleRate, channels, settings.targetLufs);
-    listeners.push(loudness);
-    full.push((samples, frames) => loudness.write(samples, frames));
-    collectors.push((results) => (results.loudness = loudness.result()));
-  }
-  if (wants('cue_points')) {
-    const cuePoints = new CuePointsAnalyzer();
-    listeners.push(cuePoints);
-    collectors.push((results) => (results.cue_points = cuePoints.result()));
-  }
-  if (listeners.length > 0) {
-    const meter = new LoudnessMeter(sampleRate, channels, channelWeights(channels, technical.channelLayout), listeners);
-    full.push((samples, frames) => meter.write(samples, frames));
-  }
-  if (wants('waveform')) {
-    const expected = technical.durationMs === null ? null : Math.ceil((technical.durationMs / 1000) * sampleRate);
-    const waveform = new WaveformAnalyzer(sampleRate, channels, settings.waveform(sampleRate), expected);
-    full.push((samples, frames) => waveform.write(samples, frames));
-    collectors.push((results) => (results.waveform = waveform.result()));
-  }
-  if (wants('tempo')) {
-    const tempo = new TempoAnalyzer(LOW_RATE);
-    low.push((samples, count) => tempo.write(samples, count));
-    collectors.push((results) => (results.tempo = tempo.result()));
-  }
-  if (wants('key')) {
-    const key = new KeyAnalyzer(LOW_RATE);
-    low.push((samples, count) => key.write(samples, count));
-    collectors.push((results) => (results.key = key.result()));
-  }
-  if (wants('fingerprint')) {
+  wireLoudnessMeter(types, technical, settings, wiring);
+  wireOthers(types, technical, settings, wiring);
+  if (types.includes('fingerprint')) {
     let raw: Uint32Array = new Uint32Array(0);
     targets.fingerprint = { maxSeconds: settings.fingerprintSeconds, onRaw: (value) => (raw = value) };
-    collectors.push(
+    wiring.collectors.push(
       (results) =>
         (results.fingerprint = {
           algorithm: CHROMAPRINT_ALGORITHM,
@@ -78,17 +52,59 @@ export function buildPipeline(types: readonly AnalysisType[], technical: Technic
         }),
     );
   }
-  if (wants('technical')) collectors.push((results) => (results.technical = technical));
-  if (full.length > 0) targets.full = { channels, sink: fanOut(full) };
-  if (low.length > 0) targets.low = { sink: fanOut(low) };
+  if (types.includes('technical')) wiring.collectors.push((results) => (results.technical = technical));
+  if (wiring.full.length > 0) targets.full = { channels: technical.channels, sink: fanOut(wiring.full) };
+  if (wiring.low.length > 0) targets.low = { sink: fanOut(wiring.low) };
   return {
     targets,
     results() {
       const results: Partial<AnalysisResultByType> = {};
-      for (const collect of collectors) collect(results);
+      for (const collect of wiring.collectors) collect(results);
       return results;
     },
   };
+}
+
+/** Loudness and cue points: one K-weighting meter on the full-rate stream reports to both. */
+function wireLoudnessMeter(types: readonly AnalysisType[], technical: TechnicalResult, settings: AnalysisSettings, wiring: Wiring): void {
+  const { sampleRate, channels } = technical;
+  const listeners: LoudnessListener[] = [];
+  if (types.includes('loudness')) {
+    const loudness = new LoudnessAnalyzer(sampleRate, channels, settings.targetLufs);
+    listeners.push(loudness);
+    wiring.full.push((samples, frames) => loudness.write(samples, frames));
+    wiring.collectors.push((results) => (results.loudness = loudness.result()));
+  }
+  if (types.includes('cue_points')) {
+    const cuePoints = new CuePointsAnalyzer();
+    listeners.push(cuePoints);
+    wiring.collectors.push((results) => (results.cue_points = cuePoints.result()));
+  }
+  if (listeners.length > 0) {
+    const meter = new LoudnessMeter(sampleRate, channels, channelWeights(channels, technical.channelLayout), listeners);
+    wiring.full.push((samples, frames) => meter.write(samples, frames));
+  }
+}
+
+/** The waveform on the full-rate stream; tempo and key on the low-rate one. */
+function wireOthers(types: readonly AnalysisType[], technical: TechnicalResult, settings: AnalysisSettings, wiring: Wiring): void {
+  const { sampleRate, channels } = technical;
+  if (types.includes('waveform')) {
+    const expected = technical.durationMs === null ? null : Math.ceil((technical.durationMs / 1000) * sampleRate);
+    const waveform = new WaveformAnalyzer(sampleRate, channels, settings.waveform(sampleRate), expected);
+    wiring.full.push((samples, frames) => waveform.write(samples, frames));
+    wiring.collectors.push((results) => (results.waveform = waveform.result()));
+  }
+  if (types.includes('tempo')) {
+    const tempo = new TempoAnalyzer(LOW_RATE);
+    wiring.low.push((samples, count) => tempo.write(samples, count));
+    wiring.collectors.push((results) => (results.tempo = tempo.result()));
+  }
+  if (types.includes('key')) {
+    const key = new KeyAnalyzer(LOW_RATE);
+    wiring.low.push((samples, count) => key.write(samples, count));
+    wiring.collectors.push((results) => (results.key = key.result()));
+  }
 }
 
 function fanOut(sinks: FrameSink[]): FrameSink {
