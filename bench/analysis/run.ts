@@ -38,6 +38,7 @@ function analyse(file: string, types: string[]): Promise<Run> {
     const child = spawn(process.execPath, [...serviceNodeFlags('analysis'), join(repoRoot, 'bench/analysis/analyze-child.mjs'), file, types.join(',')], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 900_000,
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -50,7 +51,10 @@ function analyse(file: string, types: string[]): Promise<Run> {
 function ffmpegEbur128(file: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-i', file, '-af', 'ebur128=peak=true', '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-i', file, '-af', 'ebur128=peak=true', '-f', 'null', '-'], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+      timeout: 600_000,
+    });
     let maxRssMiB = 0;
     let cpuSeconds = 0;
     const poll = setInterval(() => {
@@ -100,7 +104,7 @@ try {
   console.error(`[analysis] rendering ${SECONDS} s of music (${bars} bars at ${BPM} BPM, A minor) with fluidsynth`);
   await renderSong({ bpm: BPM, notes: demoSong(bars, 9, 'minor'), programs: { 1: 33 } }, file, { effects: true });
   // Cut to the length exactly (the render ends with the instruments' release).
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', file, '-t', String(SECONDS), '-c:a', 'pcm_s16le', music]);
+  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', file, '-t', String(SECONDS), '-c:a', 'pcm_s16le', music], { timeout: 300_000 });
   const loadBefore = loadavg()[0]!;
   const rows = [];
   const reference = [];
@@ -116,7 +120,7 @@ try {
   const result = {
     benchmark: 'analysis',
     date: new Date().toISOString(),
-    machine: { ...machine(), ffmpeg: execFileSync('ffmpeg', ['-version']).toString().split('\n')[0], loadAverageBefore: round(loadBefore, 2), loadAverageAfter: round(loadavg()[0]!, 2) },
+    machine: { ...machine(), ffmpeg: execFileSync('ffmpeg', ['-version'], { timeout: 10_000 }).toString().split('\n')[0], loadAverageBefore: round(loadBefore, 2), loadAverageAfter: round(loadavg()[0]!, 2) },
     file: { seconds: SECONDS, sampleRate: 44_100, channels: 2, format: 'WAV 16-bit', content: `rendered General MIDI music, ${BPM} BPM, A minor` },
     runsPerConfiguration: RUNS,
     rows,

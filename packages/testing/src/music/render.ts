@@ -10,6 +10,9 @@ const run = promisify(execFile);
 /** Debian's fluid-soundfont-gm (scripts/lib/infra.sh ensure_audio_tools installs it); SOUNDFONT overrides. */
 export const SOUNDFONT = process.env.SOUNDFONT ?? '/usr/share/sounds/sf2/FluidR3_GM.sf2';
 
+/** Longest a render may take (a 5-minute song takes a few seconds). */
+const RENDER_TIMEOUT_MS = 180_000;
+
 export interface RenderOptions {
   sampleRate?: number;
   /** fluidsynth's master gain (default 0.6). */
@@ -36,7 +39,7 @@ export async function renderSong(song: MidiSong, path: string, options: RenderOp
       '-O', 's16', '-T', 'wav',
       '-F', path,
       SOUNDFONT, midi,
-    ]);
+    ], { timeout: RENDER_TIMEOUT_MS });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -47,7 +47,7 @@ test('a fingerprint is identical to itself, and the score is symmetric and withi
 });
 
 test('the compressed form is what fpcalc and AcoustID use (ffmpeg chromaprint muxer, base64), with about 8 sub-fingerprints a second', async () => {
-  const { stdout } = await run('ffmpeg', ['-nostdin', '-v', 'error', '-i', original, '-f', 'chromaprint', '-fp_format', 'base64', '-']);
+  const { stdout } = await run('ffmpeg', ['-nostdin', '-v', 'error', '-i', original, '-f', 'chromaprint', '-fp_format', 'base64', '-'], { timeout: 60_000 });
   expect(prints.original.fingerprint).toBe(stdout.trim());
   expect(prints.original.algorithm).toBe(1);
   expect(prints.original.raw.length / (prints.original.durationMs / 1000)).toBeGreaterThan(7);

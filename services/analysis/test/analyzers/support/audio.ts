@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+/** Longest one ffmpeg or sox command of the tests may take. */
+const TOOL_TIMEOUT_MS = 120_000;
 
 /** A temporary folder for one test file's audio, removed by `remove()` (afterAll). */
 export function audioDir(name: string): { path(file: string): string; remove(): void } {
@@ -47,11 +49,11 @@ export async function writeChannels(path: string, dbfs: number[], seconds: numbe
 }
 
 export async function ffmpeg(args: string[]): Promise<void> {
-  await run('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args]);
+  await run('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { timeout: TOOL_TIMEOUT_MS });
 }
 
 export async function sox(args: string[]): Promise<void> {
-  await run('sox', args);
+  await run('sox', args, { timeout: TOOL_TIMEOUT_MS });
 }
 
 /** Re-encodes to MP3 (LAME VBR, as stations receive files). */
@@ -61,7 +63,7 @@ export async function toMp3(from: string, to: string): Promise<void> {
 
 /** ffmpeg's own EBU R128 reading (`ebur128=peak=true`): integrated, range, true peak. */
 export async function ffmpegEbur128(path: string): Promise<{ integrated: number; range: number; truePeak: number }> {
-  const { stderr } = await run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-i', path, '-af', 'ebur128=peak=true', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
+  const { stderr } = await run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-i', path, '-af', 'ebur128=peak=true', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024, timeout: TOOL_TIMEOUT_MS });
   const summary = stderr.slice(stderr.lastIndexOf('Summary:'));
   const value = (label: RegExp) => Number(label.exec(summary)?.[1]);
   return { integrated: value(/I:\s+(-?[\d.]+) LUFS/), range: value(/LRA:\s+(-?[\d.]+) LU/), truePeak: value(/True peak:\s+Peak:\s+(-?[\d.]+) dBFS/) };
