@@ -7,7 +7,8 @@
 # already listen there, and stops the ones it started on exit. TEST_PG_PORT, TEST_NATS_PORT and
 # TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) and
 # schemathesis (the OpenAPI fuzz test) come from the tool cache (ensure_helm, ensure_schemathesis in
-# scripts/lib/infra.sh).
+# scripts/lib/infra.sh); ffmpeg, fluidsynth, its sound font and sox (analyzer tests) from apt when
+# missing (ensure_audio_tools).
 # The servers' credentials come from CATALOG_CREDENTIALS_FILE (default $state_dir/credentials.json,
 # made when missing): NATS runs with one user per service (decision 0055), and the database roles
 # of decision 0057 are created on DATABASE_URL's server (an administrator) before the tests run.
@@ -60,6 +61,7 @@ if [[ -z ${S3_ENDPOINT:-} ]]; then
 fi
 ensure_helm # exports HELM_BIN for the chart tests
 ensure_schemathesis # exports SCHEMATHESIS_BIN for the OpenAPI fuzz test (test/fuzz)
+ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound font, sox (analyzer tests)
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
 export TURBO_TELEMETRY_DISABLED=1

@@ -25,6 +25,8 @@
 #   stop_minio DATA_DIR              -> stops the MinIO started in DATA_DIR
 #   ensure_helm                      -> extracts the pinned helm binary, exports HELM_BIN
 #   ensure_schemathesis              -> pinned schemathesis in a venv (PyPI), exports SCHEMATHESIS_BIN
+#   ensure_audio_tools               -> apt-installs what is missing of ffmpeg/ffprobe, fluidsynth,
+#                                       the General MIDI sound font and sox (analyzer tests, bench)
 #
 # After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
 # when this call started the server, 0 when an already running one was reused.
@@ -675,6 +677,28 @@ _infra_stop_pidfile() {
 stop_nats() {
   local data_dir=${1:?usage: stop_nats DATA_DIR}
   _infra_stop_pidfile "NATS ($data_dir)" "$data_dir/nats.pid" nats-server
+}
+
+# ---------------------------------------------------------------------------
+# audio tools (the analysis service decodes with ffmpeg; its accuracy tests and benchmark render
+# music with fluidsynth and the General MIDI sound font, and make test signals with sox)
+
+INFRA_SOUNDFONT="${INFRA_SOUNDFONT:-/usr/share/sounds/sf2/FluidR3_GM.sf2}"
+
+ensure_audio_tools() {
+  local -a missing=()
+  if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then missing+=(ffmpeg); fi
+  if ! command -v fluidsynth >/dev/null 2>&1; then missing+=(fluidsynth); fi
+  if [[ ! -f $INFRA_SOUNDFONT ]]; then missing+=(fluid-soundfont-gm); fi
+  if ! command -v sox >/dev/null 2>&1; then missing+=(sox); fi
+  if ((${#missing[@]} > 0)); then
+    infra_apt_install "${missing[@]}" || return 1
+  fi
+  if [[ ! -f $INFRA_SOUNDFONT ]]; then
+    infra_err "sound font $INFRA_SOUNDFONT missing after installing fluid-soundfont-gm"
+    return 1
+  fi
+  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT"
 }
 
 # ---------------------------------------------------------------------------

@@ -12,3 +12,4 @@ export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';
 export { sineWav, writeSineWav, type SineWavOptions } from './wav.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export * from './music/index.js';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { AnalysisTypeSchema, EntityTypeName } from '../schemas/catalog.js';
+import { AnalysisTypeSchema } from '../schemas/analyses.js';
+import { EntityTypeName } from '../schemas/catalog.js';
 import type { EventTypeDefinition } from './types.js';
 
 export const ENTITY_FIELDS = ['type', 'title', 'artist', 'externalReferences'] as const;

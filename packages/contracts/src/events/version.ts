@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { AnalysisTypeSchema, EntityTypeName } from '../schemas/catalog.js';
+import { AnalysisTypeSchema } from '../schemas/analyses.js';
+import { EntityTypeName } from '../schemas/catalog.js';
 import { Uuid } from '../schemas/common.js';
 import { MarkerTypeSchema, VersionKindSchema, VersionTypeSchema } from '../schemas/versions.js';
 import type { EventTypeDefinition } from './types.js';

@@ -1,13 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Cursor, Line, Timestamp, Uuid } from './common.js';
+import { ANALYSIS_TYPES, AnalysisTypeSchema } from './analyses.js';
 import { PrimaryAudioVersion } from './versions.js';
 
 export * from './versions.js';
-
-/** Analysis types an entity type may run automatically (the analysis service owns their results). */
-export const ANALYSIS_TYPES = ['loudness', 'tempo', 'key', 'cue_points'] as const;
-export type AnalysisType = (typeof ANALYSIS_TYPES)[number];
-export const AnalysisTypeSchema = Type.Union(ANALYSIS_TYPES.map((t) => Type.Literal(t)));
 
 export const EntityTypeName = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$', description: 'e.g. song, jingle, station_id' });
 export const DmrnValue = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$', description: 'external reference (DMRN)' });

@@ -1,0 +1,116 @@
+import { MAX_BEATS, type TempoResult } from '@catalog/contracts';
+import { trackBeats } from './beat-tracker.js';
+import { CappedSeries } from './capped-series.js';
+import { ONSET_FRAME, ONSET_HOP, OnsetDetector } from './onset.js';
+import { StreamingAutocorrelation } from './periodicity.js';
+import { chooseOctave, maxLagFor, periodFrames, refineTempo, strongestTempo } from './tempo-estimate.js';
+
+/** Onset strength kept for beat tracking and octave checks: the first 10 minutes (bounded memory). */
+const TRACKED_SECONDS = 600;
+/** Below this confidence there is no steady beat to report. */
+const MIN_CONFIDENCE = 0.05;
+/** Where in its onset frame an attack lies when the flux peaks (share of the frame; measured on rendered drums). */
+const ONSET_LATENCY = 0.45;
+const BEATS_PER_BAR = 4;
+/** Frames around a beat whose low-band flux is its accent (an attack's flux spreads over frames). */
+const ACCENT_BEFORE = 2;
+const ACCENT_AFTER = 4;
+/** Bars read for the bar phase. */
+const DOWNBEAT_BARS = 64;
+
+/**
+ * `tempo` from the mono stream: the onset strength's autocorrelation over the whole file gives
+ * the tempo (comb over four multiples of the period, octave checked on the stored strength), a
+ * dynamic-programming beat tracker the beats, and the low band's accents the bar phase.
+ */
+export class TempoAnalyzer {
+  private readonly detector: OnsetDetector;
+  private readonly frameRate: number;
+  private readonly acf: StreamingAutocorrelation;
+  private readonly strength: CappedSeries;
+  private readonly low: CappedSeries;
+
+  constructor(private readonly sampleRate: number) {
+    this.frameRate = sampleRate / ONSET_HOP;
+    this.acf = new StreamingAutocorrelation(maxLagFor(this.frameRate));
+    const cap = Math.ceil(TRACKED_SECONDS * this.frameRate);
+    this.strength = new CappedSeries(cap);
+    this.low = new CappedSeries(cap);
+    this.detector = new OnsetDetector(sampleRate, (flux, lowFlux) => {
+      this.acf.add(flux);
+      this.strength.push(flux);
+      this.low.push(lowFlux);
+    });
+  }
+
+  write(samples: Float32Array, count: number): void {
+    this.detector.write(samples, count);
+  }
+
+  result(): TempoResult {
+    const none: TempoResult = { bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] };
+    const energy = this.acf.sums[0]!;
+    if (!(energy > 0)) return none;
+    const { bpm: grid, salience } = strongestTempo(this.acf, this.frameRate);
+    const confidence = Math.min(1, Math.max(0, salience / (4 * energy)));
+    if (confidence < MIN_CONFIDENCE) return { ...none, confidence: round(confidence, 2) };
+    const strength = normalised(this.strength.values());
+    const bpm = refineTempo(this.acf, this.frameRate, chooseOctave(grid, strength, this.frameRate));
+    const beats = trackBeats(strength, periodFrames(bpm, this.frameRate));
+    const toMs = (frame: number) => Math.round(((frame * ONSET_HOP + ONSET_LATENCY * ONSET_FRAME) / this.sampleRate) * 1000);
+    const downbeat = barPhase(beats, this.low.values());
+    return {
+      bpm: round(bpm, 1),
+      confidence: round(confidence, 2),
+      firstBeatMs: beats.length > 0 ? toMs(beats[0]!) : null,
+      firstDownbeatMs: beats.length > downbeat ? toMs(beats[downbeat]!) : null,
+      beatsMs: beats.slice(0, MAX_BEATS).map(toMs),
+    };
+  }
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+/** The onset strength less its moving mean, half-wave rectified, over its standard deviation. */
+function normalised(values: Float32Array): Float32Array {
+  const out = new Float32Array(values.length);
+  const half = 21;
+  let sum = 0;
+  let sumSquares = 0;
+  for (let t = 0; t < values.length; t++) {
+    let mean = 0;
+    const from = Math.max(0, t - half);
+    const to = Math.min(values.length - 1, t + half);
+    for (let u = from; u <= to; u++) mean += values[u]!;
+    mean /= to - from + 1;
+    out[t] = Math.max(0, values[t]! - mean);
+    sum += out[t]!;
+    sumSquares += out[t]! * out[t]!;
+  }
+  const sd = Math.sqrt(Math.max(0, sumSquares / Math.max(1, values.length) - (sum / Math.max(1, values.length)) ** 2));
+  if (sd > 0) for (let t = 0; t < out.length; t++) out[t]! /= sd;
+  return out;
+}
+
+/**
+ * Index (0–3) of the first downbeat among the beats: the beat-in-bar whose low-band accents are
+ * strongest on average over the first bars (4/4 assumed); of phases within 10 % of the strongest,
+ * the earliest.
+ */
+function barPhase(beats: number[], low: Float32Array): number {
+  const sums = new Float64Array(BEATS_PER_BAR);
+  const counts = new Float64Array(BEATS_PER_BAR);
+  const limit = Math.min(beats.length, DOWNBEAT_BARS * BEATS_PER_BAR);
+  for (let i = 0; i < limit; i++) {
+    const t = beats[i]!;
+    for (let u = Math.max(0, t - ACCENT_BEFORE); u <= Math.min(low.length - 1, t + ACCENT_AFTER); u++) sums[i % BEATS_PER_BAR]! += low[u]!;
+    counts[i % BEATS_PER_BAR]! += 1;
+  }
+  const means = sums.map((sum, phase) => (counts[phase]! > 0 ? sum / counts[phase]! : 0));
+  const strongest = Math.max(...means);
+  for (let phase = 0; phase < BEATS_PER_BAR; phase++) if (means[phase]! >= 0.9 * strongest) return phase;
+  return 0;
+}
