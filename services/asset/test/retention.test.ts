@@ -89,7 +89,7 @@ describe('retention sweeper', () => {
       await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention: 'standalone', upload: { filename: 'z.png', contentType: 'image/png' } } })
     ).body.assetId as string;
     await eventually(async () => ((await stack.query('select 1 from asset.expiries where asset_id = $1 and due_at <= now()', [pending])).length > 0 ? true : undefined), 15_000, 250);
-    const holder = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    const holder = new pg.Client({ connectionString: stack.database.url });
     await holder.connect();
     try {
       await holder.query('begin');

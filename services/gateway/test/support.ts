@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readConfig } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { readGatewayConfig, startGateway, type GatewayHandle } from '../src/index.js';
 
 export const ADMIN_TOKEN = 'gateway-test-admin-token';
@@ -16,11 +16,10 @@ export interface TestGateway {
 
 /** The gateway alone, on a database and a NATS prefix of its own, with `overrides` in its environment. */
 export async function startTestGateway(overrides: Record<string, string> = {}): Promise<TestGateway> {
-  const { natsUrl } = testInfrastructure();
   const database = await createTestDatabase('gateway');
   const env: Record<string, string> = {
-    DATABASE_URL: database.url,
-    NATS_URL: natsUrl,
+    // As itself (decisions 0055-0057): its own database role and NATS user, the call context secret.
+    ...(await serviceEnvironment(database, ['gateway'])),
     NATS_PREFIX: uniqueNatsPrefix('gw'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     HTTP_HOST: '127.0.0.1',
