@@ -131,6 +131,9 @@ test('entities written through kill -9 of an events and a catalog replica and of
   const lost = [...writers.created].filter(([id, title]) => entities.get(id) !== title);
   expect(lost).toEqual([]);
   expect(writers.created.size).toBeGreaterThanOrEqual(150);
+  // A fault is never the client's error nor a fault of the code: while Postgres restarts the
+  // answer is 503 service_unavailable (try again), never 500 internal_error.
+  expect([...writers.failures.keys()].filter((answer) => answer === '500')).toEqual([]);
   // Only the two replicas this test killed ever exited.
   expect(sys.exits.map((exit) => [exit.name.replace(/-\d$/, ''), exit.signal])).toEqual([
     ['events', 'SIGKILL'],

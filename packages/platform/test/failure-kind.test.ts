@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { AppError, describeFailure, failureKind } from '@catalog/platform';
+import { AppError, describeFailure, failureKind, unexpectedErrorAnswer } from '@catalog/platform';
 import { createTestDatabase, freePort, type TestDatabase } from '@catalog/testing';
 
 /**
@@ -60,6 +60,10 @@ test('Postgres away, shutting down or misconfigured, and services that do not an
   for (const error of [refused, terminated, afterwards, missingTable]) expect([describeFailure(error), failureKind(error)]).toEqual([describeFailure(error), 'transient']);
   expect(failureKind(new AppError(503, 'service_unavailable', 'the asset service is not available'))).toBe('transient');
   expect(failureKind(Object.assign(new Error('timeout'), { name: 'TimeoutError' }))).toBe('transient');
+  // A request meeting Postgres away is answered 503 (try again); a missing table is our fault: 500.
+  for (const error of [refused, terminated, afterwards]) expect([describeFailure(error), unexpectedErrorAnswer(error).code]).toEqual([describeFailure(error), 'service_unavailable']);
+  expect(unexpectedErrorAnswer(missingTable).status).toBe(500);
+  expect(unexpectedErrorAnswer(new TypeError('x is undefined')).code).toBe('internal_error');
 });
 
 test('describeFailure: one bounded line with the SQLSTATE', () => {

@@ -45,6 +45,34 @@ export function failureKind(error: unknown): FailureKind {
   return 'rejected';
 }
 
+/** SQLSTATE classes and codes that say Postgres cannot serve now: connection, resources, shutdown or recovery, a conflict to retry. */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|40)|^55P03$|^25006$/;
+
+/**
+ * Whether an error a request met says that a dependency (Postgres, NATS) cannot serve now, rather
+ * than that the request or the code is wrong: such a request is answered 503
+ * `service_unavailable` (try again), not 500. A Postgres restart is the case in point.
+ */
+export function isDependencyUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || error instanceof AppError) return false;
+  const e = error as { code?: unknown; severity?: unknown; syscall?: unknown; errno?: unknown; name?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_SQLSTATE.test(code);
+  if (typeof e.syscall === 'string' || typeof e.errno === 'number' || /^E[A-Z0-9_]+$/.test(code)) return true;
+  if (typeof e.name === 'string' && TRANSIENT_ERROR_NAMES.has(e.name)) return true;
+  return typeof e.message === 'string' && CONNECTION_TROUBLE.test(e.message);
+}
+
+/**
+ * The answer to an error no code turned into an AppError: 503 `service_unavailable` when a
+ * dependency is away (isDependencyUnavailable), else 500 `internal_error` (a fault of ours, logged).
+ */
+export function unexpectedErrorAnswer(error: unknown): AppError {
+  return isDependencyUnavailable(error)
+    ? new AppError(503, 'service_unavailable', 'a service this request needs is not available now; try again')
+    : new AppError(500, 'internal_error', 'internal error');
+}
+
 /** A one-line account of a failure for a log line or a dead letter's header (no stack, bounded). */
 export function describeFailure(error: unknown, maxLength = 300): string {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; name?: unknown };

@@ -1,6 +1,7 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { AppError, type ErrorPayload } from '../errors.js';
+import { unexpectedErrorAnswer } from './failure-kind.js';
 import type { Logger } from '../logger.js';
 import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
 import { SpanKind, withSpan } from '../telemetry.js';
@@ -115,8 +116,10 @@ async function handleMessage(settings: RpcServiceSettings, operation: string, ha
         return { ok: true, status: result.status ?? 200, body: result.body ?? null, ...(result.headers ? { headers: result.headers } : {}) };
       } catch (error) {
         if (error instanceof AppError) return failure(error);
-        log.error({ err: error }, 'rpc handler failed');
-        return failure(new AppError(500, 'internal_error', 'internal error'));
+        const answer = unexpectedErrorAnswer(error);
+        if (answer.status === 503) log.warn({ err: error }, 'rpc handler met an unavailable dependency');
+        else log.error({ err: error }, 'rpc handler failed');
+        return failure(answer);
       }
     },
   );

@@ -1,6 +1,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { unexpectedErrorAnswer } from '../bus/failure-kind.js';
 import { pathOnly, type Logger } from '../logger.js';
 import { guardBodyReads, type BodyReadLimits } from './body-guard.js';
 import { errorBody } from './error-body.js';
@@ -95,7 +96,10 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
   return app;
 }
 
-/** Renders any error as the `error` body; unknown errors are logged and become a bare 500. */
+/**
+ * Renders any error as the `error` body; unknown errors are logged and become a bare 500, or a 503
+ * when a dependency is away (Postgres restarting).
+ */
 export function renderError(ctx: HttpContext, error: unknown): void {
   let appError: AppError;
   if (error instanceof AppError) {
@@ -103,8 +107,9 @@ export function renderError(ctx: HttpContext, error: unknown): void {
   } else if (isHttpError(error) && error.status < 500 && error.expose) {
     appError = new AppError(error.status, codeForStatus(error.status), error.message);
   } else {
-    ctx.state.log.error({ err: error }, 'unhandled error');
-    appError = new AppError(500, 'internal_error', 'internal error');
+    appError = unexpectedErrorAnswer(error);
+    if (appError.status === 503) ctx.state.log.warn({ err: error }, 'a dependency is unavailable');
+    else ctx.state.log.error({ err: error }, 'unhandled error');
   }
   ctx.status = appError.status;
   ctx.type = 'application/json';
