@@ -24,7 +24,11 @@ function roles(password: (role: string) => string): DatabaseRoleSetup {
 const [flag, database] = process.argv.slice(2);
 if (flag === '--print-sql') {
   if (!database) throw new Error('usage: npm run db:setup -- --print-sql DATABASE');
-  const statements = databaseRoleStatements(roles((role) => `${role}_password`), database, (variable) => `:'${variable}'`);
+  const statements = databaseRoleStatements(
+    roles((role) => `${role}_password`),
+    database,
+    (variable) => `:'${variable}'`,
+  );
   process.stdout.write(`${statements.join(';\n')};\n`);
 } else {
   const adminUrl = process.env.DATABASE_URL;

@@ -17,7 +17,14 @@ import { superviseProcesses, type SupervisorEvent } from './dev/supervisor.js';
 const START_TIMEOUT_MS = 120_000;
 
 const adminToken = process.env.ADMIN_TOKEN ?? `local-admin-${randomBytes(12).toString('hex')}`;
-const defaultPorts: Record<ServiceName, number> = { gateway: 8080, catalog: 8081, asset: 8082, analysis: 8083, events: 8084, library: 8085 };
+const defaultPorts: Record<ServiceName, number> = {
+  gateway: 8080,
+  catalog: 8081,
+  asset: 8082,
+  analysis: 8083,
+  events: 8084,
+  library: 8085,
+};
 /** PORT (gateway) and `<SERVICE>_HTTP_PORT`, as the services read them, or the defaults. */
 const ports = Object.fromEntries(
   SERVICE_NAMES.map((service) => [service, Number(process.env[httpPortVariable(service)] ?? defaultPorts[service])]),
@@ -57,7 +64,9 @@ async function untilAllReady(): Promise<void> {
     SERVICE_NAMES.map((service) =>
       untilReady(`http://127.0.0.1:${ports[service]}/readyz`, START_TIMEOUT_MS).catch((error: Error) => {
         const exit = lastExit.get(service);
-        const how = exit ? `; started ${supervisor.starts(service)} times, last ${exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`}` : '';
+        const how = exit
+          ? `; started ${supervisor.starts(service)} times, last ${exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`}`
+          : '';
         throw new Error(`${service}: ${error.message}${how}`);
       }),
     ),

@@ -54,7 +54,8 @@ switch (command) {
     break;
   }
   case 'env':
-    for (const [name, value] of Object.entries(serviceEnvironment(readLocalCredentials(file)))) process.stdout.write(`export ${name}=${shellQuote(value)}\n`);
+    for (const [name, value] of Object.entries(serviceEnvironment(readLocalCredentials(file))))
+      process.stdout.write(`export ${name}=${shellQuote(value)}\n`);
     break;
   default:
     process.stderr.write(`unknown command ${command}\n`);

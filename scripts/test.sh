@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: build + typecheck + test every workspace through turbo.
+# `npm test`: the formatter's check, then build + typecheck + lint + test every workspace through turbo.
 #
 # Needs PostgreSQL, NATS and MinIO: when DATABASE_URL / NATS_URL / S3_ENDPOINT are not set, starts
 # throwaway servers in ${TMPDIR:-/tmp}/catalog-test-$UID-<pg port> on 127.0.0.1:55432
@@ -64,6 +64,10 @@ ensure_schemathesis # exports SCHEMATHESIS_BIN for the OpenAPI fuzz test (test/f
 ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound font, sox (analyzer tests)
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
+# The formatter's check (Prettier, .prettierrc.json; `npm run format` fixes): a finding fails the run.
+format_rc=0
+npx --no-install prettier --check . >&2 || format_rc=$?
+
 export TURBO_TELEMETRY_DISABLED=1
 turbo_log=$(mktemp "${TMPDIR:-/tmp}/catalog-turbo.XXXXXX")
 t0=$SECONDS
@@ -99,6 +103,10 @@ read -r passed failed skipped found < <(
 cleanup
 trap - EXIT
 
+if ((format_rc != 0)); then
+  echo "[test] prettier --check: FAILED (run npm run format)"
+  ((rc != 0)) || rc=$format_rc
+fi
 if ((rc == 0)); then
   echo "[test] turbo build/typecheck/test: PASSED in ${elapsed}s"
 else

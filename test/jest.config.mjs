@@ -2,6 +2,13 @@ import preset from '../jest.preset.mjs';
 
 export default {
   ...preset,
-  testMatch: ['<rootDir>/contract/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts', '<rootDir>/dev/**/*.test.ts', '<rootDir>/chaos/**/*.test.ts', '<rootDir>/fuzz/**/*.test.ts', '<rootDir>/security/**/*.test.ts'],
+  testMatch: [
+    '<rootDir>/contract/**/*.test.ts',
+    '<rootDir>/deploy/**/*.test.ts',
+    '<rootDir>/dev/**/*.test.ts',
+    '<rootDir>/chaos/**/*.test.ts',
+    '<rootDir>/fuzz/**/*.test.ts',
+    '<rootDir>/security/**/*.test.ts',
+  ],
   testTimeout: 60_000,
 };

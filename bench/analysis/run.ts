@@ -22,7 +22,16 @@ import { machine, repoRoot } from '../support/processes.js';
 const RUNS = Number(process.env.BENCH_ANALYSIS_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_ANALYSIS_SECONDS ?? 300);
 const BPM = 120;
-const CONFIGURATIONS: string[][] = [['technical'], ['loudness'], ['cue_points'], ['tempo'], ['key'], ['waveform'], ['fingerprint'], ['technical', 'loudness', 'cue_points', 'tempo', 'key', 'waveform', 'fingerprint']];
+const CONFIGURATIONS: string[][] = [
+  ['technical'],
+  ['loudness'],
+  ['cue_points'],
+  ['tempo'],
+  ['key'],
+  ['waveform'],
+  ['fingerprint'],
+  ['technical', 'loudness', 'cue_points', 'tempo', 'key', 'waveform', 'fingerprint'],
+];
 const TARGET = { realtime: 50, rssMiB: 200 };
 
 interface Run {
@@ -35,15 +44,21 @@ interface Run {
 
 function analyse(file: string, types: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...serviceNodeFlags('analysis'), join(repoRoot, 'bench/analysis/analyze-child.mjs'), file, types.join(',')], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 900_000,
-    });
+    const child = spawn(
+      process.execPath,
+      [...serviceNodeFlags('analysis'), join(repoRoot, 'bench/analysis/analyze-child.mjs'), file, types.join(',')],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'inherit'],
+        timeout: 900_000,
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(output) as Run) : reject(new Error(`analysis of ${types} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(output) as Run) : reject(new Error(`analysis of ${types} exited ${code}`)),
+    );
   });
 }
 
@@ -104,7 +119,9 @@ try {
   console.error(`[analysis] rendering ${SECONDS} s of music (${bars} bars at ${BPM} BPM, A minor) with fluidsynth`);
   await renderSong({ bpm: BPM, notes: demoSong(bars, 9, 'minor'), programs: { 1: 33 } }, file, { effects: true });
   // Cut to the length exactly (the render ends with the instruments' release).
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', file, '-t', String(SECONDS), '-c:a', 'pcm_s16le', music], { timeout: 300_000 });
+  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', file, '-t', String(SECONDS), '-c:a', 'pcm_s16le', music], {
+    timeout: 300_000,
+  });
   const loadBefore = loadavg()[0]!;
   const rows = [];
   const reference = [];
@@ -120,8 +137,19 @@ try {
   const result = {
     benchmark: 'analysis',
     date: new Date().toISOString(),
-    machine: { ...machine(), ffmpeg: execFileSync('ffmpeg', ['-version'], { timeout: 10_000 }).toString().split('\n')[0], loadAverageBefore: round(loadBefore, 2), loadAverageAfter: round(loadavg()[0]!, 2) },
-    file: { seconds: SECONDS, sampleRate: 44_100, channels: 2, format: 'WAV 16-bit', content: `rendered General MIDI music, ${BPM} BPM, A minor` },
+    machine: {
+      ...machine(),
+      ffmpeg: execFileSync('ffmpeg', ['-version'], { timeout: 10_000 }).toString().split('\n')[0],
+      loadAverageBefore: round(loadBefore, 2),
+      loadAverageAfter: round(loadavg()[0]!, 2),
+    },
+    file: {
+      seconds: SECONDS,
+      sampleRate: 44_100,
+      channels: 2,
+      format: 'WAV 16-bit',
+      content: `rendered General MIDI music, ${BPM} BPM, A minor`,
+    },
     runsPerConfiguration: RUNS,
     rows,
     targets: TARGET,
@@ -130,7 +158,10 @@ try {
   writeFileSync(join(repoRoot, 'bench/results/analysis.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log('| configuration | × realtime (median, range) | CPU s (node + ffmpeg) | × realtime per CPU second | peak RSS MiB |');
   console.log('|---|---|---|---|---|');
-  for (const row of rows) console.log(`| ${row.name} | ${row.realtime} (${row.realtimeRange.join('–')}) | ${row.cpuSeconds} | ${row.realtimePerCpuSecond} | ${row.peakRssMiB} |`);
+  for (const row of rows)
+    console.log(
+      `| ${row.name} | ${row.realtime} (${row.realtimeRange.join('–')}) | ${row.cpuSeconds} | ${row.realtimePerCpuSecond} | ${row.peakRssMiB} |`,
+    );
   console.log(`load average before ${result.machine.loadAverageBefore}, after ${result.machine.loadAverageAfter}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

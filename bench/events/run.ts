@@ -25,10 +25,10 @@ import { machine, repoRoot, startService, type BenchProcess } from '../support/p
 import { apiClient, testBus, testCallContext } from '@catalog/testing';
 import { benchEnv, createBenchDatabase, requestJson, requestText } from '../support/setup.js';
 
-if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- events)');
+if (!process.env.DATABASE_URL || !process.env.NATS_URL)
+  throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- events)');
 const CURSOR_SECRET = `bench-${randomBytes(16).toString('hex')}`;
 const resultsDir = join(repoRoot, 'bench', 'results');
-
 
 function percentiles(values: number[]): { n: number; p50: number; p90: number; p99: number; max: number; mean: number } {
   const sorted = [...values].sort((a, b) => a - b);
@@ -47,12 +47,18 @@ function percentiles(values: number[]): { n: number; p50: number; p90: number; p
 /** `listEvents` over NATS as the gateway calls it; resolves with the page as received, unparsed. */
 function feedFetcher(nc: NatsConnection, subjects: Subjects) {
   return async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
-    const reply = await callRpc({ nc, subjects, callContext: testCallContext(), timeoutMs: 30_000, passJsonThrough: true }, 'events', 'listEvents', { params: {}, query, body: null }, {
-      tenantId,
-      keyId: null,
-      sourceSystem: 'bench',
-      requestId: 'bench',
-    });
+    const reply = await callRpc(
+      { nc, subjects, callContext: testCallContext(), timeoutMs: 30_000, passJsonThrough: true },
+      'events',
+      'listEvents',
+      { params: {}, query, body: null },
+      {
+        tenantId,
+        keyId: null,
+        sourceSystem: 'bench',
+        requestId: 'bench',
+      },
+    );
     if (!reply.ok) throw new Error(`listEvents: ${JSON.stringify(reply.error)}`);
     const body = reply.body;
     return () => (body instanceof JsonText ? body.parse() : body);
@@ -142,24 +148,40 @@ async function pageBench(): Promise<Record<string, unknown>> {
     const keysOf = new Map(tenantKeys.map((t) => [t.tenantId, t]));
     const fetchFromGateway = async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
       const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-      const text = await requestText('GET', `${base}/api/v1/catalog/events?${search}`, { authorization: `Bearer ${keysOf.get(tenantId)!.next()}` });
+      const text = await requestText('GET', `${base}/api/v1/catalog/events?${search}`, {
+        authorization: `Bearer ${keysOf.get(tenantId)!.next()}`,
+      });
       return () => JSON.parse(text);
     };
     const cursors = feedCursors(CURSOR_SECRET);
     const randomCursor = (tenant: string) =>
-      cursors.encode(tenant, { tx: String(3 + Math.floor(Math.random() * (maxTx - 3) * 0.95)), id: '00000000-0000-0000-0000-000000000000' });
+      cursors.encode(tenant, {
+        tx: String(3 + Math.floor(Math.random() * (maxTx - 3) * 0.95)),
+        id: '00000000-0000-0000-0000-000000000000',
+      });
     const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
     const scenarios: Array<{ name: string; query: (tenant: string) => Record<string, unknown> }> = [
       { name: 'limit 500, no types, random position', query: (t) => ({ limit: 500, after: randomCursor(t) }) },
       { name: 'limit 500, no types, from the start', query: () => ({ limit: 500 }) },
       { name: 'limit 500, types=entity.updated (60%)', query: (t) => ({ limit: 500, types: 'entity.updated', after: randomCursor(t) }) },
-      { name: 'limit 500, types=entity.created,version.created (25%)', query: (t) => ({ limit: 500, types: 'entity.created,version.created', after: randomCursor(t) }) },
+      {
+        name: 'limit 500, types=entity.created,version.created (25%)',
+        query: (t) => ({ limit: 500, types: 'entity.created,version.created', after: randomCursor(t) }),
+      },
       { name: 'limit 500, types=entity.deleted (1%)', query: (t) => ({ limit: 500, types: 'entity.deleted', after: randomCursor(t) }) },
     ];
     const paths = [
-      { name: 'gateway', note: 'GET /api/v1/catalog/events over HTTP (node:http, keep-alive) through the gateway (key check, rate limit, NATS, events service); latency to the last byte of the response, the client parses it afterwards', call: fetchFromGateway },
-      { name: 'service', note: 'listEvents over NATS straight to the events service; latency to the whole reply, parsed afterwards', call: fetchFromService },
+      {
+        name: 'gateway',
+        note: 'GET /api/v1/catalog/events over HTTP (node:http, keep-alive) through the gateway (key check, rate limit, NATS, events service); latency to the last byte of the response, the client parses it afterwards',
+        call: fetchFromGateway,
+      },
+      {
+        name: 'service',
+        note: 'listEvents over NATS straight to the events service; latency to the whole reply, parsed afterwards',
+        call: fetchFromService,
+      },
     ];
     const results: Record<string, Record<string, unknown>> = {};
     for (const path of paths) {
@@ -187,7 +209,13 @@ async function pageBench(): Promise<Record<string, unknown>> {
     // EXPLAIN ANALYZE as the service runs it: the app role, one tenant set for row-level security.
     const explain = async (label: string, types: string[] | null): Promise<string> => {
       const tenantId = tenants[3]!;
-      const { sql: text, parameters } = feedPageStatement({ tenantId, product: 'catalog', limit: 500, types, after: { tx: midTx, id: zero } });
+      const { sql: text, parameters } = feedPageStatement({
+        tenantId,
+        product: 'catalog',
+        limit: 500,
+        types,
+        after: { tx: midTx, id: zero },
+      });
       await owner.query('begin');
       try {
         await owner.query('set local role events_app');
@@ -228,7 +256,6 @@ async function pageBench(): Promise<Record<string, unknown>> {
 
 // ---------------------------------------------------------------------------------------------
 // (a) end-to-end throughput and (b) visibility latency
-
 
 interface Follower {
   seenAt: Map<string, number>;
@@ -279,7 +306,11 @@ async function waitAllSeen(follower: Follower, ids: Iterable<string>, timeoutMs:
  * the 201 → the relay's mark after its PubAck (`catalog.outbox.published_at`) → the feed insert's
  * transaction start (`events.feed.received_at`). Wall-clock milliseconds; all on one host.
  */
-async function visibilityStages(databaseUrl: string, respondedAtEpoch: Map<string, number>, ids: Set<string>): Promise<Record<string, unknown>> {
+async function visibilityStages(
+  databaseUrl: string,
+  respondedAtEpoch: Map<string, number>,
+  ids: Set<string>,
+): Promise<Record<string, unknown>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -445,7 +476,13 @@ async function e2eBench(): Promise<Record<string, unknown>> {
       target: { p99Ms: 250 },
     };
     console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
-    return { throughput, batchedThroughput, sustained, visibility, peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])) };
+    return {
+      throughput,
+      batchedThroughput,
+      sustained,
+      visibility,
+      peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])),
+    };
   } finally {
     await nc?.drain().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();

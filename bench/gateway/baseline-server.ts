@@ -7,12 +7,26 @@ import Koa from 'koa';
 import { createDatabase, inTenantScope } from '@catalog/platform';
 
 interface Db {
-  entities: { id: string; tenant_id: string; type: string; title: string; artist: string | null; dmrn: string | null; created_at: Date; updated_at: Date };
+  entities: {
+    id: string;
+    tenant_id: string;
+    type: string;
+    title: string;
+    artist: string | null;
+    dmrn: string | null;
+    created_at: Date;
+    updated_at: Date;
+  };
 }
 
 const port = Number(process.env.PORT ?? 8090);
 const tenantId = process.env.BENCH_TENANT_ID!;
-const database = createDatabase<Db>({ url: process.env.DATABASE_URL!, schema: 'catalog', role: 'catalog_app', poolSize: Number(process.env.DB_POOL_SIZE ?? 10) });
+const database = createDatabase<Db>({
+  url: process.env.DATABASE_URL!,
+  schema: 'catalog',
+  role: 'catalog_app',
+  poolSize: Number(process.env.DB_POOL_SIZE ?? 10),
+});
 const app = new Koa();
 app.use(async (ctx) => {
   const match = /^\/api\/v1\/catalog\/entities\/([0-9a-f-]{36})$/.exec(ctx.path);

@@ -16,8 +16,6 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 
-
-
 async function load(url: string, headers: Record<string, string>, duration: number) {
   const result = await autocannon({ url, connections: CONNECTIONS, duration, headers, pipelining: 1 });
   const non2xx = result.non2xx + result.errors + result.timeouts;
@@ -54,7 +52,11 @@ async function main(): Promise<void> {
       if (i === 500) entityId = entity.id;
     }
 
-    const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', { ...env, PORT: '18190', BENCH_TENANT_ID: orgId }, ['--conditions=source', '--import', 'tsx']);
+    const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', { ...env, PORT: '18190', BENCH_TENANT_ID: orgId }, [
+      '--conditions=source',
+      '--import',
+      'tsx',
+    ]);
     processes.push(baseline);
     await waitReady(`http://127.0.0.1:18190/api/v1/catalog/entities/${entityId}`);
 
@@ -78,7 +80,10 @@ async function main(): Promise<void> {
       met: { throughput: ratio >= 0.5, p99: throughGateway.latencyP99Ms < 25 },
     };
     mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(repoRoot, 'bench', 'results', process.env.BENCH_RESULT_NAME ?? 'gateway.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(
+      join(repoRoot, 'bench', 'results', process.env.BENCH_RESULT_NAME ?? 'gateway.json'),
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
     console.table({ 'gateway path': throughGateway, 'single process': singleProcess });
     console.log(JSON.stringify({ throughputRatio: ratio, met: results.met }));
   } finally {

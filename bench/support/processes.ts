@@ -22,7 +22,13 @@ export interface BenchProcess {
  * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits;
  * BENCH_NODE_ARGS adds Node options to every child (e.g. `--max-semi-space-size=32`).
  */
-export function startProcess(name: string, script: string, env: Record<string, string>, args: string[] = [], nodeFlags: readonly string[] = SERVICE_NODE_FLAGS): BenchProcess {
+export function startProcess(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  nodeFlags: readonly string[] = SERVICE_NODE_FLAGS,
+): BenchProcess {
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
@@ -96,7 +102,13 @@ export async function startService(name: string, env: Record<string, string>, po
   const portVariable = name === 'gateway' ? 'PORT' : `${name.toUpperCase()}_HTTP_PORT`;
   // As the chart starts it: the service's Node flags and the telemetry register (which, with the
   // chart's default OTEL_SDK_DISABLED=true that benchEnv sets, loads nothing).
-  const service = startProcess(name, `services/${name}/dist/main.js`, { ...env, [portVariable]: String(port) }, ['--import', '@catalog/platform/telemetry-register'], serviceNodeFlags(name));
+  const service = startProcess(
+    name,
+    `services/${name}/dist/main.js`,
+    { ...env, [portVariable]: String(port) },
+    ['--import', '@catalog/platform/telemetry-register'],
+    serviceNodeFlags(name),
+  );
   try {
     await waitReady(`http://127.0.0.1:${port}/readyz`);
   } catch (error) {

@@ -60,7 +60,8 @@ function rssMiB(pid: number | undefined): number {
 const mbPerSecond = (bytes: number, seconds: number): number => Math.round((bytes / 1e6 / seconds) * 10) / 10;
 
 async function main(): Promise<void> {
-  if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- upload)');
+  if (!process.env.DATABASE_URL || !process.env.NATS_URL)
+    throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench -- upload)');
   const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-upload-'));
   const database = await createBenchDatabase('upload');
   const processes: BenchProcess[] = [];
@@ -98,11 +99,17 @@ async function main(): Promise<void> {
     const created = await fetchJson(`${gatewayUrl}/api/v1/catalog/assets`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ retention: 'standalone', upload: { filename: 'mix.wav', contentType: 'audio/wav', size, checksum: `sha256:${sourceSha}` } }),
+      body: JSON.stringify({
+        retention: 'standalone',
+        upload: { filename: 'mix.wav', contentType: 'audio/wav', size, checksum: `sha256:${sourceSha}` },
+      }),
     });
 
     const idleRssMiB = { gateway: rssMiB(gateway.child.pid), asset: rssMiB(asset.child.pid) };
-    const uploadHeaders = Object.entries(created.upload.headers as Record<string, string>).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const uploadHeaders = Object.entries(created.upload.headers as Record<string, string>).flatMap(([name, value]) => [
+      '-H',
+      `${name}: ${value}`,
+    ]);
     const resetPeaks = () => gateway.resetPeakRss() && asset.resetPeakRss();
     const peaks = () => ({ gateway: gateway.peakRssMiB(), asset: asset.peakRssMiB() });
     const startupPeakRssMiB = peaks();
@@ -118,7 +125,15 @@ async function main(): Promise<void> {
 
     if (phasePeaks) resetPeaks();
     const downloaded = join(work, 'downloaded.wav');
-    const downloadSeconds = await timed('curl', ['-sS', '-f', '-o', downloaded, '-H', `authorization: ${auth.authorization}`, `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`]);
+    const downloadSeconds = await timed('curl', [
+      '-sS',
+      '-f',
+      '-o',
+      downloaded,
+      '-H',
+      `authorization: ${auth.authorization}`,
+      `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`,
+    ]);
     const downloadPeakRssMiB = phasePeaks ? peaks() : null;
     const downloadedSha = await sha256(downloaded);
     if (downloadedSha !== sourceSha) throw new Error('the downloaded bytes differ from the uploaded ones');
@@ -130,7 +145,15 @@ async function main(): Promise<void> {
     let coldDownloadPeakRssMiB: { gateway: number; asset: number } | null = null;
     if (await timed('sync', []).then(() => dropPageCache())) {
       if (phasePeaks) resetPeaks();
-      coldDownloadSeconds = await timed('curl', ['-sS', '-f', '-o', downloaded, '-H', `authorization: ${auth.authorization}`, `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`]);
+      coldDownloadSeconds = await timed('curl', [
+        '-sS',
+        '-f',
+        '-o',
+        downloaded,
+        '-H',
+        `authorization: ${auth.authorization}`,
+        `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`,
+      ]);
       coldDownloadPeakRssMiB = phasePeaks ? peaks() : null;
       if ((await sha256(downloaded)) !== sourceSha) throw new Error('the cold download differs from the uploaded bytes');
       rmSync(downloaded);
@@ -151,7 +174,14 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       machine: machine(),
       file: { bytes: size, contentType: 'audio/wav', sha256Verified: true },
-      seconds: { cp: cpSeconds, cpWithFsync: cpSyncSeconds, upload: uploadSeconds, confirm: confirmSeconds, download: downloadSeconds, coldDownload: coldDownloadSeconds },
+      seconds: {
+        cp: cpSeconds,
+        cpWithFsync: cpSyncSeconds,
+        upload: uploadSeconds,
+        confirm: confirmSeconds,
+        download: downloadSeconds,
+        coldDownload: coldDownloadSeconds,
+      },
       mbPerSecond: {
         cp,
         cpWithFsync: mbPerSecond(size, cpSyncSeconds),
@@ -161,7 +191,12 @@ async function main(): Promise<void> {
       },
       ratioToCp: { upload: Math.round((upload / cp) * 1000) / 1000, download: Math.round((download / cp) * 1000) / 1000 },
       peakRssMiB,
-      peakRssMiBByPhase: { startup: startupPeakRssMiB, upload: uploadPeakRssMiB, download: downloadPeakRssMiB, coldDownload: coldDownloadPeakRssMiB },
+      peakRssMiBByPhase: {
+        startup: startupPeakRssMiB,
+        upload: uploadPeakRssMiB,
+        download: downloadPeakRssMiB,
+        coldDownload: coldDownloadPeakRssMiB,
+      },
       idleRssMiBBeforeTransfer: idleRssMiB,
       targets: { ratioToCpAtLeast: 0.5, peakRssBelowMiB: 150 },
       met: {
@@ -178,7 +213,16 @@ async function main(): Promise<void> {
       'upload via gateway': { 'MB/s': upload, seconds: uploadSeconds },
       'download via gateway': { 'MB/s': download, seconds: downloadSeconds },
     });
-    console.log(JSON.stringify({ ratioToCp: results.ratioToCp, peakRssMiB, byPhase: results.peakRssMiBByPhase, idleRssMiB, confirmSeconds, met: results.met }));
+    console.log(
+      JSON.stringify({
+        ratioToCp: results.ratioToCp,
+        peakRssMiB,
+        byPhase: results.peakRssMiBByPhase,
+        idleRssMiB,
+        confirmSeconds,
+        met: results.met,
+      }),
+    );
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await database.drop();

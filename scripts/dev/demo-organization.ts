@@ -43,7 +43,8 @@ async function earlierOrganization(api: AdminApi, file: string): Promise<string 
 export async function demoOrganization(api: AdminApi, file: string): Promise<DemoOrganization> {
   let orgId = await earlierOrganization(api, file);
   if (!orgId) {
-    orgId = (await admin<{ id: string }>(api, 'POST', '/admin/v1/organizations', { name: 'Demo Radio', products: ['catalog', 'library'] })).id;
+    orgId = (await admin<{ id: string }>(api, 'POST', '/admin/v1/organizations', { name: 'Demo Radio', products: ['catalog', 'library'] }))
+      .id;
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify({ orgId }));
   }

@@ -58,7 +58,10 @@ export function formatSupervisorEvent(event: SupervisorEvent, color: number): st
     case 'exited': {
       const how = event.signal ? `killed by ${event.signal}` : `exit code ${event.code}`;
       if (event.restartInMs === null) return line('INFO', `stopped (${how})`);
-      return line('WARN', `exited (${how}) after ${seconds(event.uptimeMs)}; restarting in ${seconds(event.restartInMs)} (crash ${event.crashes} in a row)`);
+      return line(
+        'WARN',
+        `exited (${how}) after ${seconds(event.uptimeMs)}; restarting in ${seconds(event.restartInMs)} (crash ${event.crashes} in a row)`,
+      );
     }
   }
 }

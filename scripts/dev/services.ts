@@ -46,7 +46,15 @@ export function serviceProcess(name: string, service: ServiceName, env: NodeJS.P
   return {
     name,
     command: process.execPath,
-    args: [...serviceNodeFlags(service), '--conditions=source', '--import', 'tsx', '--import', '@catalog/platform/telemetry-register', `services/${service}/src/main.ts`],
+    args: [
+      ...serviceNodeFlags(service),
+      '--conditions=source',
+      '--import',
+      'tsx',
+      '--import',
+      '@catalog/platform/telemetry-register',
+      `services/${service}/src/main.ts`,
+    ],
     cwd: repoRoot,
     env,
   };

@@ -124,7 +124,12 @@ function launch(entry: Supervised, context: Context): void {
 }
 
 /** Reports the exit and, unless stopping, schedules the restart after the backoff. */
-function onExit(entry: Supervised, child: ChildProcess, how: { code: number | null; signal: NodeJS.Signals | null }, context: Context): void {
+function onExit(
+  entry: Supervised,
+  child: ChildProcess,
+  how: { code: number | null; signal: NodeJS.Signals | null },
+  context: Context,
+): void {
   if (entry.child !== child) return;
   entry.child = null;
   const uptimeMs = Date.now() - entry.startedAt;
@@ -162,7 +167,15 @@ export function superviseProcesses(specs: readonly ProcessSpec[], options: Super
   const processes = new Map<string, Supervised>();
   for (const spec of specs) {
     if (processes.has(spec.name)) throw new Error(`two processes named ${spec.name}`);
-    const entry: Supervised = { spec, child: null, startedAt: 0, starts: 0, crashesInARow: 0, restartTimer: null, exited: Promise.resolve() };
+    const entry: Supervised = {
+      spec,
+      child: null,
+      startedAt: 0,
+      starts: 0,
+      crashesInARow: 0,
+      restartTimer: null,
+      exited: Promise.resolve(),
+    };
     processes.set(spec.name, entry);
     launch(entry, context);
   }

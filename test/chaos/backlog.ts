@@ -35,7 +35,11 @@ export function backlogObserver(databaseUrl: string, tenantId: string): BacklogO
   pool.on('error', () => undefined);
   const read = async (): Promise<Backlog> => (await pool.query<Backlog>(QUERY, [tenantId])).rows[0]!;
 
-  const poll = async (until: (backlog: Backlog) => boolean, timeoutMs: number, intervalMs: number): Promise<Backlog | { last: Backlog | undefined }> => {
+  const poll = async (
+    until: (backlog: Backlog) => boolean,
+    timeoutMs: number,
+    intervalMs: number,
+  ): Promise<Backlog | { last: Backlog | undefined }> => {
     const deadline = Date.now() + timeoutMs;
     let last: Backlog | undefined;
     while (Date.now() < deadline) {
@@ -50,7 +54,8 @@ export function backlogObserver(databaseUrl: string, tenantId: string): BacklogO
     read,
     async untilInFlight(label, inFlight, timeoutMs) {
       const found = await poll(inFlight, timeoutMs, 5);
-      if ('last' in found) throw new Error(`no events in flight before ${label} within ${timeoutMs} ms (last reading ${JSON.stringify(found.last)})`);
+      if ('last' in found)
+        throw new Error(`no events in flight before ${label} within ${timeoutMs} ms (last reading ${JSON.stringify(found.last)})`);
       return found;
     },
     async untilSettled(timeoutMs) {

@@ -71,7 +71,12 @@ async function strike(backlog: BacklogObserver, fault: string, inFlight: (b: Bac
 }
 
 /** Kills the replica holding `lease` with SIGKILL while events are on their way; waits for it to be back. */
-async function killLeaseHolder(sys: ProcessSystem, backlog: BacklogObserver, lease: string, inFlight: (b: Backlog) => boolean): Promise<void> {
+async function killLeaseHolder(
+  sys: ProcessSystem,
+  backlog: BacklogObserver,
+  lease: string,
+  inFlight: (b: Backlog) => boolean,
+): Promise<void> {
   const holder = await eventually(async () => sys.leaseHolder(lease), 30_000);
   const pid = sys.supervisor.pid(holder);
   await strike(backlog, `kill -9 ${holder} (${lease})`, inFlight, async () => sys.supervisor.kill(holder, 'SIGKILL'));

@@ -36,7 +36,10 @@ async function localServiceEnvironment(credentialsFile: string, adminUrl: string
     env: { ...env, DATABASE_URL: adminUrl },
     timeout: 60_000,
   });
-  const entries = [...stdout.matchAll(/^export ([A-Z0-9_]+)='((?:[^']|'\\'')*)'$/gm)].map(([, name, value]) => [name!, value!.replaceAll(`'\\''`, "'")]);
+  const entries = [...stdout.matchAll(/^export ([A-Z0-9_]+)='((?:[^']|'\\'')*)'$/gm)].map(([, name, value]) => [
+    name!,
+    value!.replaceAll(`'\\''`, "'"),
+  ]);
   return Object.fromEntries(entries);
 }
 

@@ -80,7 +80,10 @@ export async function startProcessSystem(settings: ProcessSystemSettings): Promi
   const ports = await Promise.all(names.map(() => freePort()));
   const instances: Instance[] = names.map((entry, i) => ({ ...entry, url: `http://127.0.0.1:${ports[i]}` }));
   const gatewayUrl = instances.find((instance) => instance.service === 'gateway')!.url;
-  const local: LocalServiceSettings = { shared: { ...settings.shared, PUBLIC_BASE_URL: gatewayUrl }, ...(settings.own ? { own: settings.own } : {}) };
+  const local: LocalServiceSettings = {
+    shared: { ...settings.shared, PUBLIC_BASE_URL: gatewayUrl },
+    ...(settings.own ? { own: settings.own } : {}),
+  };
   const leases = leaseTracker();
   const exits: ExitEvent[] = [];
   const recent = new Map<string, string[]>();

@@ -26,7 +26,11 @@ describe('files of deleted versions', () => {
     const addVersion = async (confirm: boolean) => {
       const created = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
         key,
-        body: { source: { upload: { filename: 'cover.png', contentType: 'image/png', size: png.length } }, label: 'Cover', versionType: 'cover_art' },
+        body: {
+          source: { upload: { filename: 'cover.png', contentType: 'image/png', size: png.length } },
+          label: 'Cover',
+          versionType: 'cover_art',
+        },
       });
       expect(created.status).toBe(201);
       if (confirm) {
@@ -42,14 +46,20 @@ describe('files of deleted versions', () => {
         const asset = await readAsset(id);
         return asset.retention === 'standalone' && asset.expiresAt !== null ? asset : undefined;
       }, 30_000);
-    const releasedEvents = async (): Promise<any[]> => (await api.request('GET', '/api/v1/catalog/events?types=asset.released', { key })).body.events ?? [];
+    const releasedEvents = async (): Promise<any[]> =>
+      (await api.request('GET', '/api/v1/catalog/events?types=asset.released', { key })).body.events ?? [];
     return { key, entity, addVersion, readAsset, untilReleased, releasedEvents };
   }
 
   test('deleting a version releases its file; a new version from source.assetId attaches it again', async () => {
     const { key, entity, addVersion, readAsset, untilReleased, releasedEvents } = await setUp();
     const version = await addVersion(true);
-    expect(await readAsset(version.asset.id)).toMatchObject({ status: 'ONLINE', retention: 'attached', entityId: entity.id, expiresAt: null });
+    expect(await readAsset(version.asset.id)).toMatchObject({
+      status: 'ONLINE',
+      retention: 'attached',
+      entityId: entity.id,
+      expiresAt: null,
+    });
 
     expect((await api.request('DELETE', `/api/v1/catalog/entities/${entity.id}/versions/${version.id}`, { key })).status).toBe(204);
     const released = await untilReleased(version.asset.id);
@@ -60,7 +70,11 @@ describe('files of deleted versions', () => {
       return found.length > 0 ? found : undefined;
     }, 30_000);
     expect(events).toEqual([
-      expect.objectContaining({ type: 'asset.released', resourceKind: 'asset', data: expect.objectContaining({ versionId: version.id, retention: 'standalone' }) }),
+      expect.objectContaining({
+        type: 'asset.released',
+        resourceKind: 'asset',
+        data: expect.objectContaining({ versionId: version.id, retention: 'standalone' }),
+      }),
     ]);
 
     const again = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
@@ -69,7 +83,12 @@ describe('files of deleted versions', () => {
     });
     expect(again.status).toBe(201);
     expect(again.body.asset).toMatchObject({ id: version.asset.id, status: 'ONLINE' });
-    expect(await readAsset(version.asset.id)).toMatchObject({ status: 'ONLINE', retention: 'attached', entityId: entity.id, expiresAt: null });
+    expect(await readAsset(version.asset.id)).toMatchObject({
+      status: 'ONLINE',
+      retention: 'attached',
+      entityId: entity.id,
+      expiresAt: null,
+    });
   });
 
   test('deleting an entity releases the files of its versions', async () => {

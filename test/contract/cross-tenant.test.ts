@@ -48,7 +48,11 @@ const CROSS_TENANT: Record<string, Entry> = {
   createVersion: {
     probes: [
       { label: 'entity', params: entity, body: () => ({ source: { upload: pngUpload }, label: 'stolen', versionType: 'cover_art' }) },
-      { label: 'asset as source, own entity', params: (ids) => ({ id: ids.ownEntityId }), body: (ids) => ({ source: { assetId: ids.assetId }, label: 'stolen', versionType: 'cover_art' }) },
+      {
+        label: 'asset as source, own entity',
+        params: (ids) => ({ id: ids.ownEntityId }),
+        body: (ids) => ({ source: { assetId: ids.assetId }, label: 'stolen', versionType: 'cover_art' }),
+      },
     ],
   },
   listVersions: { probes: [{ label: 'entity', params: entity }] },
@@ -99,7 +103,11 @@ test('every tenant-scoped route of the route table has an entry, and every entry
   expect(tenantScoped.map((route) => route.operationId).filter((id) => !(id in CROSS_TENANT))).toEqual([]);
   expect(Object.keys(CROSS_TENANT).filter((id) => !tenantScoped.some((route) => route.operationId === id))).toEqual([]);
   // An id in the path can always be another tenant's: such a route must be probed.
-  expect(tenantScoped.filter((route) => /\{(id|versionId)\}/.test(route.path) && 'notApplicable' in CROSS_TENANT[route.operationId]!).map((r) => r.operationId)).toEqual([]);
+  expect(
+    tenantScoped
+      .filter((route) => /\{(id|versionId)\}/.test(route.path) && 'notApplicable' in CROSS_TENANT[route.operationId]!)
+      .map((r) => r.operationId),
+  ).toEqual([]);
 });
 
 /** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
@@ -108,13 +116,19 @@ async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId'>> {
   const entityId = created.body.id as string;
   const added = await api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
     key,
-    body: { source: { upload: { filename: 'cover.png', contentType: 'image/png', size: 64 } }, label: 'Cover of A', versionType: 'cover_art' },
+    body: {
+      source: { upload: { filename: 'cover.png', contentType: 'image/png', size: 64 } },
+      label: 'Cover of A',
+      versionType: 'cover_art',
+    },
   });
   expect(added.status).toBe(201);
   const put = await fetch(added.body.upload.url, { method: 'PUT', headers: added.body.upload.headers, body: Buffer.alloc(64, 5) });
   expect(put.status).toBeLessThan(300);
   expect((await api.request('POST', `/api/v1/catalog/assets/${added.body.asset.id}/confirm`, { key })).body.status).toBe('ONLINE');
-  expect((await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } })).status).toBe(200);
+  expect((await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } })).status).toBe(
+    200,
+  );
   return { entityId, versionId: added.body.id, assetId: added.body.asset.id, entityTypeName: 'song' };
 }
 
@@ -130,13 +144,17 @@ function call(route: RouteDefinition, probe: Probe, ids: Ids, key: string): Prom
 /** What a client sees of an answer, the request id aside (it differs per request by design). */
 const seen = (response: ApiResponse) => ({
   status: response.status,
-  body: { ...response.body, ...(response.body?.error ? { error: { ...response.body.error, requestId: typeof response.body.error.requestId } } : {}) },
+  body: {
+    ...response.body,
+    ...(response.body?.error ? { error: { ...response.body.error, requestId: typeof response.body.error.requestId } } : {}),
+  },
 });
 
 test('another tenant’s ids answer exactly like missing ones on every route, and change nothing', async () => {
   const a = await api.tenant({ name: 'Station A' });
   const b = await api.tenant({ name: 'Station B' });
-  const ownEntityId = (await api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body.id as string;
+  const ownEntityId = (await api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
+    .id as string;
   const foreign: Ids = { ...(await tenantAData(a.key)), ownEntityId };
   const missing: Ids = { entityId: newId(), versionId: newId(), assetId: newId(), entityTypeName: 'jingle', ownEntityId };
 
@@ -161,7 +179,14 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   const entityOfA = await api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}`, { key: a.key });
   expect(entityOfA.body).toMatchObject({ title: 'Only for A', externalReferences: { dmrn: null } });
   const versionOfA = await api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}/versions/${foreign.versionId}`, { key: a.key });
-  expect(versionOfA.body).toMatchObject({ label: 'Cover of A', isPrimary: true, markers: [], asset: { id: foreign.assetId, status: 'ONLINE' } });
-  expect((await api.request('GET', `/api/v1/catalog/entity-types/song`, { key: a.key })).body).toMatchObject({ automaticAnalyses: ['loudness'] });
+  expect(versionOfA.body).toMatchObject({
+    label: 'Cover of A',
+    isPrimary: true,
+    markers: [],
+    asset: { id: foreign.assetId, status: 'ONLINE' },
+  });
+  expect((await api.request('GET', `/api/v1/catalog/entity-types/song`, { key: a.key })).body).toMatchObject({
+    automaticAnalyses: ['loudness'],
+  });
   expect((await api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/versions`, { key: b.key })).body.versions).toEqual([]);
 });

@@ -19,14 +19,19 @@ afterAll(async () => {
 });
 
 async function outbox(resourceId: string): Promise<Array<{ type: string; data: any; dmrn: string | null; source_system: string }>> {
-  const { rows } = await db.query('select type, data, dmrn, source_system from catalog.outbox where resource_id = $1 order by tx_id, seq', [resourceId]);
+  const { rows } = await db.query('select type, data, dmrn, source_system from catalog.outbox where resource_id = $1 order by tx_id, seq', [
+    resourceId,
+  ]);
   return rows;
 }
 
 describe('entities through the public API', () => {
   test('create, read, list, update, delete', async () => {
     const { key } = await api.tenant();
-    const created = await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Blue Monday', artist: 'New Order' } });
+    const created = await api.request('POST', '/api/v1/catalog/entities', {
+      key,
+      body: { type: 'song', title: 'Blue Monday', artist: 'New Order' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ type: 'song', title: 'Blue Monday', artist: 'New Order', externalReferences: { dmrn: null } });
     const id = created.body.id;
@@ -71,10 +76,16 @@ describe('entities through the public API', () => {
   test('DMRN attached twice records one entity.updated with changedFields ["externalReferences"]', async () => {
     const { key, keyId } = await api.tenant();
     const id = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Song' } })).body.id;
-    const first = await api.request('PUT', `/api/v1/catalog/entities/${id}/external-references/dmrn`, { key, body: { value: 'DMRN-0001' } });
+    const first = await api.request('PUT', `/api/v1/catalog/entities/${id}/external-references/dmrn`, {
+      key,
+      body: { value: 'DMRN-0001' },
+    });
     expect(first.status).toBe(200);
     expect(first.body.externalReferences).toEqual({ dmrn: 'DMRN-0001' });
-    const second = await api.request('PUT', `/api/v1/catalog/entities/${id}/external-references/dmrn`, { key, body: { value: 'DMRN-0001' } });
+    const second = await api.request('PUT', `/api/v1/catalog/entities/${id}/external-references/dmrn`, {
+      key,
+      body: { value: 'DMRN-0001' },
+    });
     expect(second.status).toBe(200);
     expect(second.body.updatedAt).toBe(first.body.updatedAt);
 
@@ -97,7 +108,12 @@ describe('entities through the public API', () => {
 
   test('a DMRN can belong to one entity of a tenant only', async () => {
     const { key } = await api.tenant();
-    const one = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'One', externalReferences: { dmrn: 'DMRN-X' } } })).body.id;
+    const one = (
+      await api.request('POST', '/api/v1/catalog/entities', {
+        key,
+        body: { type: 'song', title: 'One', externalReferences: { dmrn: 'DMRN-X' } },
+      })
+    ).body.id;
     const two = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Two' } })).body.id;
     const clash = await api.request('PUT', `/api/v1/catalog/entities/${two}/external-references/dmrn`, { key, body: { value: 'DMRN-X' } });
     expectError(clash, 409, 'dmrn_in_use');

@@ -90,7 +90,12 @@ test("another tenant's writes reach its feed while a version waits for the asset
 
   const created = await creating;
   expect(created.status).toBe(201);
-  expect(created.body).toMatchObject({ entityId: entity.id, kind: 'ARTWORK', isPrimary: true, asset: { id: asset.assetId, status: 'ONLINE' } });
+  expect(created.body).toMatchObject({
+    entityId: entity.id,
+    kind: 'ARTWORK',
+    isPrimary: true,
+    asset: { id: asset.assetId, status: 'ONLINE' },
+  });
   const listed = await api.request('GET', `/api/v1/catalog/entities/${entity.id}/versions`, { key: a.key });
   expect(listed.body.versions.map((v: { id: string }) => v.id)).toEqual([created.body.id]);
   expect((await api.request('GET', `/api/v1/catalog/assets/${asset.assetId}`, { key: a.key })).body).toMatchObject({
@@ -98,9 +103,19 @@ test("another tenant's writes reach its feed while a version waits for the asset
     entityId: entity.id,
     expiresAt: null,
   });
-  const events = await eventually(async () => {
-    const page = await api.request('GET', '/api/v1/catalog/events?types=version.created', { key: a.key });
-    return page.body.events.length > 0 ? page.body.events : undefined;
-  }, 30_000, 250);
-  expect(events).toEqual([expect.objectContaining({ type: 'version.created', resourceId: created.body.id, data: expect.objectContaining({ assetId: asset.assetId }) })]);
+  const events = await eventually(
+    async () => {
+      const page = await api.request('GET', '/api/v1/catalog/events?types=version.created', { key: a.key });
+      return page.body.events.length > 0 ? page.body.events : undefined;
+    },
+    30_000,
+    250,
+  );
+  expect(events).toEqual([
+    expect.objectContaining({
+      type: 'version.created',
+      resourceId: created.body.id,
+      data: expect.objectContaining({ assetId: asset.assetId }),
+    }),
+  ]);
 });

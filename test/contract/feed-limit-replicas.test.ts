@@ -27,7 +27,11 @@ test('61 concurrent feed requests of one key split across two gateways: exactly 
   const answers = await Promise.all(
     Array.from({ length: 61 }, async (_, i) => {
       const response = await fetch(`${gateways[i % 2]}/api/v1/catalog/events?limit=1`, { headers: { authorization: `Bearer ${key}` } });
-      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { error?: { code: string }; events?: unknown[] } };
+      return {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        body: (await response.json()) as { error?: { code: string }; events?: unknown[] },
+      };
     }),
   );
   const ok = answers.filter((a) => a.status === 200);

@@ -17,17 +17,31 @@ afterAll(() => system.stop());
 describe('the OpenAPI document and the gateway agree', () => {
   test('a path written out wins over a templated one: an undeclared method on it is 405 with Allow', async () => {
     for (const method of ['PATCH', 'GET', 'DELETE', 'PUT']) {
-      const answer = await api.request(method, '/api/v1/catalog/entities/batch', { key, body: method === 'GET' || method === 'DELETE' ? undefined : { entities: [] } });
-      expect({ method, status: answer.status, code: answer.body.error.code, allow: answer.headers.get('allow') }).toEqual({ method, status: 405, code: 'method_not_allowed', allow: 'POST' });
+      const answer = await api.request(method, '/api/v1/catalog/entities/batch', {
+        key,
+        body: method === 'GET' || method === 'DELETE' ? undefined : { entities: [] },
+      });
+      expect({ method, status: answer.status, code: answer.body.error.code, allow: answer.headers.get('allow') }).toEqual({
+        method,
+        status: 405,
+        code: 'method_not_allowed',
+        allow: 'POST',
+      });
     }
-    const options = await api.request('OPTIONS', '/api/v1/catalog/entities/{id}'.replace('{id}', '0190a1b2-0000-7000-8000-000000000001'), { key });
+    const options = await api.request('OPTIONS', '/api/v1/catalog/entities/{id}'.replace('{id}', '0190a1b2-0000-7000-8000-000000000001'), {
+      key,
+    });
     expect(options.status).toBe(405);
     expect(options.headers.get('allow')!.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH']);
   });
 
   test('an operation that takes no body refuses one with 400 invalid_body, whatever its type or size', async () => {
     for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/json' }]) {
-      const answer = await api.request('POST', '/api/v1/catalog/assets/0190a1b2-0000-7000-8000-000000000001/confirm', { key, rawBody: 'x'.repeat(2_000_000), headers });
+      const answer = await api.request('POST', '/api/v1/catalog/assets/0190a1b2-0000-7000-8000-000000000001/confirm', {
+        key,
+        rawBody: 'x'.repeat(2_000_000),
+        headers,
+      });
       expect({ headers, status: answer.status, code: answer.body.error.code }).toEqual({ headers, status: 400, code: 'invalid_body' });
     }
   });
@@ -42,7 +56,10 @@ describe('the OpenAPI document and the gateway agree', () => {
         if (path.includes('{')) expected.push(404);
         if (operation.requestBody) expected.push(408, 413, 415);
         if (!path.startsWith('/admin/')) expected.push(403, 503, 504);
-        expect({ operation: `${method} ${path}`, missing: expected.filter((s) => !statuses.includes(s)) }).toEqual({ operation: `${method} ${path}`, missing: [] });
+        expect({ operation: `${method} ${path}`, missing: expected.filter((s) => !statuses.includes(s)) }).toEqual({
+          operation: `${method} ${path}`,
+          missing: [],
+        });
         expect(operation.responses['429']?.headers?.['Retry-After']).toBeDefined();
       }
     }

@@ -71,11 +71,22 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
         { location: 'body', path: '/artist', message: oneLine },
       ]);
     }
-    const batch = await api.request('POST', '/api/v1/catalog/entities/batch', { key, body: { entities: [{ type: 'song', title: 'fine' }, { type: 'song', title: CONTROL }] } });
+    const batch = await api.request('POST', '/api/v1/catalog/entities/batch', {
+      key,
+      body: {
+        entities: [
+          { type: 'song', title: 'fine' },
+          { type: 'song', title: CONTROL },
+        ],
+      },
+    });
     expect(batch.status).toBe(400);
     expect(batch.body.error.details.fields).toEqual([{ location: 'body', path: '/entities/1/title', message: oneLine }]);
     // What a title may hold: any printable character, astral ones included.
-    const fine = await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Ça “va” 🎵 — 東京', artist: 'Ünïcødé' } });
+    const fine = await api.request('POST', '/api/v1/catalog/entities', {
+      key,
+      body: { type: 'song', title: 'Ça “va” 🎵 — 東京', artist: 'Ünïcødé' },
+    });
     expect(fine.status).toBe(201);
     expect(fine.body.title).toBe('Ça “va” 🎵 — 東京');
   });

@@ -41,10 +41,13 @@ async function startInterceptor(assetPort: number): Promise<Interceptor> {
     const isDownload = target.startsWith('/blobs/');
     if (isDownload) state.seen.push(target);
     const forward = (): void => {
-      const upstream = httpRequest({ host: '127.0.0.1', port: assetPort, method: req.method, path: target, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port: assetPort, method: req.method, path: target, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       req.pipe(upstream);
     };
@@ -74,7 +77,11 @@ let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
   const assetPort = await freePort();
   interceptor = await startInterceptor(assetPort);
-  system = await startSystem({ ASSET_HTTP_PORT: String(assetPort), ASSET_INTERNAL_URL: interceptor.url, ASSET_DOWNLOAD_URL_TTL_SECONDS: '2' });
+  system = await startSystem({
+    ASSET_HTTP_PORT: String(assetPort),
+    ASSET_INTERNAL_URL: interceptor.url,
+    ASSET_DOWNLOAD_URL_TTL_SECONDS: '2',
+  });
   api = apiClient(system.baseUrl);
 });
 afterAll(async () => {
@@ -85,12 +92,16 @@ afterAll(async () => {
 test('signed download URLs: followed as signed the file comes back; tampered, moved to another object or expired, 403 with its code', async () => {
   const { key } = await api.tenant();
   const png = Buffer.alloc(256, 9);
-  const created = await api.request('POST', '/api/v1/catalog/assets', { key, body: { retention: 'standalone', upload: { filename: 'cover.png', contentType: 'image/png', size: png.length } } });
+  const created = await api.request('POST', '/api/v1/catalog/assets', {
+    key,
+    body: { retention: 'standalone', upload: { filename: 'cover.png', contentType: 'image/png', size: png.length } },
+  });
   expect(created.status).toBe(201);
   const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: png });
   expect(put.status).toBe(200);
   expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.id}/confirm`, { key })).status).toBe(200);
-  const download = () => fetch(`${system.baseUrl}/api/v1/catalog/assets/${created.body.id}/download`, { headers: { authorization: `Bearer ${key}` } });
+  const download = () =>
+    fetch(`${system.baseUrl}/api/v1/catalog/assets/${created.body.id}/download`, { headers: { authorization: `Bearer ${key}` } });
 
   interceptor.mode = 'pass';
   const whole = await download();

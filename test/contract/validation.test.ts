@@ -45,7 +45,11 @@ describe('bad input gets a 4xx with the error body, never a 500', () => {
   });
 
   test('a body that is not JSON → 415', async () => {
-    expectError(await create({ rawBody: 'type=song', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+    expectError(
+      await create({ rawBody: 'type=song', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('bad query parameters → 400', async () => {

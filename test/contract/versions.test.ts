@@ -22,7 +22,8 @@ describe('versions through the public API', () => {
   test('rule 2 of part 4: add a version from a new file, upload, confirm; the listing shows it ONLINE with its duration', async () => {
     const { key } = await api.tenant();
     await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } });
-    const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Tone', artist: 'Lab' } })).body;
+    const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Tone', artist: 'Lab' } }))
+      .body;
 
     // (a) POST versions with source.upload, label and versionType
     const created = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
@@ -66,28 +67,55 @@ describe('versions through the public API', () => {
     expect(Math.abs(version.durationMs - 2000)).toBeLessThanOrEqual(50);
     expect(version.upload).toBeUndefined();
 
-    const download = await fetch(`${system.baseUrl}/api/v1/catalog/assets/${asset.id}/download`, { headers: { authorization: `Bearer ${key}` } });
+    const download = await fetch(`${system.baseUrl}/api/v1/catalog/assets/${asset.id}/download`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(download.status).toBe(200);
     expect(sha256(new Uint8Array(await download.arrayBuffer()))).toBe(sha256(wav));
 
     const read = await api.request('GET', `/api/v1/catalog/entities/${entity.id}`, { key });
-    expect(read.body.primaryAudioVersion).toEqual({ id: version.id, label: 'Radio edit', versionType: 'radio_edit', durationMs: version.durationMs, assetId: asset.id });
+    expect(read.body.primaryAudioVersion).toEqual({
+      id: version.id,
+      label: 'Radio edit',
+      versionType: 'radio_edit',
+      durationMs: version.durationMs,
+      assetId: asset.id,
+    });
 
     // The version events reach the tenant's feed, with the analyses the entity type asks for.
     const feed = await eventually(async () => {
-      const page = await api.request('GET', '/api/v1/catalog/events?types=version.created,version.primary_changed,version.analyses_requested', { key });
+      const page = await api.request(
+        'GET',
+        '/api/v1/catalog/events?types=version.created,version.primary_changed,version.analyses_requested',
+        { key },
+      );
       return page.body.events?.length === 3 ? page.body.events : undefined;
     }, 15_000);
-    expect(feed.map((e: { type: string }) => e.type).sort()).toEqual(['version.analyses_requested', 'version.created', 'version.primary_changed']);
+    expect(feed.map((e: { type: string }) => e.type).sort()).toEqual([
+      'version.analyses_requested',
+      'version.created',
+      'version.primary_changed',
+    ]);
   });
 
   test('markers, PATCH, kind filter and DELETE through the gateway', async () => {
     const { key } = await api.tenant();
     const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Two edits' } })).body;
     const add = (body: Record<string, unknown>) => api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, { key, body });
-    const first = (await add({ source: { upload: { filename: 'a.mp3', contentType: 'audio/mpeg' } }, label: 'Radio', versionType: 'radio_edit' })).body;
-    const second = (await add({ source: { upload: { filename: 'b.mp3', contentType: 'audio/mpeg' } }, label: 'Full', versionType: 'full_length', isPrimary: true })).body;
-    const cover = (await add({ source: { upload: { filename: 'c.jpg', contentType: 'image/jpeg' } }, label: 'Cover', versionType: 'cover_art' })).body;
+    const first = (
+      await add({ source: { upload: { filename: 'a.mp3', contentType: 'audio/mpeg' } }, label: 'Radio', versionType: 'radio_edit' })
+    ).body;
+    const second = (
+      await add({
+        source: { upload: { filename: 'b.mp3', contentType: 'audio/mpeg' } },
+        label: 'Full',
+        versionType: 'full_length',
+        isPrimary: true,
+      })
+    ).body;
+    const cover = (
+      await add({ source: { upload: { filename: 'c.jpg', contentType: 'image/jpeg' } }, label: 'Cover', versionType: 'cover_art' })
+    ).body;
     expect([first.isPrimary, second.isPrimary, cover.isPrimary]).toEqual([true, true, true]);
 
     const base = `/api/v1/catalog/entities/${entity.id}/versions`;
@@ -97,25 +125,48 @@ describe('versions through the public API', () => {
     ]);
     expectError(await api.request('GET', `${base}?kind=RADIO`, { key }), 400, 'invalid_query');
 
-    const markers = await api.request('PUT', `${base}/${second.id}/markers`, { key, body: { markers: [{ type: 'cue_in', positionMs: 250 }, { type: 'cue_out', positionMs: 200 }] } });
+    const markers = await api.request('PUT', `${base}/${second.id}/markers`, {
+      key,
+      body: {
+        markers: [
+          { type: 'cue_in', positionMs: 250 },
+          { type: 'cue_out', positionMs: 200 },
+        ],
+      },
+    });
     expectError(markers, 400, 'invalid_markers');
     expect(markers.body.error).toMatchObject({ code: 'invalid_markers', details: { fields: [{ path: '/markers/1/positionMs' }] } });
-    const marked = await api.request('PUT', `${base}/${second.id}/markers`, { key, body: { markers: [{ type: 'cue_in', positionMs: 250 }] } });
+    const marked = await api.request('PUT', `${base}/${second.id}/markers`, {
+      key,
+      body: { markers: [{ type: 'cue_in', positionMs: 250 }] },
+    });
     expect(marked.body.markers).toEqual([{ type: 'cue_in', positionMs: 250 }]);
 
-    expect((await api.request('PATCH', `${base}/${first.id}`, { key, body: { isPrimary: true, label: 'Radio (2)' } })).body).toMatchObject({ isPrimary: true, label: 'Radio (2)' });
+    expect((await api.request('PATCH', `${base}/${first.id}`, { key, body: { isPrimary: true, label: 'Radio (2)' } })).body).toMatchObject({
+      isPrimary: true,
+      label: 'Radio (2)',
+    });
     expect((await api.request('DELETE', `${base}/${first.id}`, { key })).status).toBe(204);
     expect((await api.request('GET', `${base}/${second.id}`, { key })).body.isPrimary).toBe(true);
 
     const other = await api.tenant();
     expectError(await api.request('GET', base, { key: other.key }), 404, 'not_found');
-    const stolen = await api.request('POST', `/api/v1/catalog/entities/${(await api.request('POST', '/api/v1/catalog/entities', { key: other.key, body: { type: 'song', title: 'B' } })).body.id}/versions`, {
-      key: other.key,
-      body: { source: { assetId: second.asset.id }, label: 'Not mine', versionType: 'radio_edit' },
-    });
+    const stolen = await api.request(
+      'POST',
+      `/api/v1/catalog/entities/${(await api.request('POST', '/api/v1/catalog/entities', { key: other.key, body: { type: 'song', title: 'B' } })).body.id}/versions`,
+      {
+        key: other.key,
+        body: { source: { assetId: second.asset.id }, label: 'Not mine', versionType: 'radio_edit' },
+      },
+    );
     expectError(stolen, 404, 'not_found');
 
-    const wrongKind = await add({ source: { upload: { filename: 'x.png', contentType: 'image/png' } }, label: 'x', versionType: 'radio_edit', kind: 'AUDIO' });
+    const wrongKind = await add({
+      source: { upload: { filename: 'x.png', contentType: 'image/png' } },
+      label: 'x',
+      versionType: 'radio_edit',
+      kind: 'AUDIO',
+    });
     expectError(wrongKind, 415, 'unsupported_media_type');
     const malformed = await add({ source: { upload: { filename: 'x.wav' } }, label: 'x', versionType: 'radio_edit' });
     expectError(malformed, 400, 'invalid_body');
@@ -124,7 +175,11 @@ describe('versions through the public API', () => {
   test('the OpenAPI document lists the version operations', async () => {
     const doc = (await api.request('GET', '/api/v1/openapi.json')).body;
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/v1/catalog/entities/{id}/versions', '/api/v1/catalog/entities/{id}/versions/{versionId}', '/api/v1/catalog/entities/{id}/versions/{versionId}/markers']),
+      expect.arrayContaining([
+        '/api/v1/catalog/entities/{id}/versions',
+        '/api/v1/catalog/entities/{id}/versions/{versionId}',
+        '/api/v1/catalog/entities/{id}/versions/{versionId}/markers',
+      ]),
     );
   });
 });

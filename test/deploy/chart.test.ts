@@ -77,7 +77,8 @@ function variablesTheCodeReads(): Set<string> {
         const text = readFileSync(path, 'utf8');
         for (const m of text.matchAll(/env\s*\.\w+\(\s*[`'"]([A-Z][A-Z0-9_]*)[`'"]/g)) names.add(m[1]!);
         for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]!);
-        for (const m of text.matchAll(/\$\{serviceName\.toUpperCase\(\)\}(_[A-Z_]+)/g)) for (const s of SERVICES) names.add(`${s.toUpperCase()}${m[1]}`);
+        for (const m of text.matchAll(/\$\{serviceName\.toUpperCase\(\)\}(_[A-Z_]+)/g))
+          for (const s of SERVICES) names.add(`${s.toUpperCase()}${m[1]}`);
       }
     }
   };
@@ -94,7 +95,10 @@ describe('helm chart', () => {
   test('renders valid manifests: a Deployment, Service and (with replicas > 1) a PodDisruptionBudget per service', async () => {
     const manifests = await render('existingSecret=catalog-secrets');
     validateAll(manifests);
-    const components = (kind: string) => ofKind(manifests, kind).map((m) => m.metadata.labels?.['app.kubernetes.io/component']).sort();
+    const components = (kind: string) =>
+      ofKind(manifests, kind)
+        .map((m) => m.metadata.labels?.['app.kubernetes.io/component'])
+        .sort();
     expect(components('Deployment')).toEqual(SERVICES);
     expect(components('Service')).toEqual(SERVICES);
     expect(components('ConfigMap')).toEqual(['nats-authorization']);
@@ -107,14 +111,23 @@ describe('helm chart', () => {
     for (const service of SERVICES) {
       const d = deployment(manifests, service);
       const c = container(d);
-      expect(c.args).toEqual([...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`]);
+      expect(c.args).toEqual([
+        ...serviceNodeFlags(service),
+        '--import',
+        '@catalog/platform/telemetry-register',
+        `services/${service}/dist/main.js`,
+      ]);
       expect(existsSync(join(repoRoot, 'services', service, 'src', 'main.ts'))).toBe(true);
       expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
       expect(c.resources.requests).toBeDefined();
       expect(c.resources.limits.memory).toBeDefined();
-      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(d.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
       // The port the container listens on is the one its service reads.
       const port = c.ports[0].containerPort;
@@ -154,7 +167,7 @@ describe('helm chart', () => {
     expect(ofKind(await render('existingSecret=catalog-secrets', 'nats.authorizationConfigMap=false'), 'ConfigMap')).toEqual([]);
   });
 
-  test("each service gets only its own database role and NATS user from the Secret, the schema owner for migrations, the call context secret, and never the privileged-role flag", async () => {
+  test('each service gets only its own database role and NATS user from the Secret, the schema owner for migrations, the call context secret, and never the privileged-role flag', async () => {
     const manifests = await render('existingSecret=catalog-secrets');
     for (const service of SERVICES) {
       const env = envOf(deployment(manifests, service));
@@ -165,7 +178,9 @@ describe('helm chart', () => {
       expect(env.get('CALL_CONTEXT_SECRET')?.valueFrom.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'CALL_CONTEXT_SECRET' });
       expect(env.get('DB_STATEMENT_TIMEOUT_MS')?.value).toBe('30000');
       expect(env.get('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS')?.value).toBe('60000');
-      const others = [...env.keys()].filter((name) => /_(DATABASE_URL|NATS_PASSWORD)$/.test(name) && name !== 'MIGRATION_DATABASE_URL' && !name.startsWith(`${own}_`));
+      const others = [...env.keys()].filter(
+        (name) => /_(DATABASE_URL|NATS_PASSWORD)$/.test(name) && name !== 'MIGRATION_DATABASE_URL' && !name.startsWith(`${own}_`),
+      );
       expect({ service, others }).toEqual({ service, others: [] });
       expect(env.has('DATABASE_URL')).toBe(false);
       expect(env.has('DB_ALLOW_PRIVILEGED_ROLE')).toBe(false);
@@ -181,14 +196,15 @@ describe('helm chart', () => {
   });
 
   test('the gateway counts the client address the trusted proxies saw: 1 hop behind the ingress, 0 without, or as set', async () => {
-    const hops = async (...sets: string[]) => envOf(deployment(await render('existingSecret=catalog-secrets', ...sets), 'gateway')).get('TRUST_PROXY_HOPS')?.value;
+    const hops = async (...sets: string[]) =>
+      envOf(deployment(await render('existingSecret=catalog-secrets', ...sets), 'gateway')).get('TRUST_PROXY_HOPS')?.value;
     expect(await hops()).toBe('0');
     expect(await hops('ingress.enabled=true')).toBe('1');
     expect(await hops('ingress.enabled=true', 'services.gateway.trustProxyHops=2')).toBe('2');
     expect(await hops('ingress.enabled=true', 'services.gateway.trustProxyHops=0')).toBe('0');
   });
 
-  test('the IP limit, the upstream limits and every service\'s HTTP timeouts come from the values', async () => {
+  test("the IP limit, the upstream limits and every service's HTTP timeouts come from the values", async () => {
     const manifests = await render(
       'existingSecret=catalog-secrets',
       'services.gateway.ipRateLimit.perMinute=1200',
@@ -200,7 +216,17 @@ describe('helm chart', () => {
     );
     validateAll(manifests);
     const gateway = envOf(deployment(manifests, 'gateway'));
-    expect(Object.fromEntries(['IP_RATE_LIMIT_PER_MINUTE', 'IP_RATE_LIMIT_BURST', 'IP_RATE_LIMIT_MAX_ADDRESSES', 'UPSTREAM_CONNECT_TIMEOUT_MS', 'UPSTREAM_IDLE_TIMEOUT_MS'].map((n) => [n, gateway.get(n)?.value]))).toEqual({
+    expect(
+      Object.fromEntries(
+        [
+          'IP_RATE_LIMIT_PER_MINUTE',
+          'IP_RATE_LIMIT_BURST',
+          'IP_RATE_LIMIT_MAX_ADDRESSES',
+          'UPSTREAM_CONNECT_TIMEOUT_MS',
+          'UPSTREAM_IDLE_TIMEOUT_MS',
+        ].map((n) => [n, gateway.get(n)?.value]),
+      ),
+    ).toEqual({
       IP_RATE_LIMIT_PER_MINUTE: '1200',
       IP_RATE_LIMIT_BURST: '100',
       IP_RATE_LIMIT_MAX_ADDRESSES: '5000',
@@ -209,7 +235,12 @@ describe('helm chart', () => {
     });
     for (const service of SERVICES) {
       const env = envOf(deployment(manifests, service));
-      expect({ service, headers: env.get('HTTP_HEADERS_TIMEOUT_MS')?.value, rate: env.get('HTTP_BODY_MIN_BYTES_PER_SECOND')?.value, idle: env.get('HTTP_IDLE_TIMEOUT_MS')?.value }).toEqual({
+      expect({
+        service,
+        headers: env.get('HTTP_HEADERS_TIMEOUT_MS')?.value,
+        rate: env.get('HTTP_BODY_MIN_BYTES_PER_SECOND')?.value,
+        idle: env.get('HTTP_IDLE_TIMEOUT_MS')?.value,
+      }).toEqual({
         service,
         headers: '10000',
         rate: '1024',

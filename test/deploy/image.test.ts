@@ -6,7 +6,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '@catalog/platform';
-import { apiClient, createTestDatabase, eventually, freePort, serviceEnvironment, sineWav, startOtlpCollector, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  apiClient,
+  createTestDatabase,
+  eventually,
+  freePort,
+  serviceEnvironment,
+  sineWav,
+  startOtlpCollector,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 
 /**
  * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile
@@ -60,42 +70,67 @@ describe('container image tree', () => {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
     expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
-    const command = ['node', ...serviceNodeFlags('gateway'), '--import', '@catalog/platform/telemetry-register', 'services/gateway/dist/main.js'];
+    const command = [
+      'node',
+      ...serviceNodeFlags('gateway'),
+      '--import',
+      '@catalog/platform/telemetry-register',
+      'services/gateway/dist/main.js',
+    ];
     expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replaceAll(',', ', ')}`);
   });
 
   /** Starts `service` from the tree as the chart runs it: its Node flags, the register, only the chart's variables (its own credentials). */
-  function startFromTree(service: string, port: number, prefix: string, extra: Record<string, string> = { OTEL_SDK_DISABLED: 'true' }): ChildProcess {
-    const child = spawn(process.execPath, [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`], {
-      cwd: tree,
-      // Nothing of the test's environment: only what the chart sets.
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        NODE_ENV: 'production',
-        HTTP_HOST: '127.0.0.1',
-        [portVariable(service)]: String(port),
-        NATS_URL: credentials.NATS_URL!,
-        [`${service.toUpperCase()}_DATABASE_URL`]: credentials[`${service.toUpperCase()}_DATABASE_URL`]!,
-        MIGRATION_DATABASE_URL: credentials.MIGRATION_DATABASE_URL!,
-        CALL_CONTEXT_SECRET: credentials.CALL_CONTEXT_SECRET!,
-        ...(credentials[`${service.toUpperCase()}_NATS_PASSWORD`] ? { [`${service.toUpperCase()}_NATS_PASSWORD`]: credentials[`${service.toUpperCase()}_NATS_PASSWORD`]! } : {}),
-        NATS_PREFIX: prefix,
-        LOG_LEVEL: 'warn',
-        ADMIN_TOKEN: ADMIN_TOKEN,
-        FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
-        BLOB_DIR: join(scratch, 'blobs'),
-        BLOB_SIGNING_SECRET: 'image-test-blob-signing-secret-0123456789abcdef',
-        ...extra,
+  function startFromTree(
+    service: string,
+    port: number,
+    prefix: string,
+    extra: Record<string, string> = { OTEL_SDK_DISABLED: 'true' },
+  ): ChildProcess {
+    const child = spawn(
+      process.execPath,
+      [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`],
+      {
+        cwd: tree,
+        // Nothing of the test's environment: only what the chart sets.
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          NODE_ENV: 'production',
+          HTTP_HOST: '127.0.0.1',
+          [portVariable(service)]: String(port),
+          NATS_URL: credentials.NATS_URL!,
+          [`${service.toUpperCase()}_DATABASE_URL`]: credentials[`${service.toUpperCase()}_DATABASE_URL`]!,
+          MIGRATION_DATABASE_URL: credentials.MIGRATION_DATABASE_URL!,
+          CALL_CONTEXT_SECRET: credentials.CALL_CONTEXT_SECRET!,
+          ...(credentials[`${service.toUpperCase()}_NATS_PASSWORD`]
+            ? { [`${service.toUpperCase()}_NATS_PASSWORD`]: credentials[`${service.toUpperCase()}_NATS_PASSWORD`]! }
+            : {}),
+          NATS_PREFIX: prefix,
+          LOG_LEVEL: 'warn',
+          ADMIN_TOKEN: ADMIN_TOKEN,
+          FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
+          BLOB_DIR: join(scratch, 'blobs'),
+          BLOB_SIGNING_SECRET: 'image-test-blob-signing-secret-0123456789abcdef',
+          ...extra,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    );
     children.push(child);
     return child;
   }
 
   /** The status of the first successful `/readyz` of the service at `url` (fails after 60 s). */
   const untilReady = (url: string): Promise<number> =>
-    eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? r.status : undefined), () => undefined), 60_000, 200);
+    eventually(
+      () =>
+        fetch(`${url}/readyz`).then(
+          (r) => (r.ok ? r.status : undefined),
+          () => undefined,
+        ),
+      60_000,
+      200,
+    );
 
   /** The gateway of the six services started from the tree by the next test. */
   let gatewayUrl: string | undefined;
@@ -119,14 +154,19 @@ describe('container image tree', () => {
     const checksum = createHash('sha256').update(wav).digest('hex');
     const created = await api.request('POST', '/api/v1/catalog/assets', {
       key,
-      body: { retention: 'standalone', upload: { filename: 'noise.wav', contentType: 'audio/wav', size: wav.length, checksum: `sha256:${checksum}` } },
+      body: {
+        retention: 'standalone',
+        upload: { filename: 'noise.wav', contentType: 'audio/wav', size: wav.length, checksum: `sha256:${checksum}` },
+      },
     });
     expect(created.status).toBe(201);
     const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav });
     expect(put.status).toBe(200);
     const confirmed = await api.request('POST', `/api/v1/catalog/assets/${created.body.assetId}/confirm`, { key });
     expect(confirmed.body).toMatchObject({ status: 'ONLINE', size: wav.length });
-    const download = await fetch(`${gatewayUrl}/api/v1/catalog/assets/${created.body.assetId}/download`, { headers: { authorization: `Bearer ${key}` } });
+    const download = await fetch(`${gatewayUrl}/api/v1/catalog/assets/${created.body.assetId}/download`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(download.status).toBe(200);
     const received = createHash('sha256');
     let size = 0;
@@ -135,7 +175,9 @@ describe('container image tree', () => {
       size += chunk.length;
     }
     expect({ size, sha256: received.digest('hex') }).toEqual({ size: wav.length, sha256: checksum });
-    const range = await fetch(`${gatewayUrl}/api/v1/catalog/assets/${created.body.assetId}/download`, { headers: { authorization: `Bearer ${key}`, range: 'bytes=1000000-1999999' } });
+    const range = await fetch(`${gatewayUrl}/api/v1/catalog/assets/${created.body.assetId}/download`, {
+      headers: { authorization: `Bearer ${key}`, range: 'bytes=1000000-1999999' },
+    });
     expect(range.status).toBe(206);
     expect(Buffer.from(await range.arrayBuffer()).equals(wav.subarray(1_000_000, 2_000_000))).toBe(true);
   }, 120_000);
@@ -144,7 +186,11 @@ describe('container image tree', () => {
     const collector = await startOtlpCollector();
     try {
       const port = await freePort();
-      startFromTree('gateway', port, uniqueNatsPrefix('image-otel'), { OTEL_SERVICE_NAME: 'gateway', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
+      startFromTree('gateway', port, uniqueNatsPrefix('image-otel'), {
+        OTEL_SERVICE_NAME: 'gateway',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
       const url = `http://127.0.0.1:${port}`;
       expect(await untilReady(url)).toBe(200);
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

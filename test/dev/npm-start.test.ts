@@ -2,7 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, createTestDatabase, eventually, freePort, serviceEnvironment, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  apiClient,
+  createTestDatabase,
+  eventually,
+  freePort,
+  serviceEnvironment,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 import { httpPortVariable, repoRoot, SERVICE_NAMES } from '../../scripts/dev/services.js';
 import { isRunning } from '../support/processes.js';
 
@@ -60,7 +68,12 @@ test('a killed service is restarted while the others keep running; Ctrl-C stops 
     OTEL_SDK_DISABLED: 'true',
   };
   // As scripts/start.sh runs it: in a process group of its own.
-  dev = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/dev.ts'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  dev = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/dev.ts'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   dev.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   dev.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => dev!.once('exit', (code) => resolve(code)));
@@ -85,7 +98,11 @@ test('a killed service is restarted while the others keep running; Ctrl-C stops 
   }, 60_000);
   expect(created.body).toMatchObject({ title: 'After the crash' });
   for (const service of SERVICE_NAMES.filter((name) => name !== 'catalog')) {
-    expect({ service, pid: startedPid(service), running: isRunning(pids[service]!) }).toEqual({ service, pid: pids[service], running: true });
+    expect({ service, pid: startedPid(service), running: isRunning(pids[service]!) }).toEqual({
+      service,
+      pid: pids[service],
+      running: true,
+    });
   }
 
   process.kill(-dev.pid!, 'SIGINT');

@@ -27,7 +27,10 @@ function schemathesisBinary(): string {
         .map((name) => join(tools, name, 'bin', 'schemathesis'))
         .find((path) => existsSync(path))
     : undefined;
-  if (!cached) throw new Error('schemathesis not found: run the tests through `npm test` (scripts/lib/infra.sh ensure_schemathesis) or set SCHEMATHESIS_BIN');
+  if (!cached)
+    throw new Error(
+      'schemathesis not found: run the tests through `npm test` (scripts/lib/infra.sh ensure_schemathesis) or set SCHEMATHESIS_BIN',
+    );
   return cached;
 }
 
@@ -44,7 +47,8 @@ function runSchemathesis(args: string[], env: Record<string, string>, cwd: strin
       { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 6 * 60_000 },
       (error, stdout, stderr) => {
         const exitCode = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        if (error && typeof error.code !== 'number') reject(new Error(`schemathesis did not finish: ${error.message}\n${stdout}\n${stderr}`));
+        if (error && typeof error.code !== 'number')
+          reject(new Error(`schemathesis did not finish: ${error.message}\n${stdout}\n${stderr}`));
         else resolve({ exitCode, output: `${stdout}\n${stderr}` });
       },
     );
@@ -59,7 +63,12 @@ interface Finding {
 }
 
 const unescapeXml = (text: string): string =>
-  text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** The failures of a schemathesis JUnit report: one per `- STnnn Title` line of each test case's failure texts. */
 function findingsOf(junit: string): Finding[] {
@@ -70,7 +79,8 @@ function findingsOf(junit: string): Finding[] {
       const text = unescapeXml(failure[2]!);
       const heads = [...text.matchAll(/^- (ST\d+) (.+)$/gm)];
       if (heads.length === 0) findings.push({ operation, code: failure[1]!, title: 'error', detail: text.slice(0, 1500) });
-      for (const head of heads) findings.push({ operation, code: head[1]!, title: head[2]!, detail: text.slice(head.index, head.index + 1500) });
+      for (const head of heads)
+        findings.push({ operation, code: head[1]!, title: head[2]!, detail: text.slice(head.index, head.index + 1500) });
     }
   }
   return findings;
@@ -88,57 +98,66 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-test('schemathesis finds nothing the OpenAPI document does not say: all checks, catalog and admin paths', async () => {
-  const { key } = await apiClient(system.baseUrl).tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
-  const reports = join(work, 'reports');
-  const run = await runSchemathesis(
-    [
-      '--no-color',
-      '--config-file',
-      join(here, 'schemathesis.toml'),
-      'run',
-      `${system.baseUrl}/api/v1/openapi.json`,
-      '--checks',
-      'all',
-      '--seed',
-      SEED,
-      '--max-examples',
-      EXAMPLES_PER_OPERATION,
-      '--workers',
-      '2',
-      '--include-path-regex',
-      '^/(api/v1/catalog|admin/v1)/',
-      '--report',
-      'junit,json',
-      '--report-dir',
-      reports,
-    ],
-    { FUZZ_API_KEY: key, FUZZ_ADMIN_TOKEN: ADMIN_TOKEN },
-    work,
-  );
-  const files = existsSync(reports) ? readdirSync(reports) : [];
-  const junitFile = files.find((name) => name.startsWith('junit'));
-  const jsonFile = files.find((name) => name.startsWith('json'));
-  if (!junitFile || !jsonFile) throw new Error(`schemathesis wrote no report (exit ${run.exitCode}):\n${run.output.slice(-5000)}`);
-  const summary = JSON.parse(readFileSync(join(reports, jsonFile), 'utf8')) as {
-    operations: { selected: number; tested: number; errored: number };
-    test_cases: { generated: number };
-  };
-  const findings = findingsOf(readFileSync(join(reports, junitFile), 'utf8'));
-  const shown = findings.map((f) => `${f.operation}: ${f.code} ${f.title}\n${f.detail}`).join('\n\n');
+test(
+  'schemathesis finds nothing the OpenAPI document does not say: all checks, catalog and admin paths',
+  async () => {
+    const { key } = await apiClient(system.baseUrl).tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+    const reports = join(work, 'reports');
+    const run = await runSchemathesis(
+      [
+        '--no-color',
+        '--config-file',
+        join(here, 'schemathesis.toml'),
+        'run',
+        `${system.baseUrl}/api/v1/openapi.json`,
+        '--checks',
+        'all',
+        '--seed',
+        SEED,
+        '--max-examples',
+        EXAMPLES_PER_OPERATION,
+        '--workers',
+        '2',
+        '--include-path-regex',
+        '^/(api/v1/catalog|admin/v1)/',
+        '--report',
+        'junit,json',
+        '--report-dir',
+        reports,
+      ],
+      { FUZZ_API_KEY: key, FUZZ_ADMIN_TOKEN: ADMIN_TOKEN },
+      work,
+    );
+    const files = existsSync(reports) ? readdirSync(reports) : [];
+    const junitFile = files.find((name) => name.startsWith('junit'));
+    const jsonFile = files.find((name) => name.startsWith('json'));
+    if (!junitFile || !jsonFile) throw new Error(`schemathesis wrote no report (exit ${run.exitCode}):\n${run.output.slice(-5000)}`);
+    const summary = JSON.parse(readFileSync(join(reports, jsonFile), 'utf8')) as {
+      operations: { selected: number; tested: number; errored: number };
+      test_cases: { generated: number };
+    };
+    const findings = findingsOf(readFileSync(join(reports, junitFile), 'utf8'));
+    const shown = findings.map((f) => `${f.operation}: ${f.code} ${f.title}\n${f.detail}`).join('\n\n');
 
-  // Every operation of the selected paths was tested, with a real number of cases.
-  expect(summary.operations.selected).toBeGreaterThanOrEqual(30);
-  expect(summary.operations.tested).toBe(summary.operations.selected);
-  expect(summary.test_cases.generated).toBeGreaterThan(summary.operations.selected * 10);
-  // Named first: server errors, responses outside their schema, undocumented statuses; then any other finding.
-  // Failure codes of schemathesis: ST101/ST102 server error, ST103 undocumented status, ST108/ST109 response schema.
-  const named = (codes: string[]) => findings.filter((f) => codes.includes(f.code));
-  expect({ serverErrors: named(['ST101', 'ST102']).length, schemaViolations: named(['ST108', 'ST109']).length, undocumentedStatuses: named(['ST103']).length, shown }).toEqual({
-    serverErrors: 0,
-    schemaViolations: 0,
-    undocumentedStatuses: 0,
-    shown: '',
-  });
-  expect(run.exitCode).toBe(0);
-}, 8 * 60_000);
+    // Every operation of the selected paths was tested, with a real number of cases.
+    expect(summary.operations.selected).toBeGreaterThanOrEqual(30);
+    expect(summary.operations.tested).toBe(summary.operations.selected);
+    expect(summary.test_cases.generated).toBeGreaterThan(summary.operations.selected * 10);
+    // Named first: server errors, responses outside their schema, undocumented statuses; then any other finding.
+    // Failure codes of schemathesis: ST101/ST102 server error, ST103 undocumented status, ST108/ST109 response schema.
+    const named = (codes: string[]) => findings.filter((f) => codes.includes(f.code));
+    expect({
+      serverErrors: named(['ST101', 'ST102']).length,
+      schemaViolations: named(['ST108', 'ST109']).length,
+      undocumentedStatuses: named(['ST103']).length,
+      shown,
+    }).toEqual({
+      serverErrors: 0,
+      schemaViolations: 0,
+      undocumentedStatuses: 0,
+      shown: '',
+    });
+    expect(run.exitCode).toBe(0);
+  },
+  8 * 60_000,
+);

@@ -2,7 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { callContextKeys, encodeBusEvent, newId, sealCallContext, subjectsFor, type CallContext, type NatsConnection, type RpcReply, type Subjects } from '@catalog/platform';
+import {
+  callContextKeys,
+  encodeBusEvent,
+  newId,
+  sealCallContext,
+  subjectsFor,
+  type CallContext,
+  type NatsConnection,
+  type RpcReply,
+  type Subjects,
+} from '@catalog/platform';
 import { assetListenerSubject } from '@catalog/contracts';
 import { eventually, natsUsers, sineWav, testBus, testCredentials, type TestTenant } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
@@ -73,7 +83,12 @@ describe('a client with no service credentials (the NATS user `nobody`)', () => 
 
   test('cannot call an internal or a public operation, whatever Catalog-Tenant it sends', async () => {
     const body = JSON.stringify({ params: { id: newId() }, query: {}, body: { entityId: newId(), versionId: newId() } });
-    for (const subject of [subjects.rpc('asset', 'attachAsset'), subjects.rpc('asset', 'releaseAsset'), subjects.rpc('catalog', 'listEntities'), subjects.rpc('events', 'listEvents')]) {
+    for (const subject of [
+      subjects.rpc('asset', 'attachAsset'),
+      subjects.rpc('asset', 'releaseAsset'),
+      subjects.rpc('catalog', 'listEntities'),
+      subjects.rpc('events', 'listEvents'),
+    ]) {
       await expect(nobody.request(subject, body, { timeout: 2_000, headers: tenantHeaders(tenant.orgId) })).rejects.toThrow(
         `Permissions Violation for Publish to "${subject}"`,
       );
@@ -173,13 +188,19 @@ describe('each service is held to its own subjects', () => {
     const catalogErrors = serverErrors(catalog);
     try {
       const internal = subjects.rpc('asset', 'attachAsset');
-      await expect(gateway.request(internal, '{}', { timeout: 2_000 })).rejects.toThrow(`Permissions Violation for Publish to "${internal}"`);
+      await expect(gateway.request(internal, '{}', { timeout: 2_000 })).rejects.toThrow(
+        `Permissions Violation for Publish to "${internal}"`,
+      );
       expect(await subscriptionRefusal(gateway, subjects.rpc('catalog', 'createEntity'))).toMatch(/Permissions Violation for Subscription/);
       const assetEvent = subjects.events('catalog', 'asset.expired');
       catalog.publish(assetEvent, '{}');
       await catalog.flush();
-      await eventually(async () => (catalogErrors.some((e) => e.includes(`Permissions Violation for Publish to "${assetEvent}"`)) ? true : undefined));
-      expect(await subscriptionRefusal(catalog, subjects.rpc('asset', 'attachAsset'), 'asset')).toMatch(/Permissions Violation for Subscription/);
+      await eventually(async () =>
+        catalogErrors.some((e) => e.includes(`Permissions Violation for Publish to "${assetEvent}"`)) ? true : undefined,
+      );
+      expect(await subscriptionRefusal(catalog, subjects.rpc('asset', 'attachAsset'), 'asset')).toMatch(
+        /Permissions Violation for Subscription/,
+      );
     } finally {
       await gateway.close();
       await catalog.close();
@@ -196,14 +217,23 @@ describe('a service refuses a call whose context is not signed for it, even from
   });
   afterAll(() => gateway?.close());
 
-  const context = (): CallContext => ({ tenantId: tenant.orgId, keyId: tenant.keyId, permissions: ['catalog:api'], sourceSystem: `public-api:${tenant.keyId}`, requestId: newId() });
+  const context = (): CallContext => ({
+    tenantId: tenant.orgId,
+    keyId: tenant.keyId,
+    permissions: ['catalog:api'],
+    sourceSystem: `public-api:${tenant.keyId}`,
+    requestId: newId(),
+  });
   const request = JSON.stringify({ params: {}, query: {}, body: null });
 
   async function send(subject: string, headers: MsgHdrs): Promise<RpcReply> {
     return (await gateway.request(subject, request, { timeout: 5_000, headers })).json<RpcReply>();
   }
 
-  const refused = (reason: string) => ({ ok: false, error: expect.objectContaining({ status: 401, code: 'call_context_rejected', details: { reason } }) });
+  const refused = (reason: string) => ({
+    ok: false,
+    error: expect.objectContaining({ status: 401, code: 'call_context_rejected', details: { reason } }),
+  });
 
   test('a correctly signed context is answered', async () => {
     const subject = subjects.rpc('catalog', 'listEntities');
@@ -216,7 +246,9 @@ describe('a service refuses a call whose context is not signed for it, even from
 
   test('a context signed with another key, or altered after signing', async () => {
     const subject = subjects.rpc('catalog', 'listEntities');
-    expect(await send(subject, sealCallContext(callContextKeys('not-the-secret-of-this-deployment-0123456789'), subject, context()))).toEqual(refused('forged'));
+    expect(
+      await send(subject, sealCallContext(callContextKeys('not-the-secret-of-this-deployment-0123456789'), subject, context())),
+    ).toEqual(refused('forged'));
     const altered = sealCallContext(callContextKeys(secret()), subject, context());
     altered.set('Catalog-Tenant', newId());
     expect(await send(subject, altered)).toEqual(refused('forged'));

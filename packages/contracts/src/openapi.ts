@@ -34,7 +34,10 @@ function plain(schema: TSchema): Record<string, unknown> {
 
 function parameters(route: RouteDefinition): unknown[] {
   const list: unknown[] = [];
-  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!schema) continue;
     const object = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
     for (const [name, property] of Object.entries(object.properties ?? {})) {
@@ -57,7 +60,8 @@ function parameters(route: RouteDefinition): unknown[] {
  * 408/413/415 where a body is read, 503/504 where another service answers, and the operation's own.
  */
 function errorStatuses(route: RouteDefinition): number[] {
-  const auth = route.auth.kind === 'apiKey' ? [401, 403, ...(route.auth.entitlement ? [402] : [])] : route.auth.kind === 'admin' ? [401] : [];
+  const auth =
+    route.auth.kind === 'apiKey' ? [401, 403, ...(route.auth.entitlement ? [402] : [])] : route.auth.kind === 'admin' ? [401] : [];
   const statuses = [
     400,
     429,

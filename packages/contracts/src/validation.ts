@@ -79,11 +79,16 @@ export function requestValidator(route: RouteDefinition): RequestValidator {
       if (query) {
         if (!query(queryValue)) return { ok: false, part: 'query', issues: issues('query', query.errors) };
       } else if (Object.keys(queryValue).length > 0) {
-        return { ok: false, part: 'query', issues: Object.keys(queryValue).map((k) => ({ location: 'query', path: `/${k}`, message: 'is not a known parameter' })) };
+        return {
+          ok: false,
+          part: 'query',
+          issues: Object.keys(queryValue).map((k) => ({ location: 'query', path: `/${k}`, message: 'is not a known parameter' })),
+        };
       }
       const bodyValue = input.body;
       if (body) {
-        if (bodyValue === undefined) return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'a JSON body is required' }] };
+        if (bodyValue === undefined)
+          return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'a JSON body is required' }] };
         if (!body(bodyValue)) return { ok: false, part: 'body', issues: issues('body', body.errors) };
       } else if (bodyValue !== undefined) {
         return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'this operation takes no body' }] };

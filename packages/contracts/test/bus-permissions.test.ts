@@ -25,7 +25,11 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     for (const route of routes.filter((r) => r.service !== 'gateway')) {
       const subject = `cs.rpc.${route.service}.${route.operationId}`;
       const callers = who('publish', subject).filter((user) => user !== 'catalog' || route.service !== 'asset');
-      expect({ subject, callers, answerers: who('subscribe', subject) }).toEqual({ subject, callers: ['gateway'], answerers: [route.service] });
+      expect({ subject, callers, answerers: who('subscribe', subject) }).toEqual({
+        subject,
+        callers: ['gateway'],
+        answerers: [route.service],
+      });
     }
   });
 
@@ -33,7 +37,11 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     expect(INTERNAL_OPERATIONS.asset).toEqual(['attachAsset', 'releaseAsset']);
     for (const operation of INTERNAL_OPERATIONS.asset!) {
       const subject = `t1.rpc.asset.${operation}`;
-      expect({ operation, callers: who('publish', subject), answerers: who('subscribe', subject) }).toEqual({ operation, callers: ['catalog'], answerers: ['asset'] });
+      expect({ operation, callers: who('publish', subject), answerers: who('subscribe', subject) }).toEqual({
+        operation,
+        callers: ['catalog'],
+        answerers: ['asset'],
+      });
     }
     expect(operationsServedBy('asset')).toEqual(expect.arrayContaining(['createAsset', 'attachAsset', 'releaseAsset']));
   });

@@ -170,12 +170,16 @@ function readNatsCredentials(env: EnvReader, serviceName: string): { natsUser: s
 export function readCommonConfig(env: EnvReader, serviceName: string, defaultPort: number): CommonConfig {
   const postgres = ['postgres', 'postgresql'];
   const ownDatabaseUrl = env.optionalString(`${serviceName.toUpperCase()}_DATABASE_URL`);
-  const databaseUrl = ownDatabaseUrl === undefined ? env.url('DATABASE_URL', undefined, postgres) : env.url(`${serviceName.toUpperCase()}_DATABASE_URL`, undefined, postgres);
+  const databaseUrl =
+    ownDatabaseUrl === undefined
+      ? env.url('DATABASE_URL', undefined, postgres)
+      : env.url(`${serviceName.toUpperCase()}_DATABASE_URL`, undefined, postgres);
   return {
     serviceName,
     logLevel: env.oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
     databaseUrl,
-    migrationDatabaseUrl: env.optionalString('MIGRATION_DATABASE_URL') === undefined ? databaseUrl : env.url('MIGRATION_DATABASE_URL', undefined, postgres),
+    migrationDatabaseUrl:
+      env.optionalString('MIGRATION_DATABASE_URL') === undefined ? databaseUrl : env.url('MIGRATION_DATABASE_URL', undefined, postgres),
     dbPoolSize: env.int('DB_POOL_SIZE', 10, { min: 1, max: 200 }),
     dbPreparedStatementsPerConnection: env.int('DB_PREPARED_STATEMENTS_PER_CONNECTION', 200, { min: 0, max: 10_000 }),
     dbStatementTimeoutMs: env.int('DB_STATEMENT_TIMEOUT_MS', 30_000, { min: 0 }),

@@ -22,8 +22,12 @@ const TAG_BYTES = 16;
 
 export function cursorCodec<P extends Record<string, unknown>>(settings: CursorCodecSettings<P>): CursorCodec<P> {
   const sign = (data: Buffer): Buffer =>
-    createHmac('sha256', settings.secret ?? '').update(data).digest().subarray(0, TAG_BYTES);
-  const malformed = () => badRequest('invalid_cursor', 'the cursor is malformed; use a nextCursor exactly as returned', { parameter: 'after' });
+    createHmac('sha256', settings.secret ?? '')
+      .update(data)
+      .digest()
+      .subarray(0, TAG_BYTES);
+  const malformed = () =>
+    badRequest('invalid_cursor', 'the cursor is malformed; use a nextCursor exactly as returned', { parameter: 'after' });
   return {
     encode(payload) {
       const data = Buffer.from(JSON.stringify({ v: settings.version, ...payload }), 'utf8');

@@ -30,8 +30,7 @@ export const badRequest = (code: string, message: string, details?: Record<strin
   new AppError(400, code, message, details);
 export const unauthorized = (message = 'missing or invalid API key'): AppError => new AppError(401, 'unauthorized', message);
 export const paymentRequired = (code: string, message: string): AppError => new AppError(402, code, message);
-export const forbidden = (message: string, details?: Record<string, unknown>): AppError =>
-  new AppError(403, 'forbidden', message, details);
+export const forbidden = (message: string, details?: Record<string, unknown>): AppError => new AppError(403, 'forbidden', message, details);
 export const notFound = (what: string): AppError => new AppError(404, 'not_found', `${what} not found`);
 export const conflict = (code: string, message: string, details?: Record<string, unknown>): AppError =>
   new AppError(409, code, message, details);

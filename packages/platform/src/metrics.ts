@@ -74,9 +74,15 @@ export const processMetrics: MetricsRegistry = createMetricsRegistry();
 /** Counters the platform keeps (names and meaning are part of the operations contract, decision 0053). */
 export const PLATFORM_COUNTERS = {
   deadLetters: ['catalog_dead_letters_total', 'Messages parked in the dead-letter stream, by consumer and reason'],
-  retries: ['catalog_message_retries_total', 'Failed attempts at handling a message that were retried, by consumer and kind (transient or rejected)'],
+  retries: [
+    'catalog_message_retries_total',
+    'Failed attempts at handling a message that were retried, by consumer and kind (transient or rejected)',
+  ],
   unhandledRejections: ['catalog_unhandled_rejections_total', 'Promise rejections nothing handled (logged; the process goes on)'],
-  rpcFailures: ['catalog_rpc_failures_total', 'Synchronous calls answered with an error that is not the caller\'s (internal_error, reply_too_large), by operation and code'],
+  rpcFailures: [
+    'catalog_rpc_failures_total',
+    "Synchronous calls answered with an error that is not the caller's (internal_error, reply_too_large), by operation and code",
+  ],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type PlatformCounter = keyof typeof PLATFORM_COUNTERS;

@@ -76,7 +76,13 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
   const { config } = settings;
   const logger = settings.logger ?? createLogger({ service: config.serviceName, level: config.logLevel });
   const database = await openServiceDatabase<DB>(settings, logger);
-  const nc = await connectBus({ url: config.natsUrl, name: config.serviceName, logger, user: config.natsUser, password: config.natsPassword }).catch(async (error: unknown) => {
+  const nc = await connectBus({
+    url: config.natsUrl,
+    name: config.serviceName,
+    logger,
+    user: config.natsUser,
+    password: config.natsPassword,
+  }).catch(async (error: unknown) => {
     await database.close();
     throw error;
   });
@@ -93,7 +99,15 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
         logger,
       })
     : null;
-  return assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, callContext: callContextKeys(config.callContextSecret, config.callContextTtlMs) });
+  return assembleRuntime<DB>({
+    settings,
+    logger,
+    database,
+    nc,
+    subjects,
+    relay,
+    callContext: callContextKeys(config.callContextSecret, config.callContextTtlMs),
+  });
 }
 
 /**
@@ -103,7 +117,13 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
 async function openServiceDatabase<DB>(settings: ServiceRuntimeSettings, logger: Logger): Promise<Database<DB>> {
   const { config } = settings;
   if (settings.migrate ?? config.migrateOnStart) {
-    await migrateSchema({ url: config.migrationDatabaseUrl, schema: settings.schema, role: `${settings.schema}_app`, migrations: settings.migrations, logger });
+    await migrateSchema({
+      url: config.migrationDatabaseUrl,
+      schema: settings.schema,
+      role: `${settings.schema}_app`,
+      migrations: settings.migrations,
+      logger,
+    });
   }
   const database = createDatabase<DB>({
     url: config.databaseUrl,
@@ -154,7 +174,15 @@ function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, 
       return http;
     },
     async serve(handlers) {
-      const service = await serveRpc({ nc, subjects, callContext, service: config.serviceName, version: settings.version, handlers, logger });
+      const service = await serveRpc({
+        nc,
+        subjects,
+        callContext,
+        service: config.serviceName,
+        version: settings.version,
+        handlers,
+        logger,
+      });
       stops.push(async () => {
         await service.stop();
       });
@@ -172,7 +200,10 @@ function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, 
         ...(options?.metrics === false ? {} : { metrics: processMetrics }),
       });
       extend?.(app);
-      const server = await listen(app, config.httpPort, config.httpHost, { timeouts: config.http, streamedBodies: options?.streamedBodies ?? false });
+      const server = await listen(app, config.httpPort, config.httpHost, {
+        timeouts: config.http,
+        streamedBodies: options?.streamedBodies ?? false,
+      });
       stops.push(() => server.close(config.shutdownTimeoutMs));
       http = server;
       logger.info({ address: server.url }, 'http listening');

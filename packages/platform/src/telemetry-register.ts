@@ -21,15 +21,21 @@ const keepOnly: SpanProcessor = {
 
 async function startTelemetry(): Promise<void> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { registerInstrumentations }, { HttpInstrumentation }, { PgInstrumentation }, { KoaInstrumentation }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/instrumentation'),
-      import('@opentelemetry/instrumentation-http'),
-      import('@opentelemetry/instrumentation-pg'),
-      import('@opentelemetry/instrumentation-koa'),
-    ]);
+  const [
+    { NodeTracerProvider, BatchSpanProcessor },
+    { resourceFromAttributes },
+    { registerInstrumentations },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { KoaInstrumentation },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/instrumentation'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/instrumentation-koa'),
+  ]);
   let processor = keepOnly;
   if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
     // The OTLP exporter is loaded only when spans are exported.

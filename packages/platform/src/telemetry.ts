@@ -13,10 +13,14 @@ export function injectTraceHeaders(target: Record<string, string>, ctx: Context 
 }
 
 export function extractTraceContext(lookup: (key: string) => string | undefined): Context {
-  return propagation.extract(context.active(), {}, {
-    keys: () => ['traceparent', 'tracestate'],
-    get: (_carrier, key) => lookup(key),
-  });
+  return propagation.extract(
+    context.active(),
+    {},
+    {
+      keys: () => ['traceparent', 'tracestate'],
+      get: (_carrier, key) => lookup(key),
+    },
+  );
 }
 
 /** Runs `fn` in a new span, recording failures; the span ends when `fn` settles. */

@@ -57,7 +57,11 @@ describe('metrics', () => {
 
   test('a listener given a registry serves it at /metrics', async () => {
     platformCounter(processMetrics, 'deadLetters').inc({ consumer: 'metrics-test', reason: 'malformed' });
-    const server = await listen(createHttpApp({ logger: testLogger(), ready: async () => undefined, metrics: processMetrics }), 0, '127.0.0.1');
+    const server = await listen(
+      createHttpApp({ logger: testLogger(), ready: async () => undefined, metrics: processMetrics }),
+      0,
+      '127.0.0.1',
+    );
     const bare = await listen(createHttpApp({ logger: testLogger(), ready: async () => undefined }), 0, '127.0.0.1');
     try {
       const response = await fetch(`${server.url}/metrics`);

@@ -1,9 +1,24 @@
-import { callContextKeys, callRpc, newId, openCallContext, sealCallContext, serveRpc, subjectsFor, type CallContext } from '@catalog/platform';
+import {
+  callContextKeys,
+  callRpc,
+  newId,
+  openCallContext,
+  sealCallContext,
+  serveRpc,
+  subjectsFor,
+  type CallContext,
+} from '@catalog/platform';
 import { capturingLogger, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 
 /** Decision 0056: the signed call context, and how a service refuses one that does not verify. */
 const keys = callContextKeys('call-context-test-secret-0123456789abcdef');
-const call: CallContext = { tenantId: newId(), keyId: 'k1', permissions: ['catalog:api', 'library:api'], sourceSystem: 'public-api:k1', requestId: 'r1' };
+const call: CallContext = {
+  tenantId: newId(),
+  keyId: 'k1',
+  permissions: ['catalog:api', 'library:api'],
+  sourceSystem: 'public-api:k1',
+  requestId: 'r1',
+};
 
 describe('sealCallContext / openCallContext', () => {
   test('a context opens on the subject it was sealed for, with everything it carried', () => {
@@ -35,9 +50,13 @@ describe('sealCallContext / openCallContext', () => {
       altered.set(header, value);
       expect({ header, refusal: reason(altered) }).toEqual({ header, refusal: refused('forged') });
     }
-    expect(reason(sealCallContext(callContextKeys('another-deployment-secret-0123456789abcdef'), subject, call))).toEqual(refused('forged'));
+    expect(reason(sealCallContext(callContextKeys('another-deployment-secret-0123456789abcdef'), subject, call))).toEqual(
+      refused('forged'),
+    );
     expect(reason(sealCallContext(keys, 'cs.rpc.catalog.listEntities', call))).toEqual(refused('wrong_subject'));
-    expect(reason(sealCallContext(callContextKeys('call-context-test-secret-0123456789abcdef', -1), subject, call))).toEqual(refused('expired'));
+    expect(reason(sealCallContext(callContextKeys('call-context-test-secret-0123456789abcdef', -1), subject, call))).toEqual(
+      refused('expired'),
+    );
   });
 
   test('the secret must be at least 32 characters', () => {
@@ -51,15 +70,45 @@ test('a service answers a refused call with the error and logs it, without the s
   const server = await testBus('context-server');
   const client = await testBus('context-client');
   try {
-    await serveRpc({ nc: server, subjects, callContext: testCallContext(), service: 'ctx', version: '1.0.0', logger, handlers: { op: async () => ({ body: 'done' }) } });
+    await serveRpc({
+      nc: server,
+      subjects,
+      callContext: testCallContext(),
+      service: 'ctx',
+      version: '1.0.0',
+      logger,
+      handlers: { op: async () => ({ body: 'done' }) },
+    });
     const forged = sealCallContext(callContextKeys('a-secret-the-service-does-not-know-0123456789'), subjects.rpc('ctx', 'op'), call);
-    const reply = (await client.request(subjects.rpc('ctx', 'op'), JSON.stringify({ params: {}, query: {}, body: null }), { headers: forged, timeout: 5_000 })).json();
-    expect(reply).toEqual({ ok: false, error: { status: 401, code: 'call_context_rejected', message: 'the call context signature does not match', details: { reason: 'forged' } } });
+    const reply = (
+      await client.request(subjects.rpc('ctx', 'op'), JSON.stringify({ params: {}, query: {}, body: null }), {
+        headers: forged,
+        timeout: 5_000,
+      })
+    ).json();
+    expect(reply).toEqual({
+      ok: false,
+      error: {
+        status: 401,
+        code: 'call_context_rejected',
+        message: 'the call context signature does not match',
+        details: { reason: 'forged' },
+      },
+    });
     const logged = lines().find((line) => line.msg === 'call refused: its call context does not verify');
-    expect(logged).toMatchObject({ level: 40, reason: 'forged', operation: 'op', subject: subjects.rpc('ctx', 'op'), claimedTenant: call.tenantId, claimedRequestId: 'r1' });
+    expect(logged).toMatchObject({
+      level: 40,
+      reason: 'forged',
+      operation: 'op',
+      subject: subjects.rpc('ctx', 'op'),
+      claimedTenant: call.tenantId,
+      claimedRequestId: 'r1',
+    });
     expect(JSON.stringify(lines())).not.toContain(forged.get('Catalog-Context-Signature'));
     // Signed with the right keys, the same call is answered.
-    expect(await callRpc({ nc: client, subjects, callContext: testCallContext() }, 'ctx', 'op', { params: {}, query: {}, body: null }, call)).toEqual({ ok: true, status: 200, body: 'done' });
+    expect(
+      await callRpc({ nc: client, subjects, callContext: testCallContext() }, 'ctx', 'op', { params: {}, query: {}, body: null }, call),
+    ).toEqual({ ok: true, status: 200, body: 'done' });
   } finally {
     await server.drain();
     await client.drain();

@@ -173,7 +173,10 @@ describe('in a process started with the streaming services’ flags', () => {
     scratch = mkdtempSync(join(tmpdir(), 'chunk-relay-'));
     const script = join(scratch, 'proxy.mjs');
     writeFileSync(script, PROXY_SCRIPT);
-    proxy = spawn(process.execPath, [...serviceNodeFlags('gateway'), '--import', 'tsx', script, String(originPort)], { cwd: platformDir, stdio: ['ignore', 'pipe', 'inherit'] });
+    proxy = spawn(process.execPath, [...serviceNodeFlags('gateway'), '--import', 'tsx', script, String(originPort)], {
+      cwd: platformDir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     proxyPort = await new Promise<number>((resolve, reject) => {
       proxy.once('exit', (code) => reject(new Error(`the proxy exited ${code}`)));
       proxy.stdout!.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
@@ -186,7 +189,12 @@ describe('in a process started with the streaming services’ flags', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  const stats = async (): Promise<{ canReleaseChunks: boolean; released: Record<string, boolean>; peakExternal: number; idleExternal: number }> => {
+  const stats = async (): Promise<{
+    canReleaseChunks: boolean;
+    released: Record<string, boolean>;
+    peakExternal: number;
+    idleExternal: number;
+  }> => {
     const response = await fetch(`http://127.0.0.1:${proxyPort}/stats`);
     return (await response.json()) as Awaited<ReturnType<typeof stats>>;
   };
@@ -203,10 +211,13 @@ describe('in a process started with the streaming services’ flags', () => {
     const expectedSha = expected.digest('hex');
 
     await new Promise<void>((resolve, reject) => {
-      const upload = request({ port: proxyPort, host: '127.0.0.1', method: 'PUT', path: '/file', headers: { 'content-length': TOTAL } }, (answer) => {
-        answer.resume();
-        answer.on('end', resolve);
-      });
+      const upload = request(
+        { port: proxyPort, host: '127.0.0.1', method: 'PUT', path: '/file', headers: { 'content-length': TOTAL } },
+        (answer) => {
+          answer.resume();
+          answer.on('end', resolve);
+        },
+      );
       upload.on('error', reject);
       writeRepeated(upload, pattern, TOTAL);
     });

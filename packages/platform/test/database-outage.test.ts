@@ -34,7 +34,10 @@ test('a connection lost mid-query fails the query, and the pool serves again onc
     await new Promise((resolve) => setTimeout(resolve, 100));
     await proxy.cut();
     const [query, transaction] = await settled;
-    expect(query).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/Connection terminated/) }) });
+    expect(query).toMatchObject({
+      status: 'rejected',
+      reason: expect.objectContaining({ message: expect.stringMatching(/Connection terminated/) }),
+    });
     expect(transaction.status).toBe('rejected');
     await proxy.restore();
     await eventually(async () => ((await sql<{ n: number }>`select 1 as n`.execute(database.db)).rows[0]?.n === 1 ? true : undefined));

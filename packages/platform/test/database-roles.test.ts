@@ -15,7 +15,17 @@ import {
   type Migrations,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { capturingLogger, createTestDatabase, eventually, serviceEnvironment, testCredentials, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  capturingLogger,
+  createTestDatabase,
+  eventually,
+  serviceEnvironment,
+  testCredentials,
+  testInfrastructure,
+  testLogger,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 
 /**
  * Decision 0057: a service works as its own login role, which owns none of its tables and cannot
@@ -94,10 +104,15 @@ describe('the database role a service works as', () => {
   test('its own login role starts: no superuser, no BYPASSRLS, owns nothing; its pool has the default timeouts', async () => {
     const runtime = await start(env.ROLETEST_DATABASE_URL!);
     try {
-      expect(await setting(runtime, 'select session_user::text as session, current_user::text as current')).toEqual({ session: 'roletest_app', current: 'roletest_app' });
+      expect(await setting(runtime, 'select session_user::text as session, current_user::text as current')).toEqual({
+        session: 'roletest_app',
+        current: 'roletest_app',
+      });
       expect(await setting(runtime, 'show statement_timeout')).toEqual({ statement_timeout: '30s' });
       expect(await setting(runtime, 'show idle_in_transaction_session_timeout')).toEqual({ idle_in_transaction_session_timeout: '1min' });
-      const { rows } = await runtime.database.pool.query<{ owner: string }>(`select tableowner as owner from pg_tables where schemaname = '${SCHEMA}'`);
+      const { rows } = await runtime.database.pool.query<{ owner: string }>(
+        `select tableowner as owner from pg_tables where schemaname = '${SCHEMA}'`,
+      );
       expect(new Set(rows.map((row) => row.owner))).toEqual(new Set([SCHEMA_OWNER_ROLE]));
     } finally {
       await runtime.stop();
@@ -118,7 +133,9 @@ describe('the database role a service works as', () => {
       /refusing to start: .*database role "catalog_service_owner" owns \(or is a member of the owner of\) roletest\.kysely_migration, roletest\.kysely_migration_lock, roletest\.notes/,
     );
     const member = await loginRole('', SCHEMA_OWNER_ROLE);
-    await expect(start(member)).rejects.toThrow(/database role "t_role_[0-9a-f]+" owns \(or is a member of the owner of\) .*roletest\.notes/);
+    await expect(start(member)).rejects.toThrow(
+      /database role "t_role_[0-9a-f]+" owns \(or is a member of the owner of\) .*roletest\.notes/,
+    );
   });
 
   test('refuses to start as a member of a superuser role', async () => {
@@ -130,7 +147,10 @@ describe('the database role a service works as', () => {
     const { logger, lines } = capturingLogger('roles');
     const runtime = await start(database.url, { DB_ALLOW_PRIVILEGED_ROLE: 'true' }, logger);
     try {
-      expect(await setting(runtime, 'select session_user::text as session, current_user::text as current')).toEqual({ session: 'postgres', current: 'roletest_app' });
+      expect(await setting(runtime, 'select session_user::text as session, current_user::text as current')).toEqual({
+        session: 'postgres',
+        current: 'roletest_app',
+      });
       const warning = lines().find((line) => /DB_ALLOW_PRIVILEGED_ROLE/.test(String(line.msg)));
       expect(warning?.problems).toEqual(['database role "postgres" is a superuser']);
     } finally {
@@ -179,7 +199,10 @@ describe('connections', () => {
   test('Postgres cuts off a statement that runs longer than the statement timeout', async () => {
     const db = createDatabase<unknown>({ url: env.ROLETEST_DATABASE_URL!, schema: SCHEMA, statementTimeoutMs: 200 });
     try {
-      await expect(sql`select pg_sleep(5)`.execute(db.db)).rejects.toMatchObject({ code: '57014', message: expect.stringMatching(/statement timeout/) });
+      await expect(sql`select pg_sleep(5)`.execute(db.db)).rejects.toMatchObject({
+        code: '57014',
+        message: expect.stringMatching(/statement timeout/),
+      });
       expect((await sql<{ ok: number }>`select 1 as ok`.execute(db.db)).rows).toEqual([{ ok: 1 }]);
     } finally {
       await db.close();
@@ -188,7 +211,12 @@ describe('connections', () => {
 
   test('Postgres ends a session left idle inside a transaction', async () => {
     const lost: Error[] = [];
-    const db = createDatabase<unknown>({ url: env.ROLETEST_DATABASE_URL!, schema: SCHEMA, idleInTransactionTimeoutMs: 200, onIdleConnectionError: (error) => lost.push(error) });
+    const db = createDatabase<unknown>({
+      url: env.ROLETEST_DATABASE_URL!,
+      schema: SCHEMA,
+      idleInTransactionTimeoutMs: 200,
+      onIdleConnectionError: (error) => lost.push(error),
+    });
     try {
       const held = db.db.transaction().execute(async (trx) => {
         await sql`select 1`.execute(trx);
@@ -208,10 +236,20 @@ describe('connections', () => {
   test('the lease connection (idle by design) has no statement or idle timeout', async () => {
     let seen: (settings: Record<string, string>) => void = () => undefined;
     const settings = new Promise<Record<string, string>>((resolve) => (seen = resolve));
-    const runner = runAsLeader({ connectionString: env.ROLETEST_DATABASE_URL!, role: 'roletest_app', lockName: `roles-${randomBytes(3).toString('hex')}`, logger: testLogger() }, async ({ client }) => {
-      const { rows } = await client.query<Record<string, string>>("select current_setting('statement_timeout') as statement, current_setting('idle_in_transaction_session_timeout') as idle");
-      seen(rows[0]!);
-    });
+    const runner = runAsLeader(
+      {
+        connectionString: env.ROLETEST_DATABASE_URL!,
+        role: 'roletest_app',
+        lockName: `roles-${randomBytes(3).toString('hex')}`,
+        logger: testLogger(),
+      },
+      async ({ client }) => {
+        const { rows } = await client.query<Record<string, string>>(
+          "select current_setting('statement_timeout') as statement, current_setting('idle_in_transaction_session_timeout') as idle",
+        );
+        seen(rows[0]!);
+      },
+    );
     try {
       expect(await settings).toEqual({ statement: '0', idle: '0' });
     } finally {

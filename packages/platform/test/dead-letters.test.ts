@@ -45,7 +45,9 @@ beforeAll(async () => {
   const owner = new pg.Client({ connectionString: testDb.url });
   await owner.connect();
   // What a consumer applies events to: a tenant that must be a UUID, a source of 20 characters.
-  await owner.query('create table applied (id uuid primary key, tenant_id uuid not null, source varchar(20) not null, data jsonb not null)');
+  await owner.query(
+    'create table applied (id uuid primary key, tenant_id uuid not null, source varchar(20) not null, data jsonb not null)',
+  );
   await owner.end();
   const target = new URL(testDb.url);
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -90,7 +92,12 @@ describe('a consumer parks what it cannot apply and moves on', () => {
       retry: FAST_RETRY,
       filterSubject: subjects.events('catalog', 'thing.>'),
       handle: (e) =>
-        pool.query('insert into applied (id, tenant_id, source, data) values ($1, $2, $3, $4) on conflict do nothing', [e.id, e.tenantId, e.sourceSystem, e.data]),
+        pool.query('insert into applied (id, tenant_id, source, data) values ($1, $2, $3, $4) on conflict do nothing', [
+          e.id,
+          e.tenantId,
+          e.sourceSystem,
+          e.data,
+        ]),
     });
   });
 

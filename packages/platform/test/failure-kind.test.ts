@@ -29,7 +29,7 @@ async function errorOf(run: () => Promise<unknown>): Promise<unknown> {
   throw new Error('expected a failure');
 }
 
-test('values Postgres refuses are the message\'s fault: rejected', async () => {
+test("values Postgres refuses are the message's fault: rejected", async () => {
   const refused = [
     await errorOf(() => client.query(`insert into t values ('not-a-uuid', 'x', null)`)), // 22P02
     await errorOf(() => client.query(`insert into t values (gen_random_uuid(), 'far too long', null)`)), // 22001
@@ -57,11 +57,13 @@ test('Postgres away, shutting down or misconfigured, and services that do not an
   const terminated = await errorOf(() => victim.query('select 1'));
   const afterwards = await errorOf(() => victim.query('select 1'));
   const missingTable = await errorOf(() => client.query('select * from nowhere'));
-  for (const error of [refused, terminated, afterwards, missingTable]) expect([describeFailure(error), failureKind(error)]).toEqual([describeFailure(error), 'transient']);
+  for (const error of [refused, terminated, afterwards, missingTable])
+    expect([describeFailure(error), failureKind(error)]).toEqual([describeFailure(error), 'transient']);
   expect(failureKind(new AppError(503, 'service_unavailable', 'the asset service is not available'))).toBe('transient');
   expect(failureKind(Object.assign(new Error('timeout'), { name: 'TimeoutError' }))).toBe('transient');
   // A request meeting Postgres away is answered 503 (try again); a missing table is our fault: 500.
-  for (const error of [refused, terminated, afterwards]) expect([describeFailure(error), unexpectedErrorAnswer(error).code]).toEqual([describeFailure(error), 'service_unavailable']);
+  for (const error of [refused, terminated, afterwards])
+    expect([describeFailure(error), unexpectedErrorAnswer(error).code]).toEqual([describeFailure(error), 'service_unavailable']);
   expect(unexpectedErrorAnswer(missingTable).status).toBe(500);
   expect(unexpectedErrorAnswer(new TypeError('x is undefined')).code).toBe('internal_error');
 });

@@ -13,7 +13,15 @@ import {
   readConfig,
   readCommonConfig,
 } from '@catalog/platform';
-import { createTestDatabase, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  createTestDatabase,
+  serviceEnvironment,
+  testBus,
+  testCallContext,
+  testLogger,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 
 const exporter = new InMemorySpanExporter();
 
@@ -50,12 +58,21 @@ test('one trace spans the caller and the service across NATS (W3C trace context 
       },
     });
     const traceId = await withSpan('http request', {}, async (span) => {
-      await callRpc({ nc: client, subjects, callContext: testCallContext() }, 'traced', 'op', { params: {}, query: {}, body: null }, { tenantId: 't', keyId: null, sourceSystem: 's', requestId: 'r' });
+      await callRpc(
+        { nc: client, subjects, callContext: testCallContext() },
+        'traced',
+        'op',
+        { params: {}, query: {}, body: null },
+        { tenantId: 't', keyId: null, sourceSystem: 's', requestId: 'r' },
+      );
       return span.spanContext().traceId;
     });
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(seenByHandler).toBe(traceId);
-    const names = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId).map((s) => s.name);
+    const names = exporter
+      .getFinishedSpans()
+      .filter((s) => s.spanContext().traceId === traceId)
+      .map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(['http request', 'rpc call traced.op', 'rpc traced.op']));
   } finally {
     await server.drain();

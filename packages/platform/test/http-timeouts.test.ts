@@ -1,6 +1,14 @@
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { createHttpApp, DEFAULT_HTTP_TIMEOUTS, listen, readJsonBody, relayChunks, type HttpTimeouts, type RunningServer } from '@catalog/platform';
+import {
+  createHttpApp,
+  DEFAULT_HTTP_TIMEOUTS,
+  listen,
+  readJsonBody,
+  relayChunks,
+  type HttpTimeouts,
+  type RunningServer,
+} from '@catalog/platform';
 import { testLogger } from '@catalog/testing';
 
 /**
@@ -160,7 +168,9 @@ describe('HTTP timeouts', () => {
     const chunk = Buffer.alloc(16 * 1024, 7);
     const pieces = 120;
     const answer = await exchange(streaming.port, async (socket, closed) => {
-      socket.write(`PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${chunk.length * pieces}\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${chunk.length * pieces}\r\nConnection: close\r\n\r\n`,
+      );
       await trickle(socket, closed, chunk, 15, pieces);
     });
     expect(answer.text).toMatch(/^HTTP\/1\.1 200 /);

@@ -62,8 +62,12 @@ describe('database', () => {
   test('row-level security: a tenant sees only its rows, no tenant set sees nothing', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
     try {
-      await inTenantTransaction(database.db, tenantA, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantA, text: 'a' }).execute());
-      await inTenantTransaction(database.db, tenantB, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'b' }).execute());
+      await inTenantTransaction(database.db, tenantA, (trx) =>
+        trx.insertInto('notes').values({ id: newId(), tenant_id: tenantA, text: 'a' }).execute(),
+      );
+      await inTenantTransaction(database.db, tenantB, (trx) =>
+        trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'b' }).execute(),
+      );
 
       const seenByA = await inTenantTransaction(database.db, tenantA, (trx) => trx.selectFrom('notes').select('text').execute());
       expect(seenByA.map((r) => r.text)).toEqual(['a']);
@@ -73,7 +77,9 @@ describe('database', () => {
 
       // Writing a row for another tenant than the transaction's is refused by the policy.
       await expect(
-        inTenantTransaction(database.db, tenantA, (trx) => trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'x' }).execute()),
+        inTenantTransaction(database.db, tenantA, (trx) =>
+          trx.insertInto('notes').values({ id: newId(), tenant_id: tenantB, text: 'x' }).execute(),
+        ),
       ).rejects.toThrow(/row-level security/);
     } finally {
       await database.close();
@@ -83,12 +89,15 @@ describe('database', () => {
   test('pooled connections never carry a tenant into another context (one connection, interleaved tenants)', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1 });
     try {
-      const read = (tenant: string) => inTenantScope(database.db, tenant, (db) => db.selectFrom('notes').select('text').orderBy('text').execute());
+      const read = (tenant: string) =>
+        inTenantScope(database.db, tenant, (db) => db.selectFrom('notes').select('text').orderBy('text').execute());
       const results = await Promise.all([read(tenantA), read(tenantB), read(tenantA), read(tenantB)]);
       expect(results.map((rows) => rows.map((r) => r.text))).toEqual([['a'], ['b'], ['a'], ['b']]);
       // The same single connection, now used outside any tenant context, sees nothing.
       expect(await database.db.selectFrom('notes').selectAll().execute()).toEqual([]);
-      expect(await inTenantScope(database.db, tenantA, () => withoutTenant(() => database.db.selectFrom('notes').selectAll().execute()))).toEqual([]);
+      expect(
+        await inTenantScope(database.db, tenantA, () => withoutTenant(() => database.db.selectFrom('notes').selectAll().execute())),
+      ).toEqual([]);
       await expect(inTenantScope(database.db, 'not-a-uuid', async () => 1)).rejects.toThrow(/UUID/);
     } finally {
       await database.close();
@@ -98,19 +107,31 @@ describe('database', () => {
   test('a tenant gets back an idle connection that already serves it, whichever was released last', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 3 });
     const backendPid = (tenant: string | null) => {
-      const read = (db: typeof database.db) => sql<{ pid: number; tenant: string }>`select pg_backend_pid() as pid, current_setting('app.tenant_id', true) as tenant`.execute(db);
+      const read = (db: typeof database.db) =>
+        sql<{ pid: number; tenant: string }>`select pg_backend_pid() as pid, current_setting('app.tenant_id', true) as tenant`.execute(db);
       return (tenant ? inTenantScope(database.db, tenant, read) : read(database.db)).then((r) => r.rows[0]!);
     };
     try {
       // Three connections, one per context, released in the order A, B, none.
       const [a, b, none] = await Promise.all([
-        inTenantTransaction(database.db, tenantA, (trx) => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(trx)),
-        inTenantTransaction(database.db, tenantB, (trx) => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`.execute(trx)),
+        inTenantTransaction(database.db, tenantA, (trx) =>
+          sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(trx),
+        ),
+        inTenantTransaction(database.db, tenantB, (trx) =>
+          sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`.execute(trx),
+        ),
         database.db.transaction().execute((trx) => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.15)`.execute(trx)),
       ]);
       const pids = { a: a.rows[0]!.pid, b: b.rows[0]!.pid, none: none.rows[0]!.pid };
       expect(new Set(Object.values(pids)).size).toBe(3);
-      for (const [tenant, pid] of [[tenantA, pids.a], [tenantB, pids.b], [null, pids.none], [tenantA, pids.a], [null, pids.none], [tenantB, pids.b]] as const) {
+      for (const [tenant, pid] of [
+        [tenantA, pids.a],
+        [tenantB, pids.b],
+        [null, pids.none],
+        [tenantA, pids.a],
+        [null, pids.none],
+        [tenantB, pids.b],
+      ] as const) {
         expect(await backendPid(tenant)).toEqual({ pid, tenant: tenant ?? '' });
       }
     } finally {
@@ -128,11 +149,20 @@ describe('database', () => {
       });
       await expect(
         inTenantTransaction(database.db, tenantA, async (trx) => {
-          await outboxFor(trx, 'platformtest', { tenantId: tenantA, sourceSystem: 's' }).record({ type: 'note.deleted', resourceKind: 'note', resourceId: null, data: {} });
+          await outboxFor(trx, 'platformtest', { tenantId: tenantA, sourceSystem: 's' }).record({
+            type: 'note.deleted',
+            resourceKind: 'note',
+            resourceId: null,
+            data: {},
+          });
           throw new Error('abort');
         }),
       ).rejects.toThrow('abort');
-      const rows = await database.db.selectFrom('outbox').select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')]).orderBy('type').execute();
+      const rows = await database.db
+        .selectFrom('outbox')
+        .select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')])
+        .orderBy('type')
+        .execute();
       expect(rows.map((r) => r.type)).toEqual(['note.created', 'note.updated']);
       expect(new Set(rows.map((r) => r.batch_id)).size).toBe(1);
       expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
@@ -151,15 +181,25 @@ describe('database', () => {
         { type: 'note.tagged', resourceKind: 'note', resourceId: id, data: { tags: ['a'] } },
       ];
       const written = await inTenantScope(database.db, tenantB, (db) =>
-        executeWithEvents(db, 'platformtest', context, db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'one' }).returningAll(), events),
+        executeWithEvents(
+          db,
+          'platformtest',
+          context,
+          db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'one' }).returningAll(),
+          events,
+        ),
       );
       expect(written).toEqual([{ id, tenant_id: tenantB, text: 'one' }]);
       // The same id again: the write fails, and neither event is recorded.
       await expect(
         inTenantScope(database.db, tenantB, (db) =>
-          executeWithEvents(db, 'platformtest', context, db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'two' }).returningAll(), [
-            { type: 'note.duplicated', resourceKind: 'note', resourceId: id, data: {} },
-          ]),
+          executeWithEvents(
+            db,
+            'platformtest',
+            context,
+            db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'two' }).returningAll(),
+            [{ type: 'note.duplicated', resourceKind: 'note', resourceId: id, data: {} }],
+          ),
         ),
       ).rejects.toThrow(/duplicate key/);
       const rows = await database.db
@@ -183,11 +223,14 @@ describe('prepared statements', () => {
     try {
       const prepared = async () =>
         (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((r) => r.statement);
-      const read = () => inTenantScope(database.db, tenantA, (db) => db.selectFrom('notes').select('id').where('tenant_id', '=', tenantA).execute());
+      const read = () =>
+        inTenantScope(database.db, tenantA, (db) => db.selectFrom('notes').select('id').where('tenant_id', '=', tenantA).execute());
       await read();
       await read();
       expect((await prepared()).filter((s) => s.includes('from "platformtest"."notes"') && s.includes('"tenant_id" = $1'))).toHaveLength(1);
-      await inTenantTransaction(database.db, tenantA, (trx) => trx.selectFrom('notes').select('text').where('text', '=', 'in a transaction').execute());
+      await inTenantTransaction(database.db, tenantA, (trx) =>
+        trx.selectFrom('notes').select('text').where('text', '=', 'in a transaction').execute(),
+      );
       expect((await prepared()).some((s) => s.includes('"text" = $1'))).toBe(false);
     } finally {
       await database.close();
@@ -200,7 +243,9 @@ describe('prepared statements', () => {
     await owner.connect();
     try {
       const id = newId();
-      await inTenantScope(database.db, tenantA, (db) => db.insertInto('notes').values({ id, tenant_id: tenantA, text: 'before' }).execute());
+      await inTenantScope(database.db, tenantA, (db) =>
+        db.insertInto('notes').values({ id, tenant_id: tenantA, text: 'before' }).execute(),
+      );
       const readAll = () => inTenantScope(database.db, tenantA, (db) => db.selectFrom('notes').selectAll().where('id', '=', id).execute());
       expect(await readAll()).toEqual([{ id, tenant_id: tenantA, text: 'before' }]);
       await owner.query(`alter table platformtest.notes add column mood text not null default 'calm'`);
@@ -215,14 +260,24 @@ describe('prepared statements', () => {
 
   test('at most preparedStatementsPerConnection texts are prepared per connection; 0 turns it off', async () => {
     for (const limit of [2, 0]) {
-      const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1, preparedStatementsPerConnection: limit });
+      const database = createDatabase<TestDb>({
+        url: testDb.url,
+        schema: 'platformtest',
+        role: 'platformtest_app',
+        poolSize: 1,
+        preparedStatementsPerConnection: limit,
+      });
       try {
         // Four different texts; the connection's first statement (setting the tenant) is one too.
         for (const column of ['id', 'text', 'tenant_id'] as const) {
           await inTenantScope(database.db, tenantB, (db) => db.selectFrom('notes').select(column).where('id', '<>', newId()).execute());
         }
-        await inTenantScope(database.db, tenantB, (db) => db.selectFrom('notes').select(['id', 'text']).where('id', '<>', newId()).execute());
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%"notes"%'`.execute(database.db);
+        await inTenantScope(database.db, tenantB, (db) =>
+          db.selectFrom('notes').select(['id', 'text']).where('id', '<>', newId()).execute(),
+        );
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_prepared_statements where statement like '%"notes"%'`.execute(database.db);
         const { rows: all } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(database.db);
         expect(rows[0]!.n).toBe(limit === 0 ? 0 : 1);
         expect(all[0]!.n).toBe(limit);
@@ -255,13 +310,21 @@ describe('rpc over NATS', () => {
           crash: async () => {
             throw new Error('boom');
           },
-          rendered: async () => ({ status: 200, body: new JsonText('{"events":[{"id":"e1"}],"hasMore":false}'), headers: { 'x-page': '1' } }),
+          rendered: async () => ({
+            status: 200,
+            body: new JsonText('{"events":[{"id":"e1"}],"hasMore":false}'),
+            headers: { 'x-page': '1' },
+          }),
         },
       });
       const call = { tenantId: tenantA, keyId: 'k1', sourceSystem: 'public-api:k1', requestId: 'r1' };
       const rpc = { nc: clientConn, subjects, callContext: testCallContext() };
       const ok = await callRpc(rpc, 'echo', 'echo', { params: { id: '1' }, query: {}, body: { a: 1 } }, call);
-      expect(ok).toEqual({ ok: true, status: 201, body: { request: { params: { id: '1' }, query: {}, body: { a: 1 } }, tenant: tenantA, source: 'public-api:k1' } });
+      expect(ok).toEqual({
+        ok: true,
+        status: 201,
+        body: { request: { params: { id: '1' }, query: {}, body: { a: 1 } }, tenant: tenantA, source: 'public-api:k1' },
+      });
       const failed = await callRpc(rpc, 'echo', 'fail', { params: {}, query: {}, body: null }, call);
       expect(failed).toEqual({ ok: false, error: { status: 409, code: 'state_conflict', message: 'nope', details: { field: 'x' } } });
       const crashed = await callRpc(rpc, 'echo', 'crash', { params: {}, query: {}, body: null }, call);
@@ -269,9 +332,16 @@ describe('rpc over NATS', () => {
       // A body the service already serialised: parsed for ordinary callers, passed on as bytes
       // to one that passes JSON through (the gateway), with its status and headers either way.
       const empty = { params: {}, query: {}, body: null };
-      expect(await callRpc(rpc, 'echo', 'rendered', empty, call)).toEqual({ ok: true, status: 200, body: { events: [{ id: 'e1' }], hasMore: false }, headers: { 'x-page': '1' } });
+      expect(await callRpc(rpc, 'echo', 'rendered', empty, call)).toEqual({
+        ok: true,
+        status: 200,
+        body: { events: [{ id: 'e1' }], hasMore: false },
+        headers: { 'x-page': '1' },
+      });
       const passed = await callRpc({ ...rpc, passJsonThrough: true }, 'echo', 'rendered', empty, call);
-      expect(passed.ok && passed.body instanceof JsonText && Buffer.from(passed.body.bytes()).toString()).toBe('{"events":[{"id":"e1"}],"hasMore":false}');
+      expect(passed.ok && passed.body instanceof JsonText && Buffer.from(passed.body.bytes()).toString()).toBe(
+        '{"events":[{"id":"e1"}],"hasMore":false}',
+      );
       expect(passed.ok && passed.headers).toEqual({ 'x-page': '1' });
       const missing = await callRpc({ ...rpc, timeoutMs: 1000 }, 'nobody', 'nothing', { params: {}, query: {}, body: null }, call);
       expect(missing.ok).toBe(false);

@@ -91,7 +91,9 @@ async function streamEvents(nc: NatsConnection, subjects: Subjects): Promise<Arr
 }
 
 async function unpublished(): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from relaytest.outbox where published_at is null`.execute(database.db);
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from relaytest.outbox where published_at is null`.execute(
+    database.db,
+  );
   return rows[0]!.n;
 }
 
@@ -254,14 +256,23 @@ describe('an outbox row the bus cannot carry', () => {
     const relay = relayFor(nc, subjects);
     try {
       const huge = await inTenantTransaction(database.db, tenant, (trx) =>
-        outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({ type: 'note.updated', resourceKind: 'note', resourceId: newId(), data: { text: 'x'.repeat(1_100_000) } }),
+        outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
+          type: 'note.updated',
+          resourceKind: 'note',
+          resourceId: newId(),
+          data: { text: 'x'.repeat(1_100_000) },
+        }),
       );
       const after = await record(newId());
       await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 20_000);
       expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([after]);
       const parked = await readDeadLetters(nc, subjects);
       expect(parked).toHaveLength(1);
-      expect(parked[0]).toMatchObject({ consumer: `outbox-relay-${SCHEMA}`, subject: subjects.events('catalog', 'note.updated'), attempts: 0 });
+      expect(parked[0]).toMatchObject({
+        consumer: `outbox-relay-${SCHEMA}`,
+        subject: subjects.events('catalog', 'note.updated'),
+        attempts: 0,
+      });
       expect(parked[0]!.reason).toMatch(/^too_large: the event is \d+ bytes/);
       expect(new TextDecoder().decode(parked[0]!.data)).toContain(huge);
     } finally {

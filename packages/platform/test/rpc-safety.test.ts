@@ -67,12 +67,16 @@ describe('rpc replies', () => {
     await client.drain();
   });
 
-  const rpc = (operation: string, request = empty) => callRpc({ nc: client, subjects, callContext: testCallContext(), timeoutMs: 5_000 }, 'safety', operation, request, call);
+  const rpc = (operation: string, request = empty) =>
+    callRpc({ nc: client, subjects, callContext: testCallContext(), timeoutMs: 5_000 }, 'safety', operation, request, call);
 
   test('a reply larger than max_payload is answered reply_too_large, logged and counted; the service answers on', async () => {
     for (const operation of ['huge', 'hugeText']) {
       const reply = await rpc(operation);
-      expect(reply).toEqual({ ok: false, error: { status: 500, code: 'reply_too_large', message: expect.stringMatching(/larger than the service can send/) } });
+      expect(reply).toEqual({
+        ok: false,
+        error: { status: 500, code: 'reply_too_large', message: expect.stringMatching(/larger than the service can send/) },
+      });
     }
     const logged = captured.lines().filter((line) => line.msg === 'reply larger than the bus carries; answering reply_too_large');
     expect(logged.map((line) => line.operation)).toEqual(['huge', 'hugeText']);
@@ -82,7 +86,10 @@ describe('rpc replies', () => {
   });
 
   test('a handler that rejects with anything is answered internal_error and logged', async () => {
-    expect(await rpc('rejectsWithoutError')).toEqual({ ok: false, error: { status: 500, code: 'internal_error', message: 'internal error' } });
+    expect(await rpc('rejectsWithoutError')).toEqual({
+      ok: false,
+      error: { status: 500, code: 'internal_error', message: 'internal error' },
+    });
     expect(captured.lines().some((line) => line.msg === 'rpc handler failed' && line.requestId === 'rpc-safety')).toBe(true);
   });
 
@@ -122,7 +129,9 @@ setTimeout(() => console.log(JSON.stringify({ alive: true, counted: platformCoun
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, any>);
-    expect(lines.find((line) => line.msg === 'unhandled promise rejection (logged; the process goes on)')?.err?.message).toBe('nobody catches this');
+    expect(lines.find((line) => line.msg === 'unhandled promise rejection (logged; the process goes on)')?.err?.message).toBe(
+      'nobody catches this',
+    );
     expect(lines.at(-1)).toEqual({ alive: true, counted: 1 });
   });
 });

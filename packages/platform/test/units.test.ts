@@ -23,7 +23,10 @@ describe('config', () => {
   });
 
   test('defaults apply', () => {
-    const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: SECRET });
+    const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), {
+      DATABASE_URL: 'postgres://u@h/db',
+      CALL_CONTEXT_SECRET: SECRET,
+    });
     expect(config).toMatchObject({
       httpPort: 8081,
       natsPrefix: 'cs',
@@ -52,17 +55,27 @@ describe('config', () => {
       natsUser: 'catalog',
       natsPassword: 'catalog-pw',
     });
-    expect(readConfig((e) => readCommonConfig(e, 'asset', 8082), env)).toMatchObject({ databaseUrl: 'postgres://shared@h/db', natsUser: 'someone', natsPassword: 'shared-pw' });
+    expect(readConfig((e) => readCommonConfig(e, 'asset', 8082), env)).toMatchObject({
+      databaseUrl: 'postgres://shared@h/db',
+      natsUser: 'someone',
+      natsPassword: 'shared-pw',
+    });
   });
 
   test('the call context secret is required and at least 32 characters; a NATS password needs its user', () => {
-    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' })).toThrow(/CALL_CONTEXT_SECRET is required/);
-    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: 'short' })).toThrow(
-      /CALL_CONTEXT_SECRET must be at least 32 characters/,
+    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' })).toThrow(
+      /CALL_CONTEXT_SECRET is required/,
     );
-    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: SECRET, NATS_PASSWORD: 'pw' })).toThrow(
-      /NATS_USER is required/,
-    );
+    expect(() =>
+      readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: 'short' }),
+    ).toThrow(/CALL_CONTEXT_SECRET must be at least 32 characters/);
+    expect(() =>
+      readConfig((env) => readCommonConfig(env, 'catalog', 8081), {
+        DATABASE_URL: 'postgres://u@h/db',
+        CALL_CONTEXT_SECRET: SECRET,
+        NATS_PASSWORD: 'pw',
+      }),
+    ).toThrow(/NATS_USER is required/);
   });
 });
 
@@ -86,7 +99,17 @@ describe('event envelope of a stream event', () => {
     const envelope = envelopeOf(event);
     expect(JSON.stringify(envelope)).toBe(JSON.stringify(fromRow));
     expect(Object.keys(envelope)).toEqual([
-      'id', 'type', 'occurredAt', 'product', 'resourceKind', 'resourceId', 'dmrn', 'sourceSystem', 'batchId', 'schemaVersion', 'data',
+      'id',
+      'type',
+      'occurredAt',
+      'product',
+      'resourceKind',
+      'resourceId',
+      'dmrn',
+      'sourceSystem',
+      'batchId',
+      'schemaVersion',
+      'data',
     ]);
   });
 });

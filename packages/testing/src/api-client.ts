@@ -29,7 +29,8 @@ export function apiClient(baseUrl: string, adminToken: string) {
     let body: string | undefined;
     if (options.rawBody !== undefined) body = options.rawBody;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
     let parsed: unknown = null;
@@ -43,11 +44,15 @@ export function apiClient(baseUrl: string, adminToken: string) {
     return { status: response.status, headers: response.headers, body: parsed as T };
   }
 
-  const admin = <T = any>(method: string, path: string, body?: unknown) => request<T>(method, path, { key: adminToken, ...(body !== undefined ? { body } : {}) });
+  const admin = <T = any>(method: string, path: string, body?: unknown) =>
+    request<T>(method, path, { key: adminToken, ...(body !== undefined ? { body } : {}) });
 
   /** `POST /admin/v1/organizations`: its id. */
   async function organization(options: { name?: string; products?: string[] } = {}): Promise<string> {
-    const org = await admin<{ id: string }>('POST', '/admin/v1/organizations', { name: options.name ?? 'Test Radio', products: options.products ?? ['catalog'] });
+    const org = await admin<{ id: string }>('POST', '/admin/v1/organizations', {
+      name: options.name ?? 'Test Radio',
+      products: options.products ?? ['catalog'],
+    });
     if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
     return org.body.id;
   }

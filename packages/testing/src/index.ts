@@ -1,5 +1,12 @@
 /** Test fixtures of the workspaces' tests and the benchmarks (never a runtime dependency). */
-export { createTestDatabase, ensureTestRoles, SERVICE_SCHEMAS, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from './infrastructure.js';
+export {
+  createTestDatabase,
+  ensureTestRoles,
+  SERVICE_SCHEMAS,
+  testInfrastructure,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from './infrastructure.js';
 export { ensureLocalCredentials, natsUsers, readLocalCredentials, testCredentials, type LocalCredentials } from './local-credentials.js';
 export { natsCredentialsOf, serviceEnvironment, testBus, testCallContext } from './service-environment.js';
 export { capturingLogger, testLogger } from './logging.js';

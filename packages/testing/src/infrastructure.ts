@@ -70,7 +70,10 @@ async function asAdministrator(statements: string[]): Promise<void> {
 export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
   const { databaseUrl } = testInfrastructure();
   await ensureTestRoles(SERVICE_SCHEMAS);
-  const name = `t_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+  const name = `t_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
   await asAdministrator([`CREATE DATABASE ${name}`, `GRANT CONNECT, CREATE ON DATABASE ${name} TO ${SCHEMA_OWNER_ROLE}`]);
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;

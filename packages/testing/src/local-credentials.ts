@@ -36,7 +36,8 @@ function fromSecret(secret: string, file: string | null): LocalCredentials {
 
 export function readLocalCredentials(file: string): LocalCredentials {
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<CredentialsFile>;
-  if (parsed.version !== 1 || typeof parsed.secret !== 'string' || parsed.secret.length < 32) throw new Error(`${file} is not a credentials file of this project`);
+  if (parsed.version !== 1 || typeof parsed.secret !== 'string' || parsed.secret.length < 32)
+    throw new Error(`${file} is not a credentials file of this project`);
   return fromSecret(parsed.secret, file);
 }
 

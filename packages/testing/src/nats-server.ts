@@ -38,7 +38,9 @@ function configArguments(dir: string): string[] {
   if (!natsUsers()) return [];
   const credentials = testCredentials();
   const file = `${dir}/nats.conf`;
-  writeFileSync(file, renderNatsAuthorization({ literal: credentials.natsPassword }, [...busPermissions(), ...LOCAL_NATS_USERS]), { mode: 0o600 });
+  writeFileSync(file, renderNatsAuthorization({ literal: credentials.natsPassword }, [...busPermissions(), ...LOCAL_NATS_USERS]), {
+    mode: 0o600,
+  });
   return ['-c', file];
 }
 

@@ -1,4 +1,11 @@
-import { SCHEMA_OWNER_ROLE, callContextKeys, connectBus, serviceRoleOf, type CallContextKeys, type NatsConnection } from '@catalog/platform';
+import {
+  SCHEMA_OWNER_ROLE,
+  callContextKeys,
+  connectBus,
+  serviceRoleOf,
+  type CallContextKeys,
+  type NatsConnection,
+} from '@catalog/platform';
 import { BUS_SERVICES } from '@catalog/contracts';
 import { ensureTestRoles, testInfrastructure, type TestDatabase } from './infrastructure.js';
 import { natsUsers, testCredentials } from './local-credentials.js';
@@ -16,7 +23,10 @@ export function natsCredentialsOf(user: string): { user?: string; password?: str
  * (`<SERVICE>_NATS_PASSWORD`; a service that is not one of the six connects as `admin`), and the
  * call context secret. `services` are schema names; their roles are made on first use.
  */
-export async function serviceEnvironment(database: TestDatabase, services: readonly string[] = BUS_SERVICES): Promise<Record<string, string>> {
+export async function serviceEnvironment(
+  database: TestDatabase,
+  services: readonly string[] = BUS_SERVICES,
+): Promise<Record<string, string>> {
   await ensureTestRoles(services);
   const env: Record<string, string> = {
     NATS_URL: testInfrastructure().natsUrl,
@@ -42,5 +52,10 @@ export function testCallContext(): CallContextKeys {
 
 /** A NATS connection of a test, as `user` (default `admin`, who may do anything). */
 export function testBus(name: string, options: { user?: string; url?: string } = {}): Promise<NatsConnection> {
-  return connectBus({ url: options.url ?? testInfrastructure().natsUrl, name, logger: testLogger('bus'), ...natsCredentialsOf(options.user ?? 'admin') });
+  return connectBus({
+    url: options.url ?? testInfrastructure().natsUrl,
+    name,
+    logger: testLogger('bus'),
+    ...natsCredentialsOf(options.user ?? 'admin'),
+  });
 }

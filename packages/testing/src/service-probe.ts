@@ -12,12 +12,18 @@ export interface ServiceProbe {
 }
 
 /** What a started service shows from outside: its schema, its NATS registration, its readiness. */
-export async function probeRunningService(runtime: ServiceRuntime<unknown>, settings: { databaseUrl: string; natsUrl: string; schema: string }): Promise<ServiceProbe> {
+export async function probeRunningService(
+  runtime: ServiceRuntime<unknown>,
+  settings: { databaseUrl: string; natsUrl: string; schema: string },
+): Promise<ServiceProbe> {
   const client = new pg.Client({ connectionString: settings.databaseUrl });
   await client.connect();
   let tables: string[];
   try {
-    const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by 1', [settings.schema]);
+    const { rows } = await client.query<{ table_name: string }>(
+      'select table_name from information_schema.tables where table_schema = $1 order by 1',
+      [settings.schema],
+    );
     tables = rows.map((row) => row.table_name);
   } finally {
     await client.end();

@@ -17,7 +17,20 @@ export interface SineWavOptions {
 /** Writes a WAV file of a 440 Hz tone made by ffmpeg (16-bit PCM), `seconds` long, to `path`. */
 export async function writeSineWav(path: string, seconds: number, options: SineWavOptions = {}): Promise<void> {
   const { sampleRate = 44_100, channels = 1 } = options;
-  await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=${sampleRate}:duration=${seconds}`, '-ac', String(channels), '-c:a', 'pcm_s16le', path]);
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=${sampleRate}:duration=${seconds}`,
+    '-ac',
+    String(channels),
+    '-c:a',
+    'pcm_s16le',
+    path,
+  ]);
 }
 
 /** `writeSineWav`, as bytes in memory. */

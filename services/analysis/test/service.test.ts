@@ -1,5 +1,13 @@
 import { readConfig } from '@catalog/platform';
-import { createTestDatabase, probeRunningService, serviceEnvironment, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  createTestDatabase,
+  probeRunningService,
+  serviceEnvironment,
+  testInfrastructure,
+  testLogger,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 import { readAnalysisConfig, startAnalysisService } from '../src/index.js';
 
 let database: TestDatabase;

@@ -38,7 +38,9 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
   try {
     const { logger } = runtime;
     if (!config.signingSecret) {
-      logger.warn('BLOB_SIGNING_SECRET is not set: signed URLs use a random key of this process, so they fail on other replicas and after a restart');
+      logger.warn(
+        'BLOB_SIGNING_SECRET is not set: signed URLs use a random key of this process, so they fail on other replicas and after a restart',
+      );
     }
     const signer = createUrlSigner(config.signingSecret ?? randomSigningSecret());
     const store = await createBlobStore(config, signer, logger);
@@ -56,10 +58,13 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
     const fsStore = store instanceof FsBlobStore ? store : null;
     // Streamed uploads: no limit on a whole request's time, a least rate of its body instead (decision 0050).
     // Readiness also needs ffprobe: without it no audio upload can be confirmed.
-    const server = await runtime.listen((app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }), {
-      streamedBodies: true,
-      ready: ffprobeReadiness(config.ffprobePath),
-    });
+    const server = await runtime.listen(
+      (app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }),
+      {
+        streamedBodies: true,
+        ready: ffprobeReadiness(config.ffprobePath),
+      },
+    );
     listenerUrl = config.internalUrl ?? server.url;
     const releaseDeps = { db: runtime.database.db, policy: config };
     await runtime.serve(assetRpcHandlers(assets, (request) => releaseAsset(releaseDeps, request)));
@@ -71,7 +76,9 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       batchSize: config.sweepBatchSize,
       ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
     };
-    runtime.onStop(startPeriodicTask({ name: 'retention sweep', intervalMs: config.sweepIntervalMs, logger, run: () => sweepOnce(sweeper) }));
+    runtime.onStop(
+      startPeriodicTask({ name: 'retention sweep', intervalMs: config.sweepIntervalMs, logger, run: () => sweepOnce(sweeper) }),
+    );
     const versionEvents = startEventConsumer({
       nc: runtime.nc,
       subjects: runtime.subjects,

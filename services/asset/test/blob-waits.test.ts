@@ -1,7 +1,14 @@
 import { Readable } from 'node:stream';
 import { readConfig } from '@catalog/platform';
 import { sineWav, testLogger } from '@catalog/testing';
-import { createBlobStore, createUrlSigner, parseObjectKey, type BlobStore, type FsBlobStore, type StagedUpload } from '../src/blob/index.js';
+import {
+  createBlobStore,
+  createUrlSigner,
+  parseObjectKey,
+  type BlobStore,
+  type FsBlobStore,
+  type StagedUpload,
+} from '../src/blob/index.js';
 import { readAssetConfig } from '../src/config.js';
 import { AssetService } from '../src/domain/assets.js';
 import { ffprobeAudio } from '../src/media/probe.js';
@@ -80,7 +87,11 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
       const created = await createAsset(stack.api, key, { filename: 'cover.png', contentType: 'image/png', size: 16 });
       const objectKey = new URL(created.upload.url).pathname.slice('/uploads/'.length);
       const ref = parseObjectKey(objectKey)!;
-      const staged = await (store as FsBlobStore).stage(objectKey, Readable.from([Buffer.alloc(16, 1)]), { maxBytes: 16, expectedSize: 16, expectedSha256: null });
+      const staged = await (store as FsBlobStore).stage(objectKey, Readable.from([Buffer.alloc(16, 1)]), {
+        maxBytes: 16,
+        expectedSize: 16,
+        expectedSha256: null,
+      });
       const watched: StagedUpload = { ...staged, commit: async () => (await openTransactionsWithXid('commit'), staged.commit()) };
       await assets.commitUpload(ref, watched);
       expect(seen).toEqual([]);

@@ -27,7 +27,13 @@ describe('asset operations for the catalog (NATS)', () => {
 
   function call(operation: string, tenantId: string, request: { params?: Record<string, string>; body?: unknown }): Promise<RpcReply> {
     const context: CallContext = { tenantId, keyId: null, sourceSystem: 'public-api:test', requestId: randomUUID() };
-    return callRpc({ nc, subjects: subjectsFor(stack.env.NATS_PREFIX!), callContext: testCallContext() }, 'asset', operation, { params: request.params ?? {}, query: {}, body: request.body ?? null }, context);
+    return callRpc(
+      { nc, subjects: subjectsFor(stack.env.NATS_PREFIX!), callContext: testCallContext() },
+      'asset',
+      operation,
+      { params: request.params ?? {}, query: {}, body: request.body ?? null },
+      context,
+    );
   }
 
   it('creates an attached asset for an entity version, reads it, and records the entity in its events', async () => {
@@ -44,17 +50,29 @@ describe('asset operations for the catalog (NATS)', () => {
     const foreign = await call('getAsset', tenantB, { params: { id: asset.assetId } });
     expect(foreign).toMatchObject({ ok: false, error: { status: 404, code: 'not_found' } });
 
-    const [event] = await stack.query<{ type: string; data: any }>('select type, data from asset.outbox where resource_id = $1', [asset.assetId]);
+    const [event] = await stack.query<{ type: string; data: any }>('select type, data from asset.outbox where resource_id = $1', [
+      asset.assetId,
+    ]);
     expect(event).toEqual({
       type: 'asset.created',
-      data: { status: 'PENDING_UPLOAD', retention: 'attached', kind: 'AUDIO', contentType: 'audio/wav', size: 10, durationMs: null, entityId },
+      data: {
+        status: 'PENDING_UPLOAD',
+        retention: 'attached',
+        kind: 'AUDIO',
+        contentType: 'audio/wav',
+        size: 10,
+        durationMs: null,
+        entityId,
+      },
     });
   });
 
   it('publishes asset events on the events stream, where the catalog learns status changes', async () => {
     const subjects = subjectsFor(stack.env.NATS_PREFIX!);
     const received: any[] = [];
-    const subscription = nc.subscribe(subjects.events('catalog', 'asset.confirmed'), { callback: (_error, msg) => void received.push(decodeBusEvent(msg.data)) });
+    const subscription = nc.subscribe(subjects.events('catalog', 'asset.confirmed'), {
+      callback: (_error, msg) => void received.push(decodeBusEvent(msg.data)),
+    });
     const { key, orgId } = await stack.api.tenant({ name: 'D' });
     const created = await stack.api.request('POST', '/api/v1/catalog/assets', {
       key,
@@ -95,8 +113,13 @@ describe('asset operations for the catalog (NATS)', () => {
     expect(attached).toMatchObject({ ok: true, body: { retention: 'attached', entityId, expiresAt: null, status: 'ONLINE' } });
     const again = await call('attachAsset', tenant, { params: { id: created.body.assetId }, body: { entityId } });
     expect(again).toMatchObject({ ok: true, body: { retention: 'attached' } });
-    expect(await call('attachAsset', tenantB, { params: { id: created.body.assetId }, body: {} })).toMatchObject({ ok: false, error: { status: 404 } });
-    const types = await stack.query<{ type: string }>('select type from asset.outbox where resource_id = $1 order by seq', [created.body.assetId]);
+    expect(await call('attachAsset', tenantB, { params: { id: created.body.assetId }, body: {} })).toMatchObject({
+      ok: false,
+      error: { status: 404 },
+    });
+    const types = await stack.query<{ type: string }>('select type from asset.outbox where resource_id = $1 order by seq', [
+      created.body.assetId,
+    ]);
     expect(types.map((t) => t.type)).toEqual(['asset.created', 'asset.confirmed', 'asset.attached']);
     expect(await stack.query('select * from asset.expiries where asset_id = $1', [created.body.assetId])).toEqual([]);
   });

@@ -67,7 +67,13 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
       expect(event).toMatchObject({ schema_version: 1, resource_kind: 'asset', dmrn: null });
       expect(event.source_system).toMatch(/^public-api:/);
     }
-    expect(recorded[1]!.data).toMatchObject({ status: 'FAILED', reason: 'unreadable_audio', kind: 'AUDIO', contentType: 'audio/wav', entityId: null });
+    expect(recorded[1]!.data).toMatchObject({
+      status: 'FAILED',
+      reason: 'unreadable_audio',
+      kind: 'AUDIO',
+      contentType: 'audio/wav',
+      entityId: null,
+    });
     expect(recorded[3]!.data).toEqual({
       status: 'ONLINE',
       retention: 'standalone',
@@ -139,12 +145,18 @@ describe.each<Backend>(['fs', 's3'])('confirmation on %s', (backend) => {
     expect(foreignConfirm.body.error.code).toBe('not_found');
     expect((await stack.api.request('GET', `/api/v1/catalog/assets/${asset.assetId}`, { key: otherKey })).status).toBe(404);
     expect(
-      (await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, { key: otherKey, body: { filename: 'x.png', contentType: 'image/png', size: 10 } }))
-        .status,
+      (
+        await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
+          key: otherKey,
+          body: { filename: 'x.png', contentType: 'image/png', size: 10 },
+        })
+      ).status,
     ).toBe(404);
     // Still awaiting confirmation by its owner: the foreign attempt changed nothing.
     expect((await confirm(asset.assetId)).status).toBe(200);
-    const foreignDownload = await download(`${stack.baseUrl}/api/v1/catalog/assets/${asset.assetId}/download`, { authorization: `Bearer ${otherKey}` });
+    const foreignDownload = await download(`${stack.baseUrl}/api/v1/catalog/assets/${asset.assetId}/download`, {
+      authorization: `Bearer ${otherKey}`,
+    });
     expect(foreignDownload.status).toBe(404);
     const missing = await stack.api.request('GET', '/api/v1/catalog/assets/01900000-0000-7000-8000-000000000000', { key });
     expect(missing.status).toBe(404);

@@ -33,14 +33,22 @@ describe('releasing the files of deleted versions', () => {
   /** An operation of the asset service as the catalog calls it. */
   async function call(operation: string, request: { params?: Record<string, string>; body?: unknown }, tenant = tenantId): Promise<any> {
     const context = { tenantId: tenant, keyId: null, sourceSystem: 'public-api:catalog-test', requestId: newId() };
-    const reply: RpcReply = await callRpc({ nc, subjects, callContext: testCallContext() }, 'asset', operation, { params: request.params ?? {}, query: {}, body: request.body ?? null }, context);
+    const reply: RpcReply = await callRpc(
+      { nc, subjects, callContext: testCallContext() },
+      'asset',
+      operation,
+      { params: request.params ?? {}, query: {}, body: request.body ?? null },
+      context,
+    );
     if (!reply.ok) throw new Error(`${operation}: ${JSON.stringify(reply.error)}`);
     return reply.body;
   }
 
   /** A version's file as the catalog makes it (`versionId` omitted: as before assets recorded it). */
   async function versionFile(version: { entityId: string; versionId?: string }, options: { confirm?: boolean } = {}): Promise<string> {
-    const created = await call('createAsset', { body: { retention: 'attached', upload: { filename: 'cover.png', contentType: 'image/png', size: 64 }, ...version } });
+    const created = await call('createAsset', {
+      body: { retention: 'attached', upload: { filename: 'cover.png', contentType: 'image/png', size: 64 }, ...version },
+    });
     if (options.confirm === false) return created.assetId;
     expect((await put(created.upload.url, created.upload.headers, { stream: Readable.from([Buffer.alloc(64, 3)]) }, 64)).status).toBe(200);
     expect((await stack.api.request('POST', `/api/v1/catalog/assets/${created.assetId}/confirm`, { key })).status).toBe(200);
@@ -71,8 +79,10 @@ describe('releasing the files of deleted versions', () => {
 
   const row = async (id: string) =>
     (await stack.query('select retention, status, entity_id, version_id, expires_at, updated_at from asset.assets where id = $1', [id]))[0];
-  const expiry = async (id: string) => (await stack.query('select due_at from asset.expiries where asset_id = $1', [id]))[0]?.due_at ?? null;
-  const releases = (id: string) => stack.query("select data, source_system from asset.outbox where type = 'asset.released' and resource_id = $1", [id]);
+  const expiry = async (id: string) =>
+    (await stack.query('select due_at from asset.expiries where asset_id = $1', [id]))[0]?.due_at ?? null;
+  const releases = (id: string) =>
+    stack.query("select data, source_system from asset.outbox where type = 'asset.released' and resource_id = $1", [id]);
   const read = async (id: string) => (await stack.api.request('GET', `/api/v1/catalog/assets/${id}`, { key })).body;
 
   it('makes the file standalone with a standalone expiry and an asset.released event; again changes nothing; the sweeper expires it', async () => {
@@ -94,7 +104,16 @@ describe('releasing the files of deleted versions', () => {
     expect(await releases(assetId)).toEqual([
       {
         source_system: 'public-api:deleter',
-        data: { status: 'ONLINE', retention: 'standalone', kind: 'ARTWORK', contentType: 'image/png', size: 64, durationMs: null, entityId: null, versionId },
+        data: {
+          status: 'ONLINE',
+          retention: 'standalone',
+          kind: 'ARTWORK',
+          contentType: 'image/png',
+          size: 64,
+          durationMs: null,
+          entityId: null,
+          versionId,
+        },
       },
     ]);
 
@@ -105,10 +124,14 @@ describe('releasing the files of deleted versions', () => {
     expect(await releases(assetId)).toHaveLength(1);
 
     const [{ object_key: objectKey }] = await stack.query('select object_key from asset.assets where id = $1', [assetId]);
-    await eventually(async () => {
-      await stack.asset.sweep();
-      return (await read(assetId)).status === 'EXPIRED' ? true : undefined;
-    }, 15_000, 250);
+    await eventually(
+      async () => {
+        await stack.asset.sweep();
+        return (await read(assetId)).status === 'EXPIRED' ? true : undefined;
+      },
+      15_000,
+      250,
+    );
     expect(await read(assetId)).toMatchObject({ status: 'EXPIRED', retention: 'standalone', failure: { code: 'retention_elapsed' } });
     expect(existsSync(join(stack.blobDir, 'objects', objectKey))).toBe(false);
     // An expired file stays expired.
@@ -116,7 +139,7 @@ describe('releasing the files of deleted versions', () => {
     expect((await row(assetId)).status).toBe('EXPIRED');
   });
 
-  it('changes nothing when the asset is another version\'s file since, when its version is not known, or for another tenant', async () => {
+  it("changes nothing when the asset is another version's file since, when its version is not known, or for another tenant", async () => {
     const entityId = newId();
     const [first, second] = [newId(), newId()];
     const reused = await versionFile({ entityId, versionId: first });
@@ -173,7 +196,12 @@ describe('releasing the files of deleted versions', () => {
     const pending = await row(assetId);
     expect(pending.expires_at).not.toBeNull();
     await deliver(versionDeleted(assetId, versionId, entityId));
-    expect(await row(assetId)).toMatchObject({ status: 'PENDING_UPLOAD', retention: 'standalone', entity_id: null, expires_at: pending.expires_at });
+    expect(await row(assetId)).toMatchObject({
+      status: 'PENDING_UPLOAD',
+      retention: 'standalone',
+      entity_id: null,
+      expires_at: pending.expires_at,
+    });
     expect(await expiry(assetId)).toEqual(pending.expires_at);
     expect((await releases(assetId))[0]!.data).toMatchObject({ status: 'PENDING_UPLOAD', versionId });
   });

@@ -33,7 +33,9 @@ describe('retention sweeper', () => {
       key,
       body: { retention, upload: { filename: 'x.png', contentType: 'image/png' } },
     });
-    expect((await put(created.body.upload.url, created.body.upload.headers, { stream: Readable.from([Buffer.alloc(64, 1)]) }, 64)).status).toBe(200);
+    expect(
+      (await put(created.body.upload.url, created.body.upload.headers, { stream: Readable.from([Buffer.alloc(64, 1)]) }, 64)).status,
+    ).toBe(200);
     expect((await stack.api.request('POST', `/api/v1/catalog/assets/${created.body.assetId}/confirm`, { key })).status).toBe(200);
     return created.body.assetId;
   }
@@ -43,22 +45,34 @@ describe('retention sweeper', () => {
     const standalone = await online('standalone');
     const attached = await online('attached');
     const pending = (
-      await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention: 'attached', upload: { filename: 'y.png', contentType: 'image/png' } } })
+      await stack.api.request('POST', '/api/v1/catalog/assets', {
+        key,
+        body: { retention: 'attached', upload: { filename: 'y.png', contentType: 'image/png' } },
+      })
     ).body.assetId as string;
-    const [row] = await stack.query<{ tenant_id: string; object_key: string }>('select tenant_id, object_key from asset.assets where id = $1', [standalone]);
+    const [row] = await stack.query<{ tenant_id: string; object_key: string }>(
+      'select tenant_id, object_key from asset.assets where id = $1',
+      [standalone],
+    );
     const blob = join(stack.blobDir, 'objects', row!.object_key);
     expect(existsSync(blob)).toBe(true);
     expect((await read(standalone)).expiresAt).not.toBeNull();
     expect((await read(attached)).expiresAt).toBeNull();
 
     // A second replica sweeps at the same time as the first.
-    const replica = await startAssetService(readConfig(readAssetConfig, { ...stack.env, ASSET_SWEEP_INTERVAL_MS: '3600000' }), { logger: testLogger('replica') });
+    const replica = await startAssetService(readConfig(readAssetConfig, { ...stack.env, ASSET_SWEEP_INTERVAL_MS: '3600000' }), {
+      logger: testLogger('replica'),
+    });
     try {
-      await eventually(async () => {
-        await Promise.all([stack.asset.sweep(), replica.sweep(), stack.asset.sweep(), replica.sweep()]);
-        const [a, b] = [await read(standalone), await read(pending)];
-        return a.status === 'EXPIRED' && b.status === 'EXPIRED' ? true : undefined;
-      }, 15_000, 250);
+      await eventually(
+        async () => {
+          await Promise.all([stack.asset.sweep(), replica.sweep(), stack.asset.sweep(), replica.sweep()]);
+          const [a, b] = [await read(standalone), await read(pending)];
+          return a.status === 'EXPIRED' && b.status === 'EXPIRED' ? true : undefined;
+        },
+        15_000,
+        250,
+      );
     } finally {
       await replica.stop();
     }
@@ -86,9 +100,19 @@ describe('retention sweeper', () => {
 
   it('leaves an asset whose upload is being put in place (its upload lock held) for the next pass', async () => {
     const pending = (
-      await stack.api.request('POST', '/api/v1/catalog/assets', { key, body: { retention: 'standalone', upload: { filename: 'z.png', contentType: 'image/png' } } })
+      await stack.api.request('POST', '/api/v1/catalog/assets', {
+        key,
+        body: { retention: 'standalone', upload: { filename: 'z.png', contentType: 'image/png' } },
+      })
     ).body.assetId as string;
-    await eventually(async () => ((await stack.query('select 1 from asset.expiries where asset_id = $1 and due_at <= now()', [pending])).length > 0 ? true : undefined), 15_000, 250);
+    await eventually(
+      async () =>
+        (await stack.query('select 1 from asset.expiries where asset_id = $1 and due_at <= now()', [pending])).length > 0
+          ? true
+          : undefined,
+      15_000,
+      250,
+    );
     const holder = new pg.Client({ connectionString: stack.database.url });
     await holder.connect();
     try {

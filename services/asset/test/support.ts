@@ -7,7 +7,15 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { readConfig, type Logger } from '@catalog/platform';
-import { apiClient as platformApiClient, createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type ApiClient, type TestDatabase } from '@catalog/testing';
+import {
+  apiClient as platformApiClient,
+  createTestDatabase,
+  serviceEnvironment,
+  testLogger,
+  uniqueNatsPrefix,
+  type ApiClient,
+  type TestDatabase,
+} from '@catalog/testing';
 import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
 
@@ -132,7 +140,12 @@ export interface HttpResult {
  * overrides the header (null: chunked). Resolves with the answer even when the server answers
  * before it has read everything.
  */
-export function put(url: string, headers: Record<string, string>, body: { path: string } | { stream: Readable }, contentLength?: number | null): Promise<HttpResult> {
+export function put(
+  url: string,
+  headers: Record<string, string>,
+  body: { path: string } | { stream: Readable },
+  contentLength?: number | null,
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const outgoing: Record<string, string> = { ...headers };
     const length = contentLength === undefined && 'path' in body ? statSync(body.path).size : contentLength;
@@ -192,7 +205,7 @@ export function tempDir(): { dir: string; remove(): void } {
 export async function randomFile(path: string, size: number): Promise<string> {
   const hash = createHash('sha256');
   async function* chunks() {
-    for (let left = size; left > 0; ) {
+    for (let left = size; left > 0;) {
       const chunk = randomBytes(Math.min(left, 1024 * 1024));
       hash.update(chunk);
       left -= chunk.length;

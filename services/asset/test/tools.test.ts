@@ -39,7 +39,10 @@ describe('without ffprobe', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({ code: 'service_unavailable' });
     expect(refused.body.error.message).toContain('FFPROBE_PATH');
-    expect((await stack.api.request('GET', `/api/v1/catalog/assets/${audio.assetId}`, { key })).body).toMatchObject({ status: 'PENDING_UPLOAD', failure: null });
+    expect((await stack.api.request('GET', `/api/v1/catalog/assets/${audio.assetId}`, { key })).body).toMatchObject({
+      status: 'PENDING_UPLOAD',
+      failure: null,
+    });
 
     const image = await createAsset(stack.api, key, { filename: 'cover.png', contentType: 'image/png', size: 8 });
     expect((await put(image.upload.url, image.upload.headers, { stream: Readable.from([Buffer.alloc(8)]) }, 8)).status).toBe(200);

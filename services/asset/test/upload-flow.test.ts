@@ -29,7 +29,13 @@ describe.each<Backend>(['fs', 's3'])('standalone upload flow on %s', (backend) =
     const path = join(files.dir, 'jingle.png');
     const sha256 = await randomFile(path, 1024);
     const asset = await create({ filename: 'jingle.png', contentType: 'image/png', size: 1024, checksum: `sha256:${sha256}` });
-    expect(asset).toMatchObject({ status: 'PENDING_UPLOAD', retention: 'standalone', kind: 'ARTWORK', size: 1024, checksum: `sha256:${sha256}` });
+    expect(asset).toMatchObject({
+      status: 'PENDING_UPLOAD',
+      retention: 'standalone',
+      kind: 'ARTWORK',
+      size: 1024,
+      checksum: `sha256:${sha256}`,
+    });
     expect(asset.assetId).toBe(asset.id);
     expect(asset.upload).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'image/png' } });
     expect(Date.parse(asset.upload.expiresAt)).toBeGreaterThan(Date.now());
@@ -40,7 +46,13 @@ describe.each<Backend>(['fs', 's3'])('standalone upload flow on %s', (backend) =
 
     const confirmed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body).toMatchObject({ id: asset.assetId, status: 'ONLINE', size: 1024, checksum: `sha256:${sha256}`, durationMs: null });
+    expect(confirmed.body).toMatchObject({
+      id: asset.assetId,
+      status: 'ONLINE',
+      size: 1024,
+      checksum: `sha256:${sha256}`,
+      durationMs: null,
+    });
     expect(confirmed.body.expiresAt).not.toBeNull();
 
     const again = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key });

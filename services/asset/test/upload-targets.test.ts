@@ -16,7 +16,15 @@ async function objectsIn(stack: Stack): Promise<string[]> {
   if (stack.backend === 'fs') return filesUnder(stack.blobDir);
   const s3 = s3Infrastructure();
   const url = new URL(s3.endpoint);
-  const client = new Client({ endPoint: url.hostname, port: Number(url.port), useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: 'us-east-1', pathStyle: true });
+  const client = new Client({
+    endPoint: url.hostname,
+    port: Number(url.port),
+    useSSL: false,
+    accessKey: s3.accessKey,
+    secretKey: s3.secretKey,
+    region: 'us-east-1',
+    pathStyle: true,
+  });
   const names: string[] = [];
   for await (const item of client.listObjectsV2(stack.bucket, '', true)) names.push((item as { name: string }).name);
   return names;
@@ -186,7 +194,10 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
 
       // The declared length and type go through.
       expect((await put(asset.upload.url, asset.upload.headers, { stream: bytes(1024) }, 1024)).status).toBe(200);
-      expect((await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key })).body).toMatchObject({ status: 'ONLINE', size: 1024 });
+      expect((await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key })).body).toMatchObject({
+        status: 'ONLINE',
+        size: 1024,
+      });
     });
 
     it('needs the size of an upload declared (400 size_required), also for a new upload target', async () => {
@@ -197,12 +208,17 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
       expect(undeclared.status).toBe(400);
       expect(undeclared.body.error).toMatchObject({ code: 'size_required', details: { field: 'size' } });
       const asset = await create({ filename: 'a.png', contentType: 'image/png', size: 16 });
-      const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, { key, body: { filename: 'b.png', contentType: 'image/png' } });
+      const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
+        key,
+        body: { filename: 'b.png', contentType: 'image/png' },
+      });
       expect(renewed.status).toBe(400);
       expect(renewed.body.error.code).toBe('size_required');
       // Nothing was written for the refused requests.
       expect(await stack.query('select id from asset.assets where declared_size is null')).toEqual([]);
-      expect(await stack.query('select type from asset.outbox where resource_id = $1 order by seq', [asset.assetId])).toEqual([{ type: 'asset.created' }]);
+      expect(await stack.query('select type from asset.outbox where resource_id = $1 order by seq', [asset.assetId])).toEqual([
+        { type: 'asset.created' },
+      ]);
     });
   }
 

@@ -2,7 +2,12 @@ import { routesOf } from '@catalog/contracts';
 import { startEventConsumer, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
 import { applyAssetEvent } from './domain/asset-events.js';
-import { ATTACH_SWEEP_BATCH_SIZE, sweepAttachIntents, type AttachIntentSweepDeps, type AttachSweepResult } from './domain/attach-intents.js';
+import {
+  ATTACH_SWEEP_BATCH_SIZE,
+  sweepAttachIntents,
+  type AttachIntentSweepDeps,
+  type AttachSweepResult,
+} from './domain/attach-intents.js';
 import { assetClient, type AssetClient } from './integration/asset-client.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
@@ -37,7 +42,12 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
   });
   try {
     const { db } = runtime.database;
-    const client = assetClient({ nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetRpcTimeoutMs });
+    const client = assetClient({
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      callContext: runtime.callContext,
+      timeoutMs: config.assetRpcTimeoutMs,
+    });
     const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
     const handlers = catalogHandlers({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger });
     const unanswered = routesOf('catalog')
@@ -65,7 +75,12 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
       batchSize: ATTACH_SWEEP_BATCH_SIZE,
     };
     runtime.onStop(
-      startPeriodicTask({ name: 'attach intent sweep', intervalMs: config.attachSweepIntervalMs, logger: runtime.logger, run: () => sweepAttachIntents(sweeper) }),
+      startPeriodicTask({
+        name: 'attach intent sweep',
+        intervalMs: config.attachSweepIntervalMs,
+        logger: runtime.logger,
+        run: () => sweepAttachIntents(sweeper),
+      }),
     );
     await runtime.listen();
     return Object.assign(runtime, { sweepAttachIntents: () => sweepAttachIntents(sweeper) });

@@ -20,7 +20,10 @@ let wav: Uint8Array;
 beforeAll(async () => {
   // No grace: the sweeps the tests run take every intent not held by a running transaction. The
   // sweeper's own timer stays out of the way.
-  h = await startHarness('catrelease', { withAssets: true, env: { CATALOG_ATTACH_INTENT_GRACE_MS: '0', CATALOG_ATTACH_SWEEP_INTERVAL_MS: '3600000' } });
+  h = await startHarness('catrelease', {
+    withAssets: true,
+    env: { CATALOG_ATTACH_INTENT_GRACE_MS: '0', CATALOG_ATTACH_SWEEP_INTERVAL_MS: '3600000' },
+  });
   nc = await testBus('catrelease-relay');
   wav = await sineWav(1);
 });
@@ -77,12 +80,18 @@ describe('the asset service knows which version a file belongs to', () => {
     const subjects = subjectsFor(h.natsPrefix);
     const jsm = await jetstreamManager(nc);
     const releasedSubject = subjects.events('catalog', 'asset.released');
-    const releasedMsg = await eventually(async () => (await jsm.streams.getMessage(subjects.eventsStream, { last_by_subj: releasedSubject })) ?? undefined, 20_000);
+    const releasedMsg = await eventually(
+      async () => (await jsm.streams.getMessage(subjects.eventsStream, { last_by_subj: releasedSubject })) ?? undefined,
+      20_000,
+    );
     await untilConsumerSettled(nc, subjects, 'catalog-asset-events', releasedMsg.seq);
     const state = await h.sql.query('select status, event_seq from catalog.asset_states where asset_id = $1', [first.asset.id]);
     expect(state.rows).toEqual([{ status: 'PENDING_UPLOAD', event_seq: String(releasedMsg.seq) }]);
 
-    const second = await a.ok('createVersion', { params: { id: entity.id }, body: { source: { assetId: first.asset.id }, label: 'Again', versionType: 'radio_edit' } });
+    const second = await a.ok('createVersion', {
+      params: { id: entity.id },
+      body: { source: { assetId: first.asset.id }, label: 'Again', versionType: 'radio_edit' },
+    });
     expect(await versionOfAsset(first.asset.id)).toBe(second.id);
     const attached = await h.assets(a).ok('getAsset', { params: { id: first.asset.id } });
     expect(attached).toMatchObject({ retention: 'attached', entityId: entity.id });
@@ -97,7 +106,7 @@ describe('the asset service knows which version a file belongs to', () => {
 });
 
 describe('a version whose transaction fails after its file was attached', () => {
-  test('gives the file back: released if still that version\'s file, so it expires instead of staying attached for good', async () => {
+  test("gives the file back: released if still that version's file, so it expires instead of staying attached for good", async () => {
     const { a, entityId, assetId } = await entityAndStandaloneAsset('Doomed version');
     const failed = await whileVersionCreatedRuns(entityId, REFUSE, () => addVersionOf(a, entityId, assetId, 'Doomed'));
     expect(failed).toMatchObject({ ok: false, error: { status: 500 } });
@@ -112,7 +121,10 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await intentsOf(assetId)).toEqual([]);
 
     // And it can be used again.
-    const version = await a.ok('createVersion', { params: { id: entityId }, body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' } });
+    const version = await a.ok('createVersion', {
+      params: { id: entityId },
+      body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' },
+    });
     expect(await versionOfAsset(assetId)).toBe(version.id);
   });
 
@@ -127,7 +139,11 @@ describe('a version whose transaction fails after its file was attached', () => 
     const unwritten = await versionOfAsset(assetId);
     expect(unwritten).not.toBeNull();
     expect((await h.sql.query('select id from catalog.versions where id = $1', [unwritten])).rows).toEqual([]);
-    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'attached', entityId, expiresAt: null });
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({
+      retention: 'attached',
+      entityId,
+      expiresAt: null,
+    });
     expect(await intentsOf(assetId)).toEqual([{ version_id: unwritten, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
     expect(await releasedEvents(assetId)).toEqual([]);
 
@@ -140,10 +156,17 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await intentsOf(assetId)).toEqual([]);
 
     // Usable for a new version; a second sweep changes nothing.
-    const version = await a.ok('createVersion', { params: { id: entityId }, body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' } });
+    const version = await a.ok('createVersion', {
+      params: { id: entityId },
+      body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' },
+    });
     expect(await versionOfAsset(assetId)).toBe(version.id);
     expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });
-    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'attached', entityId, expiresAt: null });
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({
+      retention: 'attached',
+      entityId,
+      expiresAt: null,
+    });
     expect(await versionOfAsset(assetId)).toBe(version.id);
     expect(await releasedEvents(assetId)).toHaveLength(1);
   });
@@ -179,7 +202,11 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await intentsOf(assetId)).toEqual([{ version_id: unwritten, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
 
     expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 1, released: 1, kept: 0 });
-    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({
+      retention: 'standalone',
+      entityId: null,
+      expiresAt: expect.any(String),
+    });
     expect(await intentsOf(assetId)).toEqual([]);
   });
 });
@@ -194,7 +221,9 @@ describe('attach intents', () => {
     const refused = await addVersionOf(a, entityId, assetId, 'Same file again');
     expect(refused).toMatchObject({ ok: false, error: { status: 409, code: 'asset_in_use' } });
     expect(await intentsOf(assetId)).toEqual([]);
-    expect((await h.sql.query('select count(*)::int as n from catalog.attach_intents where tenant_id = $1', [a.tenantId])).rows).toEqual([{ n: 0 }]);
+    expect((await h.sql.query('select count(*)::int as n from catalog.attach_intents where tenant_id = $1', [a.tenantId])).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 
   test('the sweep passes by the intent of a version whose transaction is still running', async () => {
@@ -211,11 +240,16 @@ describe('attach intents', () => {
           // The version's transaction waits for the lock: it runs, holding its intent (deleted, not
           // committed). The attach came before it (decision 0058).
           await eventually(
-            async () => ((await h.sql.query("select 1 from pg_locks where locktype = 'advisory' and objid = 4242 and not granted")).rows.length > 0 ? true : undefined),
+            async () =>
+              (await h.sql.query("select 1 from pg_locks where locktype = 'advisory' and objid = 4242 and not granted")).rows.length > 0
+                ? true
+                : undefined,
             10_000,
           );
           versionId = (await versionOfAsset(assetId))!;
-          expect(await intentsOf(assetId)).toEqual([{ version_id: versionId, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` }]);
+          expect(await intentsOf(assetId)).toEqual([
+            { version_id: versionId, tenant_id: a.tenantId, source_system: `public-api:${a.keyId}` },
+          ]);
 
           expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });
           expect(await versionOfAsset(assetId)).toBe(versionId);
@@ -229,7 +263,11 @@ describe('attach intents', () => {
       expect(created.reply).toMatchObject({ ok: true, body: { id: created.versionId } });
       expect(await intentsOf(assetId)).toEqual([]);
       expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 0, released: 0, kept: 0 });
-      expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'attached', entityId, expiresAt: null });
+      expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({
+        retention: 'attached',
+        entityId,
+        expiresAt: null,
+      });
     } finally {
       await holder.end();
     }

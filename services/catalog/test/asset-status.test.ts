@@ -45,13 +45,25 @@ describe('the upload status of versions follows asset events', () => {
     expect(version.asset.status).toBe('PENDING_UPLOAD');
 
     const online = await untilStatus(a, entity.id, version.id, 'ONLINE');
-    expect(online.asset).toEqual({ id: version.asset.id, status: 'ONLINE', contentType: 'audio/wav', size: wav.length, durationMs: expect.any(Number) });
+    expect(online.asset).toEqual({
+      id: version.asset.id,
+      status: 'ONLINE',
+      contentType: 'audio/wav',
+      size: wav.length,
+      durationMs: expect.any(Number),
+    });
     expect(Math.abs(online.durationMs - 2000)).toBeLessThanOrEqual(50);
     expect(online.durationMs).toBe(online.asset.durationMs);
     const [listed] = (await a.ok('listVersions', { params: { id: entity.id } })).versions;
     expect(listed).toEqual(online);
 
-    const expected = { id: version.id, label: 'Radio edit', versionType: 'radio_edit', durationMs: online.durationMs, assetId: version.asset.id };
+    const expected = {
+      id: version.id,
+      label: 'Radio edit',
+      versionType: 'radio_edit',
+      durationMs: online.durationMs,
+      assetId: version.asset.id,
+    };
     expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toEqual(expected);
     const page = await a.ok('listEntities', {});
     expect(page.entities.map((e: any) => e.primaryAudioVersion)).toEqual([expected]);
@@ -70,7 +82,9 @@ describe('the upload status of versions follows asset events', () => {
     const patched = await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'Pending primary (2)' } });
     expect(patched.primaryAudioVersion).toBeNull();
     await a.ok('updateVersion', { params: { id: entity.id, versionId: first.id }, body: { isPrimary: true } });
-    expect((await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'back' } })).primaryAudioVersion).toMatchObject({ id: first.id });
+    expect((await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'back' } })).primaryAudioVersion).toMatchObject({
+      id: first.id,
+    });
   });
 
   test('a failed confirmation shows the file FAILED', async () => {
@@ -80,7 +94,10 @@ describe('the upload status of versions follows asset events', () => {
     const reply = await addUploadVersion(a, entity.id, { size: noise.length });
     const version = (reply as { body: any }).body;
     expect(await uploadBytes(h, version.upload, noise)).toBeLessThan(300);
-    expect(errorOf(await h.assets(a).call('confirmAsset', { params: { id: version.asset.id } }))).toMatchObject({ status: 409, code: 'asset_failed' });
+    expect(errorOf(await h.assets(a).call('confirmAsset', { params: { id: version.asset.id } }))).toMatchObject({
+      status: 409,
+      code: 'asset_failed',
+    });
     const failed = await untilStatus(a, entity.id, version.id, 'FAILED');
     expect(failed).toMatchObject({ durationMs: null, isPrimary: true });
     expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toBeNull();
@@ -88,7 +105,7 @@ describe('the upload status of versions follows asset events', () => {
 });
 
 describe('automatic analyses', () => {
-  test('an AUDIO version whose file comes ONLINE requests the entity type\'s automatic analyses, once', async () => {
+  test("an AUDIO version whose file comes ONLINE requests the entity type's automatic analyses, once", async () => {
     const a = h.tenant();
     await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo', 'loudness'] } });
     const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Analyse me', externalReferences: { dmrn: 'DM-AN' } } });
@@ -107,7 +124,10 @@ describe('automatic analyses', () => {
     });
     // A second confirmation (idempotent at the asset service) and later asset events request nothing more.
     await h.assets(a).ok('confirmAsset', { params: { id: version.asset.id } });
-    await a.call('createVersion', { params: { id: entity.id }, body: { source: { assetId: version.asset.id }, label: 'dup', versionType: 'other' } });
+    await a.call('createVersion', {
+      params: { id: entity.id },
+      body: { source: { assetId: version.asset.id }, label: 'dup', versionType: 'other' },
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await h.outbox({ resourceId: version.id, type: 'version.analyses_requested' })).toHaveLength(1);
   });
@@ -186,11 +206,14 @@ describe('applying asset events', () => {
     expect(await applyAssetEvent(db, assetEvent(tenantId, assetId, facts), at(seq))).toBe('stale');
     expect(await applyAssetEvent(db, assetEvent(tenantId, assetId, { ...facts, status: 'PENDING_UPLOAD' }), at(seq - 1))).toBe('stale');
     expect(await applyAssetEvent(db, assetEvent(tenantId, assetId, { ...facts, status: 'EXPIRED' }), at(seq + 1))).toBe('applied');
-    const states = () => h.sql.query('select status, event_stream, event_seq from catalog.asset_states where asset_id = $1', [assetId]).then((r) => r.rows);
+    const states = () =>
+      h.sql.query('select status, event_stream, event_seq from catalog.asset_states where asset_id = $1', [assetId]).then((r) => r.rows);
     expect(await states()).toEqual([{ status: 'EXPIRED', event_stream: stream, event_seq: String(seq + 1) }]);
     // A recreated stream starts its sequences again: its events are newer whatever their number.
     // (Event times here are "now": later than any answer recorded before.)
-    expect(await applyAssetEvent(db, assetEvent(tenantId, assetId, { ...facts, status: 'ONLINE' }), at(3, '2025-02-01T00:00:00.000Z'))).toBe('applied');
+    expect(
+      await applyAssetEvent(db, assetEvent(tenantId, assetId, { ...facts, status: 'ONLINE' }), at(3, '2025-02-01T00:00:00.000Z')),
+    ).toBe('applied');
     expect(await states()).toEqual([{ status: 'ONLINE', event_stream: '2025-02-01T00:00:00.000Z', event_seq: '3' }]);
     expect(await applyAssetEvent(db, assetEvent(tenantId, assetId, { ...facts, status: 'GONE' }), at(seq + 2))).toBe('ignored');
     expect(await applyAssetEvent(db, { ...assetEvent(tenantId, assetId, facts), resourceKind: 'entity' }, at(seq + 3))).toBe('ignored');
@@ -201,10 +224,14 @@ describe('applying asset events', () => {
     const assetId = newId();
     const db = h.service.database.db;
     const stream = '2025-03-01T00:00:00.000Z';
-    const event = (status: string, occurredAt: Date) => ({ ...assetEvent(tenantId, assetId, { ...facts, status }), occurredAt: occurredAt.toISOString() });
+    const event = (status: string, occurredAt: Date) => ({
+      ...assetEvent(tenantId, assetId, { ...facts, status }),
+      occurredAt: occurredAt.toISOString(),
+    });
     const t0 = new Date('2025-03-01T10:00:00.000Z');
     const answerAt = new Date('2025-03-01T10:00:05.000Z');
-    const status = () => h.sql.query('select status from catalog.asset_states where asset_id = $1', [assetId]).then((r) => r.rows[0]?.status);
+    const status = () =>
+      h.sql.query('select status from catalog.asset_states where asset_id = $1', [assetId]).then((r) => r.rows[0]?.status);
 
     expect(await applyAssetEvent(db, event('PENDING_UPLOAD', t0), { stream, seq: 10 })).toBe('applied');
     const snapshot = (s: string, at: Date) =>

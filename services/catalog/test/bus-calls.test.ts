@@ -1,5 +1,14 @@
 import { sineWav } from '@catalog/testing';
-import { addVersionOf, entityAndStandaloneAsset, errorOf, intentsOf, releasedEvents, startHarness, versionOfAsset, type CatalogHarness } from './support.js';
+import {
+  addVersionOf,
+  entityAndStandaloneAsset,
+  errorOf,
+  intentsOf,
+  releasedEvents,
+  startHarness,
+  versionOfAsset,
+  type CatalogHarness,
+} from './support.js';
 
 /**
  * No transaction of the catalog stays open while it waits for the asset service (decision 0058):
@@ -12,7 +21,10 @@ let wav: Uint8Array;
 beforeAll(async () => {
   // No grace: the sweeps the tests run take every intent not held by a running transaction; the
   // sweeper's own timer stays out of the way.
-  h = await startHarness('catbuscalls', { withAssets: true, env: { CATALOG_ATTACH_INTENT_GRACE_MS: '0', CATALOG_ATTACH_SWEEP_INTERVAL_MS: '3600000' } });
+  h = await startHarness('catbuscalls', {
+    withAssets: true,
+    env: { CATALOG_ATTACH_INTENT_GRACE_MS: '0', CATALOG_ATTACH_SWEEP_INTERVAL_MS: '3600000' },
+  });
   wav = await sineWav(1);
 });
 
@@ -35,7 +47,8 @@ async function catalogTransactionsOpen(): Promise<Array<{ state: string; query: 
 }
 
 const attachedEvents = async (assetId: string): Promise<number> =>
-  (await h.sql.query("select count(*)::int as n from asset.outbox where resource_id = $1 and type = 'asset.attached'", [assetId])).rows[0].n;
+  (await h.sql.query("select count(*)::int as n from asset.outbox where resource_id = $1 and type = 'asset.attached'", [assetId])).rows[0]
+    .n;
 
 describe('adding a version from an existing asset', () => {
   test('holds no transaction while the asset service attaches, and reserves the asset meanwhile', async () => {
@@ -83,7 +96,11 @@ describe('adding a version from an existing asset', () => {
     expect(swept).toEqual({ claimed: 1, released: 1, kept: 0 });
     expect(errorOf(await pending)).toMatchObject({ status: 503, code: 'service_unavailable' });
     expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
-    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
+    expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({
+      retention: 'standalone',
+      entityId: null,
+      expiresAt: expect.any(String),
+    });
     expect(await intentsOf(h, assetId)).toEqual([]);
     // The file is free again.
     expect((await addVersionOf(a, entityId, assetId, 'Second try')).ok).toBe(true);

@@ -58,7 +58,9 @@ describe('concurrent writes of one entity take turns', () => {
   test('parallel creates with one DMRN: one 201, the rest 409 dmrn_in_use, no half-written state', async () => {
     const a = h.tenant();
     const replies = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => a.call('createEntity', { body: { type: 'song', title: `c${i}`, externalReferences: { dmrn: 'RACE-1' } } })),
+      Array.from({ length: 10 }, (_, i) =>
+        a.call('createEntity', { body: { type: 'song', title: `c${i}`, externalReferences: { dmrn: 'RACE-1' } } }),
+      ),
     );
     const created = replies.filter((r) => r.ok);
     const refused = replies.filter((r) => !r.ok);

@@ -75,22 +75,45 @@ describe('entity CRUD', () => {
     const missingTitle = errorOf(await a.call('createEntity', { body: { type: 'song' } }));
     expect(missingTitle).toMatchObject({ status: 400, code: 'invalid_body' });
     expect(missingTitle.details).toEqual({ fields: [{ location: 'body', path: '/title', message: 'is required' }] });
-    expect(errorOf(await a.call('createEntity', { body: { type: 'Song!', title: 't' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('createEntity', { body: { type: 'Song!', title: 't' } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
     expect(errorOf(await a.call('createEntity', {}))).toMatchObject({ status: 400, code: 'invalid_body' });
     const entity = await a.ok('createEntity', { body: { type: 'song', title: 't' } });
-    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: {} }))).toMatchObject({ status: 400, code: 'invalid_body' });
-    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: { dmrn: 'x' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: {} }))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
+    expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: { dmrn: 'x' } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
     expect(errorOf(await a.call('listEntities', { query: { limit: 0 } }))).toMatchObject({ status: 400, code: 'invalid_query' });
     expect(errorOf(await a.call('listEntities', { query: { limit: 201 } }))).toMatchObject({ status: 400, code: 'invalid_query' });
-    expect(errorOf(await a.call('attachDmrn', { params: { id: entity.id }, body: { value: '' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('attachDmrn', { params: { id: entity.id }, body: { value: '' } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
     // JSON may carry NUL characters; Postgres text cannot (no control characters at all: decision 0052).
     expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: { artist: 'a\u0000b' } }))).toEqual({
       status: 400,
       code: 'invalid_body',
       message: 'invalid body',
-      details: { fields: [{ location: 'body', path: '/artist', message: 'must be one line without control characters (no tab or line break) or unpaired surrogates' }] },
+      details: {
+        fields: [
+          {
+            location: 'body',
+            path: '/artist',
+            message: 'must be one line without control characters (no tab or line break) or unpaired surrogates',
+          },
+        ],
+      },
     });
-    expect(errorOf(await a.call('createEntity', { body: { type: 'song', title: '\u0000' } }))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(errorOf(await a.call('createEntity', { body: { type: 'song', title: '\u0000' } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
     expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);
   });
 });
@@ -149,7 +172,9 @@ describe('batch creation', () => {
 
   test('one invalid entity refuses the whole batch and names it', async () => {
     const a = h.tenant();
-    const error = errorOf(await a.call('createEntities', { body: batchOf(3, (i) => (i === 2 ? { type: 'song' } : { type: 'song', title: `T${i}` })) }));
+    const error = errorOf(
+      await a.call('createEntities', { body: batchOf(3, (i) => (i === 2 ? { type: 'song' } : { type: 'song', title: `T${i}` })) }),
+    );
     expect(error).toMatchObject({ status: 400, code: 'invalid_body' });
     expect(error.details).toEqual({ fields: [{ location: 'body', path: '/entities/2/title', message: 'is required' }] });
     expect((await a.ok('listEntities', {})).entities).toEqual([]);
@@ -159,7 +184,9 @@ describe('batch creation', () => {
   test('a DMRN claimed twice in the batch is 400; one already in use is 409 naming its holder; nothing is written', async () => {
     const a = h.tenant();
     const twice = errorOf(
-      await a.call('createEntities', { body: batchOf(4, (i) => ({ type: 'song', title: `T${i}`, externalReferences: { dmrn: i % 2 ? 'D-TWICE' : `D-${i}` } })) }),
+      await a.call('createEntities', {
+        body: batchOf(4, (i) => ({ type: 'song', title: `T${i}`, externalReferences: { dmrn: i % 2 ? 'D-TWICE' : `D-${i}` } })),
+      }),
     );
     expect(twice).toEqual({
       status: 400,
@@ -170,7 +197,14 @@ describe('batch creation', () => {
 
     const holder = await a.ok('createEntity', { body: { type: 'song', title: 'Holder', externalReferences: { dmrn: 'D-HELD' } } });
     const inUse = errorOf(
-      await a.call('createEntities', { body: { entities: [{ type: 'song', title: 'Free', externalReferences: { dmrn: 'D-FREE' } }, { type: 'song', title: 'Taken', externalReferences: { dmrn: 'D-HELD' } }] } }),
+      await a.call('createEntities', {
+        body: {
+          entities: [
+            { type: 'song', title: 'Free', externalReferences: { dmrn: 'D-FREE' } },
+            { type: 'song', title: 'Taken', externalReferences: { dmrn: 'D-HELD' } },
+          ],
+        },
+      }),
     );
     expect(inUse).toEqual({
       status: 409,

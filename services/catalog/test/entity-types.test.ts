@@ -13,7 +13,11 @@ afterAll(async () => {
 describe('entity types', () => {
   test('a type never configured is 404', async () => {
     const a = h.tenant();
-    expect(errorOf(await a.call('getEntityType', { params: { name: 'song' } }))).toEqual({ status: 404, code: 'not_found', message: 'entity type not found' });
+    expect(errorOf(await a.call('getEntityType', { params: { name: 'song' } }))).toEqual({
+      status: 404,
+      code: 'not_found',
+      message: 'entity type not found',
+    });
     expect(await a.ok('listEntityTypes')).toEqual({ entityTypes: [] });
   });
 
@@ -23,7 +27,12 @@ describe('entity types', () => {
     expect(created).toMatchObject({ ok: true, status: 200 });
     const song = (created as { body: any }).body;
     // A set, shown in the canonical order of analysis types.
-    expect(song).toEqual({ name: 'song', automaticAnalyses: ['loudness', 'tempo'], createdAt: expect.any(String), updatedAt: song.createdAt });
+    expect(song).toEqual({
+      name: 'song',
+      automaticAnalyses: ['loudness', 'tempo'],
+      createdAt: expect.any(String),
+      updatedAt: song.createdAt,
+    });
     expect(await a.ok('getEntityType', { params: { name: 'song' } })).toEqual(song);
 
     // The same set in another order changes nothing.
@@ -78,7 +87,9 @@ describe('entity types', () => {
   test('concurrent first PUTs of one type: all succeed, one event', async () => {
     const a = h.tenant();
     const replies = await Promise.all(
-      Array.from({ length: 10 }, () => a.call('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: ['cue_points'] } })),
+      Array.from({ length: 10 }, () =>
+        a.call('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: ['cue_points'] } }),
+      ),
     );
     expect(replies.every((r) => r.ok && r.status === 200)).toBe(true);
     expect(await h.outbox({ tenantId: a.tenantId, type: 'entity_type.updated' })).toHaveLength(1);

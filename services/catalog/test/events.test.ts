@@ -40,7 +40,11 @@ describe('entity events in the outbox', () => {
     await a.ok('updateEntity', { params: { id: entity.id }, body: { artist: null } });
     await a.ok('updateEntity', { params: { id: entity.id }, body: { type: 'jingle', title: 'New title' } });
     const updates = await h.outbox({ resourceId: entity.id, type: 'entity.updated' });
-    expect(updates.map((r) => r.data)).toEqual([{ changedFields: ['title', 'artist'] }, { changedFields: ['artist'] }, { changedFields: ['type'] }]);
+    expect(updates.map((r) => r.data)).toEqual([
+      { changedFields: ['title', 'artist'] },
+      { changedFields: ['artist'] },
+      { changedFields: ['type'] },
+    ]);
     expect(updates.every((r) => r.dmrn === null && r.resource_kind === 'entity' && r.schema_version === 1)).toBe(true);
   });
 

@@ -8,7 +8,9 @@ describe('marker rules', () => {
     try {
       run();
     } catch (error) {
-      return ((error as { details?: { fields?: Array<{ path: string; message: string }> } }).details?.fields ?? []).map(({ path, message }) => ({ path, message }));
+      return ((error as { details?: { fields?: Array<{ path: string; message: string }> } }).details?.fields ?? []).map(
+        ({ path, message }) => ({ path, message }),
+      );
     }
     throw new Error('expected the markers to be refused');
   };
@@ -28,7 +30,17 @@ describe('marker rules', () => {
       ],
       audio(181_000),
     );
-    expect(markers.map((m) => m.type)).toEqual(['cue_in', 'intro_end', 'hook_start', 'hook_end', 'custom', 'custom', 'outro_start', 'segue', 'cue_out']);
+    expect(markers.map((m) => m.type)).toEqual([
+      'cue_in',
+      'intro_end',
+      'hook_start',
+      'hook_end',
+      'custom',
+      'custom',
+      'outro_start',
+      'segue',
+      'cue_out',
+    ]);
     expect(markers.filter((m) => m.type === 'custom').map((m) => m.label)).toEqual(['drop', 'vocal in']);
     expect(validateMarkers([], audio(null))).toEqual([]);
   });
@@ -65,17 +77,43 @@ describe('marker rules', () => {
       { path: '/markers/4/positionMs', message: 'must not be after cue_out (900 ms)' },
       { path: '/markers/5/positionMs', message: 'must not be before cue_in (1000 ms)' },
     ]);
-    expect(fields(() => validateMarkers([{ type: 'hook_start', positionMs: 10 }, { type: 'hook_end', positionMs: 10 }], audio(null)))).toEqual([
-      { path: '/markers/1/positionMs', message: 'must be after hook_start (10 ms)' },
-    ]);
-    expect(fields(() => validateMarkers([{ type: 'outro_start', positionMs: 10 }, { type: 'intro_end', positionMs: 20 }], audio(null)))).toEqual([
-      { path: '/markers/0/positionMs', message: 'must be at or after intro_end (20 ms)' },
-    ]);
-    expect(validateMarkers([{ type: 'outro_start', positionMs: 20 }, { type: 'intro_end', positionMs: 20 }], audio(null))).toHaveLength(2);
+    expect(
+      fields(() =>
+        validateMarkers(
+          [
+            { type: 'hook_start', positionMs: 10 },
+            { type: 'hook_end', positionMs: 10 },
+          ],
+          audio(null),
+        ),
+      ),
+    ).toEqual([{ path: '/markers/1/positionMs', message: 'must be after hook_start (10 ms)' }]);
+    expect(
+      fields(() =>
+        validateMarkers(
+          [
+            { type: 'outro_start', positionMs: 10 },
+            { type: 'intro_end', positionMs: 20 },
+          ],
+          audio(null),
+        ),
+      ),
+    ).toEqual([{ path: '/markers/0/positionMs', message: 'must be at or after intro_end (20 ms)' }]);
+    expect(
+      validateMarkers(
+        [
+          { type: 'outro_start', positionMs: 20 },
+          { type: 'intro_end', positionMs: 20 },
+        ],
+        audio(null),
+      ),
+    ).toHaveLength(2);
   });
 
   test('ARTWORK versions have no markers', () => {
-    expect(() => validateMarkers([{ type: 'cue_in', positionMs: 0 }], { kind: 'ARTWORK', durationMs: null })).toThrow('ARTWORK versions have no markers');
+    expect(() => validateMarkers([{ type: 'cue_in', positionMs: 0 }], { kind: 'ARTWORK', durationMs: null })).toThrow(
+      'ARTWORK versions have no markers',
+    );
     expect(validateMarkers([], { kind: 'ARTWORK', durationMs: null })).toEqual([]);
   });
 });
@@ -105,16 +143,30 @@ describe('PUT markers', () => {
       return v.asset.status === 'ONLINE' ? v.durationMs : undefined;
     }, 15_000);
 
-    const tooLate = errorOf(await put(a, entity.id, version.body.id, [{ type: 'cue_in', positionMs: 100 }, { type: 'cue_out', positionMs: durationMs + 1 }]));
+    const tooLate = errorOf(
+      await put(a, entity.id, version.body.id, [
+        { type: 'cue_in', positionMs: 100 },
+        { type: 'cue_out', positionMs: durationMs + 1 },
+      ]),
+    );
     expect(tooLate).toMatchObject({
       status: 400,
       code: 'invalid_markers',
-      details: { durationMs, fields: [{ location: 'body', path: '/markers/1/positionMs', message: `must not be after the end of the file (${durationMs} ms)` }] },
+      details: {
+        durationMs,
+        fields: [{ location: 'body', path: '/markers/1/positionMs', message: `must not be after the end of the file (${durationMs} ms)` }],
+      },
     });
 
     const set = await a.ok('putVersionMarkers', {
       params: { id: entity.id, versionId: version.body.id },
-      body: { markers: [{ type: 'cue_out', positionMs: durationMs }, { type: 'cue_in', positionMs: 100 }, { type: 'intro_end', positionMs: 400, label: 'ramp' }] },
+      body: {
+        markers: [
+          { type: 'cue_out', positionMs: durationMs },
+          { type: 'cue_in', positionMs: 100 },
+          { type: 'intro_end', positionMs: 400, label: 'ramp' },
+        ],
+      },
     });
     expect(set.markers).toEqual([
       { type: 'cue_in', positionMs: 100 },
@@ -125,8 +177,16 @@ describe('PUT markers', () => {
     expect(listed.markers).toEqual(set.markers);
 
     // The same set again writes nothing; another set replaces it.
-    expect(await a.ok('putVersionMarkers', { params: { id: entity.id, versionId: version.body.id }, body: { markers: [...set.markers].reverse() } })).toEqual(set);
-    const replaced = await a.ok('putVersionMarkers', { params: { id: entity.id, versionId: version.body.id }, body: { markers: [{ type: 'segue', positionMs: 1500 }] } });
+    expect(
+      await a.ok('putVersionMarkers', {
+        params: { id: entity.id, versionId: version.body.id },
+        body: { markers: [...set.markers].reverse() },
+      }),
+    ).toEqual(set);
+    const replaced = await a.ok('putVersionMarkers', {
+      params: { id: entity.id, versionId: version.body.id },
+      body: { markers: [{ type: 'segue', positionMs: 1500 }] },
+    });
     expect(replaced.markers).toEqual([{ type: 'segue', positionMs: 1500 }]);
     const cleared = await a.ok('putVersionMarkers', { params: { id: entity.id, versionId: version.body.id }, body: { markers: [] } });
     expect(cleared.markers).toEqual([]);
@@ -151,18 +211,32 @@ describe('PUT markers', () => {
       [{ type: 'cue_in', positionMs: 1, extra: true }],
       Array.from({ length: 101 }, (_, i) => ({ type: 'custom', positionMs: i, label: `m${i}` })),
     ];
-    for (const markers of cases) expect(errorOf(await put(a, entity.id, version.id, markers))).toMatchObject({ status: 400, code: 'invalid_body' });
-    expect(errorOf(await put(a, entity.id, version.id, [{ type: 'cue_in', positionMs: 5 }, { type: 'cue_out', positionMs: 5 }]))).toMatchObject({
+    for (const markers of cases)
+      expect(errorOf(await put(a, entity.id, version.id, markers))).toMatchObject({ status: 400, code: 'invalid_body' });
+    expect(
+      errorOf(
+        await put(a, entity.id, version.id, [
+          { type: 'cue_in', positionMs: 5 },
+          { type: 'cue_out', positionMs: 5 },
+        ]),
+      ),
+    ).toMatchObject({
       status: 400,
       code: 'invalid_markers',
     });
-    expect(errorOf(await put(a, entity.id, '01900000-0000-7000-8000-000000000000', []))).toMatchObject({ status: 404, message: 'version not found' });
+    expect(errorOf(await put(a, entity.id, '01900000-0000-7000-8000-000000000000', []))).toMatchObject({
+      status: 404,
+      message: 'version not found',
+    });
     expect(errorOf(await put(h.tenant(), entity.id, version.id, []))).toMatchObject({ status: 404 });
     const cover = await a.ok('createVersion', {
       params: { id: entity.id },
       body: { source: { upload: { filename: 'c.png', contentType: 'image/png' } }, label: 'Cover', versionType: 'cover_art' },
     });
-    expect(errorOf(await put(a, entity.id, cover.id, [{ type: 'cue_in', positionMs: 0 }]))).toMatchObject({ status: 400, code: 'markers_not_supported' });
+    expect(errorOf(await put(a, entity.id, cover.id, [{ type: 'cue_in', positionMs: 0 }]))).toMatchObject({
+      status: 400,
+      code: 'markers_not_supported',
+    });
     expect(await h.outbox({ tenantId: a.tenantId, type: 'markers.updated' })).toEqual([]);
   });
 });

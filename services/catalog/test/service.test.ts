@@ -67,7 +67,14 @@ describe('service', () => {
     const again = await migrateSchema({ url: h.database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations });
     expect(again).toEqual([]);
     const { rows } = await h.sql.query<{ name: string }>('select name from catalog.kysely_migration order by name');
-    expect(rows.map((r) => r.name)).toEqual(['0001_entities', '0002_versions', '0003_outbox_relay', '0004_attach_intents', '0005_attach_intent_claims', '0006_tenant_or_system_rls']);
+    expect(rows.map((r) => r.name)).toEqual([
+      '0001_entities',
+      '0002_versions',
+      '0003_outbox_relay',
+      '0004_attach_intents',
+      '0005_attach_intent_claims',
+      '0006_tenant_or_system_rls',
+    ]);
   });
 
   test('migration 0005 leaves one unclaimed intent per asset: of two left by the former design, the newest', async () => {
@@ -82,14 +89,25 @@ describe('service', () => {
         `insert into catalog.attach_intents (version_id, tenant_id, asset_id, source_system) values ($1, $3, $4, 's'), ($2, $3, $4, 's'), ($5, $3, $5, 's')`,
         [older, newer, tenant, asset, other],
       );
-      expect(await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual(['0005_attach_intent_claims', '0006_tenant_or_system_rls']);
-      const { rows } = await sql.query('select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id');
+      expect(await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual([
+        '0005_attach_intent_claims',
+        '0006_tenant_or_system_rls',
+      ]);
+      const { rows } = await sql.query(
+        'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',
+      );
       expect(rows).toEqual([
         { version_id: older, claimed: true },
         { version_id: newer, claimed: false },
         { version_id: other, claimed: false },
       ]);
-      await expect(sql.query(`insert into catalog.attach_intents (version_id, tenant_id, asset_id, source_system) values ($1, $2, $3, 's')`, [newId(), tenant, asset])).rejects.toMatchObject({
+      await expect(
+        sql.query(`insert into catalog.attach_intents (version_id, tenant_id, asset_id, source_system) values ($1, $2, $3, 's')`, [
+          newId(),
+          tenant,
+          asset,
+        ]),
+      ).rejects.toMatchObject({
         code: '23505',
         constraint: 'attach_intents_asset_key',
       });
@@ -143,10 +161,10 @@ describe('service', () => {
     await client.connect();
     try {
       await client.query('set enable_seqscan = off');
-      const plan = await client.query(
-        `explain select * from catalog.entities where tenant_id = $1 and id > $2 order by id limit 51`,
-        [newId(), newId()],
-      );
+      const plan = await client.query(`explain select * from catalog.entities where tenant_id = $1 and id > $2 order by id limit 51`, [
+        newId(),
+        newId(),
+      ]);
       expect(JSON.stringify(plan.rows)).toMatch(/entities_tenant_id_idx/);
       const typed = await client.query(
         `explain select * from catalog.entities where tenant_id = $1 and type = 'song' and id > $2 order by id limit 51`,

@@ -4,8 +4,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
-import { AppError, callRpc, newId, readConfig, subjectsFor, type CallContext, type EventEnvelopeRow, type NatsConnection, type RpcReply, type RpcRequest } from '@catalog/platform';
-import { createTestDatabase, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  AppError,
+  callRpc,
+  newId,
+  readConfig,
+  subjectsFor,
+  type CallContext,
+  type EventEnvelopeRow,
+  type NatsConnection,
+  type RpcReply,
+  type RpcRequest,
+} from '@catalog/platform';
+import {
+  createTestDatabase,
+  serviceEnvironment,
+  testBus,
+  testCallContext,
+  testLogger,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 import { readCatalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
 
 /** A tenant calling as the gateway would for one API key. */
@@ -188,7 +207,12 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     database,
     sql,
     assets(tenant) {
-      return caller('asset', () => ({ tenantId: tenant.tenantId, keyId: tenant.keyId, sourceSystem: `public-api:${tenant.keyId}`, requestId: newId() }));
+      return caller('asset', () => ({
+        tenantId: tenant.tenantId,
+        keyId: tenant.keyId,
+        sourceSystem: `public-api:${tenant.keyId}`,
+        requestId: newId(),
+      }));
     },
     tenant() {
       const tenantId = newId();
@@ -244,7 +268,11 @@ export function errorOf(reply: RpcReply): { status: number; code: string; messag
  * passes `/uploads/…` through unchanged); without a gateway the same path goes to the asset
  * service's listener directly.
  */
-export async function uploadBytes(h: CatalogHarness, upload: { url: string; headers: Record<string, string> }, bytes: Uint8Array): Promise<number> {
+export async function uploadBytes(
+  h: CatalogHarness,
+  upload: { url: string; headers: Record<string, string> },
+  bytes: Uint8Array,
+): Promise<number> {
   const target = new URL(upload.url);
   const listener = new URL(h.asset!.listenerUrl);
   target.protocol = listener.protocol;
@@ -266,7 +294,15 @@ export interface UploadVersionOptions {
 
 /** POST createVersion with a `source.upload` (defaults: an AUDIO radio edit, audio/wav). */
 export function addUploadVersion(caller: Caller, entityId: string, options: UploadVersionOptions = {}): Promise<RpcReply> {
-  const { filename = 'edit.wav', contentType = 'audio/wav', size, label = 'Radio edit', versionType = 'radio_edit', kind, isPrimary } = options;
+  const {
+    filename = 'edit.wav',
+    contentType = 'audio/wav',
+    size,
+    label = 'Radio edit',
+    versionType = 'radio_edit',
+    kind,
+    isPrimary,
+  } = options;
   return caller.call('createVersion', {
     params: { id: entityId },
     body: {
@@ -280,10 +316,16 @@ export function addUploadVersion(caller: Caller, entityId: string, options: Uplo
 }
 
 /** A tenant with an entity and an ONLINE standalone asset of the tenant (uploaded and confirmed). */
-export async function entityAndStandaloneAsset(h: CatalogHarness, title: string, wav: Uint8Array): Promise<{ a: Caller; entityId: string; assetId: string }> {
+export async function entityAndStandaloneAsset(
+  h: CatalogHarness,
+  title: string,
+  wav: Uint8Array,
+): Promise<{ a: Caller; entityId: string; assetId: string }> {
   const a = h.tenant();
   const entity = await a.ok('createEntity', { body: { type: 'song', title } });
-  const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } } });
+  const standalone = await h
+    .assets(a)
+    .ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } } });
   expect(await uploadBytes(h, standalone.upload, wav)).toBeLessThan(300);
   await h.assets(a).ok('confirmAsset', { params: { id: standalone.assetId } });
   return { a, entityId: entity.id, assetId: standalone.assetId };
@@ -298,9 +340,17 @@ export const versionOfAsset = async (h: CatalogHarness, assetId: string): Promis
   (await h.sql.query('select version_id from asset.assets where id = $1', [assetId])).rows[0]?.version_id ?? null;
 
 /** The attach intents of an asset. */
-export const intentsOf = async (h: CatalogHarness, assetId: string): Promise<Array<{ version_id: string; tenant_id: string; source_system: string }>> =>
+export const intentsOf = async (
+  h: CatalogHarness,
+  assetId: string,
+): Promise<Array<{ version_id: string; tenant_id: string; source_system: string }>> =>
   (await h.sql.query('select version_id, tenant_id, source_system from catalog.attach_intents where asset_id = $1', [assetId])).rows;
 
 /** The asset.released events of an asset: the version released from and the source system. */
 export const releasedEvents = async (h: CatalogHarness, assetId: string): Promise<Array<{ version_id: string; source_system: string }>> =>
-  (await h.sql.query("select data->>'versionId' as version_id, source_system from asset.outbox where resource_id = $1 and type = 'asset.released'", [assetId])).rows;
+  (
+    await h.sql.query(
+      "select data->>'versionId' as version_id, source_system from asset.outbox where resource_id = $1 and type = 'asset.released'",
+      [assetId],
+    )
+  ).rows;

@@ -71,7 +71,9 @@ describe('exactly one primary per kind under concurrent writes', () => {
       seeded.push((reply.body as { id: string }).id);
     }
     const operations = [
-      ...seeded.slice(0, 5).map((versionId) => a.call('updateVersion', { params: { id: entity.id, versionId }, body: { isPrimary: true } })),
+      ...seeded
+        .slice(0, 5)
+        .map((versionId) => a.call('updateVersion', { params: { id: entity.id, versionId }, body: { isPrimary: true } })),
       ...seeded.slice(5, 8).map((versionId) => a.call('deleteVersion', { params: { id: entity.id, versionId } })),
       ...Array.from({ length: 10 }, (_, i) => addUploadVersion(a, entity.id, { label: `new ${i}`, isPrimary: i % 2 === 0 })),
     ];
@@ -87,7 +89,9 @@ describe('exactly one primary per kind under concurrent writes', () => {
     const one = await addUploadVersion(a, entity.id, { label: 'one' });
     const two = await addUploadVersion(a, entity.id, { label: 'two' });
     if (!one.ok || !two.ok) throw new Error('setup failed');
-    await expect(h.sql.query('update catalog.versions set is_primary = true where id = $1', [(two.body as { id: string }).id])).rejects.toMatchObject({
+    await expect(
+      h.sql.query('update catalog.versions set is_primary = true where id = $1', [(two.body as { id: string }).id]),
+    ).rejects.toMatchObject({
       code: '23505',
       constraint: 'versions_one_primary_per_kind',
     });

@@ -22,7 +22,11 @@ async function version(caller: Caller, entityId: string, options: Parameters<typ
 }
 
 /** Every page of the listing: the ids in order, and each page's size as JSON. */
-async function walk(caller: Caller, entityId: string, query: Record<string, unknown> = {}): Promise<{ ids: string[]; pages: number[]; sizes: number[] }> {
+async function walk(
+  caller: Caller,
+  entityId: string,
+  query: Record<string, unknown> = {},
+): Promise<{ ids: string[]; pages: number[]; sizes: number[] }> {
   const ids: string[] = [];
   const pages: number[] = [];
   const sizes: number[] = [];
@@ -60,11 +64,20 @@ test('limit and after page the listing in its order (kinds, then oldest first), 
   expect(await walk(a, entity.id, { limit: 3 })).toMatchObject({ ids: order, pages: [3, 1] });
   expect(await walk(a, entity.id, { kind: 'AUDIO', limit: 1 })).toMatchObject({ ids: [audio1.id, audio2.id], pages: [1, 1] });
 
-  for (const after of ['nonsense', Buffer.from('{"v":1,"kind":"SPEECH","id":"01900000-0000-7000-8000-000000000000"}').toString('base64url')]) {
-    expect(errorOf(await a.call('listVersions', { params: { id: entity.id }, query: { after } }))).toMatchObject({ status: 400, code: 'invalid_cursor' });
+  for (const after of [
+    'nonsense',
+    Buffer.from('{"v":1,"kind":"SPEECH","id":"01900000-0000-7000-8000-000000000000"}').toString('base64url'),
+  ]) {
+    expect(errorOf(await a.call('listVersions', { params: { id: entity.id }, query: { after } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+    });
   }
   for (const limit of [0, 501]) {
-    expect(errorOf(await a.call('listVersions', { params: { id: entity.id }, query: { limit } }))).toMatchObject({ status: 400, code: 'invalid_query' });
+    expect(errorOf(await a.call('listVersions', { params: { id: entity.id }, query: { limit } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_query',
+    });
   }
 });
 
@@ -72,7 +85,11 @@ test('versions with many long markers: pages end before the reply would exceed m
   const a = h.tenant();
   const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Heavy' } });
   // 100 markers with labels of 100 characters of 4 bytes each: ~46 KB of JSON per version.
-  const markers = Array.from({ length: 100 }, (_, i) => ({ type: 'custom', positionMs: i * 1000, label: '\u{1F3B5}'.repeat(99) + String(i % 10) }));
+  const markers = Array.from({ length: 100 }, (_, i) => ({
+    type: 'custom',
+    positionMs: i * 1000,
+    label: '\u{1F3B5}'.repeat(99) + String(i % 10),
+  }));
   const ids: string[] = [];
   for (let i = 0; i < 26; i += 1) {
     const v = await version(a, entity.id, { label: `edit ${i}` });

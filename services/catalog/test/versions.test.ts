@@ -59,7 +59,13 @@ describe('adding versions', () => {
       ['version.created', 'version', version.id, 'DM-V1'],
       ['version.primary_changed', 'entity', entity.id, 'DM-V1'],
     ]);
-    expect(versionEvents[0]!.data).toEqual({ entityId: entity.id, kind: 'AUDIO', versionType: 'radio_edit', assetId: version.asset.id, isPrimary: true });
+    expect(versionEvents[0]!.data).toEqual({
+      entityId: entity.id,
+      kind: 'AUDIO',
+      versionType: 'radio_edit',
+      assetId: version.asset.id,
+      isPrimary: true,
+    });
     expect(versionEvents[1]!.data).toEqual({ kind: 'AUDIO', versionId: version.id, previousVersionId: null });
     expect(new Set(versionEvents.map((e) => e.tx_id)).size).toBe(1);
   });
@@ -68,7 +74,13 @@ describe('adding versions', () => {
     const a = h.tenant();
     const entity = await song(a);
     const art = await created(a, entity.id, { filename: 'cover.jpg', contentType: 'image/jpeg', label: 'Cover', versionType: 'cover_art' });
-    const clip = await created(a, entity.id, { filename: 'clip.mp4', contentType: 'video/mp4', label: 'Clip', versionType: 'video_clip', kind: 'VIDEO' });
+    const clip = await created(a, entity.id, {
+      filename: 'clip.mp4',
+      contentType: 'video/mp4',
+      label: 'Clip',
+      versionType: 'video_clip',
+      kind: 'VIDEO',
+    });
     expect([art.kind, art.isPrimary, clip.kind, clip.isPrimary]).toEqual(['ARTWORK', true, 'VIDEO', true]);
     const audio = await created(a, entity.id);
     expect(audio.isPrimary).toBe(true);
@@ -102,14 +114,20 @@ describe('adding versions', () => {
   test('an existing asset of the tenant becomes the file of a version (source.assetId), a standalone one too', async () => {
     const a = h.tenant();
     const entity = await song(a);
-    const standalone = await h.assets(a).ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'promo.mp3', contentType: 'audio/mpeg' } } });
+    const standalone = await h
+      .assets(a)
+      .ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'promo.mp3', contentType: 'audio/mpeg' } } });
     const reply = await a.call('createVersion', {
       params: { id: entity.id },
       body: { source: { assetId: standalone.assetId }, label: 'Promo', versionType: 'teaser' },
     });
     expect(reply).toMatchObject({ ok: true, status: 201 });
     const version = (reply as { body: any }).body;
-    expect(version).toMatchObject({ kind: 'AUDIO', isPrimary: true, asset: { id: standalone.assetId, status: 'PENDING_UPLOAD', contentType: 'audio/mpeg' } });
+    expect(version).toMatchObject({
+      kind: 'AUDIO',
+      isPrimary: true,
+      asset: { id: standalone.assetId, status: 'PENDING_UPLOAD', contentType: 'audio/mpeg' },
+    });
     expect(version.upload).toBeUndefined();
     const asset = await h.assets(a).ok('getAsset', { params: { id: standalone.assetId } });
     expect(asset).toMatchObject({ retention: 'attached', entityId: entity.id });
@@ -117,18 +135,30 @@ describe('adding versions', () => {
     // One file, one version: using it again (on any entity) is a conflict.
     const other = await song(a);
     const again = errorOf(
-      await a.call('createVersion', { params: { id: other.id }, body: { source: { assetId: standalone.assetId }, label: 'Again', versionType: 'teaser' } }),
+      await a.call('createVersion', {
+        params: { id: other.id },
+        body: { source: { assetId: standalone.assetId }, label: 'Again', versionType: 'teaser' },
+      }),
     );
-    expect(again).toMatchObject({ status: 409, code: 'asset_in_use', details: { assetId: standalone.assetId, versionId: version.id, entityId: entity.id } });
+    expect(again).toMatchObject({
+      status: 409,
+      code: 'asset_in_use',
+      details: { assetId: standalone.assetId, versionId: version.id, entityId: entity.id },
+    });
   });
 
   test("another tenant's asset answers like a missing one: 404, and nothing is written", async () => {
     const a = h.tenant();
     const b = h.tenant();
-    const foreign = await h.assets(b).ok('createAsset', { body: { retention: 'attached', upload: { filename: 'b.wav', contentType: 'audio/wav' } } });
+    const foreign = await h
+      .assets(b)
+      .ok('createAsset', { body: { retention: 'attached', upload: { filename: 'b.wav', contentType: 'audio/wav' } } });
     const entity = await song(a);
     const reply = errorOf(
-      await a.call('createVersion', { params: { id: entity.id }, body: { source: { assetId: foreign.assetId }, label: 'Stolen', versionType: 'radio_edit' } }),
+      await a.call('createVersion', {
+        params: { id: entity.id },
+        body: { source: { assetId: foreign.assetId }, label: 'Stolen', versionType: 'radio_edit' },
+      }),
     );
     expect(reply).toMatchObject({ status: 404, code: 'not_found' });
     expect(await list(a, entity.id)).toEqual([]);
@@ -171,27 +201,48 @@ describe('bad inputs', () => {
 
   test('missing label: 400', async () => {
     const error = errorOf(await post({ source: { upload }, versionType: 'radio_edit' }));
-    expect(error).toMatchObject({ status: 400, code: 'invalid_body', details: { fields: [{ location: 'body', path: '/label', message: 'is required' }] } });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+      details: { fields: [{ location: 'body', path: '/label', message: 'is required' }] },
+    });
   });
 
   test('a content type of another kind: 415', async () => {
-    const error = errorOf(await post({ source: { upload: { filename: 'c.png', contentType: 'image/png' } }, label: 'x', versionType: 'radio_edit', kind: 'AUDIO' }));
-    expect(error).toMatchObject({ status: 415, code: 'unsupported_media_type', details: { contentType: 'image/png', kind: 'AUDIO', contentTypeKind: 'ARTWORK' } });
+    const error = errorOf(
+      await post({
+        source: { upload: { filename: 'c.png', contentType: 'image/png' } },
+        label: 'x',
+        versionType: 'radio_edit',
+        kind: 'AUDIO',
+      }),
+    );
+    expect(error).toMatchObject({
+      status: 415,
+      code: 'unsupported_media_type',
+      details: { contentType: 'image/png', kind: 'AUDIO', contentTypeKind: 'ARTWORK' },
+    });
   });
 
   test('a content type no kind accepts: 415', async () => {
-    expect(errorOf(await post({ source: { upload: { filename: 'a.pdf', contentType: 'application/pdf' } }, label: 'x', versionType: 'other' }))).toMatchObject({
+    expect(
+      errorOf(await post({ source: { upload: { filename: 'a.pdf', contentType: 'application/pdf' } }, label: 'x', versionType: 'other' })),
+    ).toMatchObject({
       status: 415,
       code: 'unsupported_media_type',
     });
     // audio/*, but not a format the asset service takes
-    expect(errorOf(await post({ source: { upload: { filename: 'a.xyz', contentType: 'audio/x-unknown' } }, label: 'x', versionType: 'other' }))).toMatchObject({
+    expect(
+      errorOf(await post({ source: { upload: { filename: 'a.xyz', contentType: 'audio/x-unknown' } }, label: 'x', versionType: 'other' })),
+    ).toMatchObject({
       status: 415,
     });
   });
 
   test('an existing asset of another kind than the one given: 415', async () => {
-    const art = await h.assets(a).ok('createAsset', { body: { retention: 'attached', upload: { filename: 'a.png', contentType: 'image/png' } } });
+    const art = await h
+      .assets(a)
+      .ok('createAsset', { body: { retention: 'attached', upload: { filename: 'a.png', contentType: 'image/png' } } });
     const error = errorOf(await post({ source: { assetId: art.assetId }, label: 'x', versionType: 'radio_edit', kind: 'AUDIO' }));
     expect(error).toMatchObject({ status: 415, details: { kind: 'AUDIO', contentTypeKind: 'ARTWORK' } });
   });
@@ -239,12 +290,18 @@ describe('changing, listing and deleting versions', () => {
     const first = await created(a, entity.id, { label: 'one' });
     const second = await created(a, entity.id, { label: 'two', versionType: 'clean' });
 
-    const renamed = await a.ok('updateVersion', { params: { id: entity.id, versionId: second.id }, body: { label: 'two (clean)', versionType: 'radio_edit' } });
+    const renamed = await a.ok('updateVersion', {
+      params: { id: entity.id, versionId: second.id },
+      body: { label: 'two (clean)', versionType: 'radio_edit' },
+    });
     expect(renamed).toMatchObject({ id: second.id, label: 'two (clean)', versionType: 'radio_edit', isPrimary: false });
     const promoted = await a.ok('updateVersion', { params: { id: entity.id, versionId: second.id }, body: { isPrimary: true } });
     expect(promoted.isPrimary).toBe(true);
     expect(primaries(await list(a, entity.id))).toEqual({ AUDIO: [second.id] });
-    const same = await a.ok('updateVersion', { params: { id: entity.id, versionId: second.id }, body: { isPrimary: true, label: 'two (clean)' } });
+    const same = await a.ok('updateVersion', {
+      params: { id: entity.id, versionId: second.id },
+      body: { isPrimary: true, label: 'two (clean)' },
+    });
     expect(same).toEqual(promoted);
 
     expect((await h.outbox({ resourceId: second.id, type: 'version.updated' })).map((e) => e.data)).toEqual([
@@ -263,11 +320,19 @@ describe('changing, listing and deleting versions', () => {
     const patch = (versionId: string, body: unknown) => a.call('updateVersion', { params: { id: entity.id, versionId }, body });
     expect(errorOf(await patch(version.id, { isPrimary: false }))).toMatchObject({ status: 400, code: 'invalid_body' });
     expect(errorOf(await patch(version.id, {}))).toMatchObject({ status: 400 });
-    expect(errorOf(await patch(version.id, { versionType: 'lyric_video' }))).toMatchObject({ status: 400, details: { fields: [{ path: '/versionType' }] } });
-    expect(errorOf(await patch('01900000-0000-7000-8000-000000000000', { label: 'x' }))).toMatchObject({ status: 404, message: 'version not found' });
+    expect(errorOf(await patch(version.id, { versionType: 'lyric_video' }))).toMatchObject({
+      status: 400,
+      details: { fields: [{ path: '/versionType' }] },
+    });
+    expect(errorOf(await patch('01900000-0000-7000-8000-000000000000', { label: 'x' }))).toMatchObject({
+      status: 404,
+      message: 'version not found',
+    });
     expect(errorOf(await patch('nope', { label: 'x' }))).toMatchObject({ status: 404, message: 'version not found' });
     const b = h.tenant();
-    expect(errorOf(await b.call('updateVersion', { params: { id: entity.id, versionId: version.id }, body: { label: 'x' } }))).toMatchObject({ status: 404 });
+    expect(
+      errorOf(await b.call('updateVersion', { params: { id: entity.id, versionId: version.id }, body: { label: 'x' } })),
+    ).toMatchObject({ status: 404 });
   });
 
   test('the listing covers every kind, filters by kind, and shows each file with its upload status', async () => {
@@ -279,13 +344,31 @@ describe('changing, listing and deleting versions', () => {
     const all = await list(a, entity.id);
     expect(all.map((v) => v.id)).toEqual([audio.id, art.id, clip.id]);
     for (const v of all) {
-      expect(Object.keys(v).sort()).toEqual(['asset', 'createdAt', 'durationMs', 'entityId', 'id', 'isPrimary', 'kind', 'label', 'markers', 'updatedAt', 'versionType']);
+      expect(Object.keys(v).sort()).toEqual([
+        'asset',
+        'createdAt',
+        'durationMs',
+        'entityId',
+        'id',
+        'isPrimary',
+        'kind',
+        'label',
+        'markers',
+        'updatedAt',
+        'versionType',
+      ]);
       expect(v.asset).toMatchObject({ status: 'PENDING_UPLOAD' });
     }
     expect((await list(a, entity.id, 'ARTWORK')).map((v) => v.id)).toEqual([art.id]);
     expect(await list(a, (await song(a)).id, 'VIDEO')).toEqual([]);
-    expect(errorOf(await a.call('listVersions', { params: { id: entity.id }, query: { kind: 'SPEECH' } }))).toMatchObject({ status: 400, code: 'invalid_query' });
-    expect(errorOf(await a.call('listVersions', { params: { id: '01900000-0000-7000-8000-000000000000' } }))).toMatchObject({ status: 404, message: 'entity not found' });
+    expect(errorOf(await a.call('listVersions', { params: { id: entity.id }, query: { kind: 'SPEECH' } }))).toMatchObject({
+      status: 400,
+      code: 'invalid_query',
+    });
+    expect(errorOf(await a.call('listVersions', { params: { id: '01900000-0000-7000-8000-000000000000' } }))).toMatchObject({
+      status: 404,
+      message: 'entity not found',
+    });
     expect(errorOf(await h.tenant().call('listVersions', { params: { id: entity.id } }))).toMatchObject({ status: 404 });
 
     const single = await a.ok('getVersion', { params: { id: entity.id, versionId: art.id } });
@@ -316,7 +399,9 @@ describe('changing, listing and deleting versions', () => {
       [v1.id, 'deleted'],
       [v3.id, 'deleted'],
     ]);
-    expect((await h.outbox({ resourceId: entity.id, type: 'version.primary_changed' })).map((e) => e.data).filter((d) => d.kind === 'AUDIO')).toEqual([
+    expect(
+      (await h.outbox({ resourceId: entity.id, type: 'version.primary_changed' })).map((e) => e.data).filter((d) => d.kind === 'AUDIO'),
+    ).toEqual([
       { kind: 'AUDIO', versionId: v1.id, previousVersionId: null },
       { kind: 'AUDIO', versionId: v3.id, previousVersionId: v1.id },
       { kind: 'AUDIO', versionId: null, previousVersionId: v3.id },
@@ -341,7 +426,10 @@ describe('changing, listing and deleting versions', () => {
     expect(rows.rows).toEqual([]);
     // The freed file can become the file of another entity's version.
     const other = await song(a);
-    const reused = await a.call('createVersion', { params: { id: other.id }, body: { source: { assetId: v1.asset.id }, label: 'Reused', versionType: 'radio_edit' } });
+    const reused = await a.call('createVersion', {
+      params: { id: other.id },
+      body: { source: { assetId: v1.asset.id }, label: 'Reused', versionType: 'radio_edit' },
+    });
     expect(reused).toMatchObject({ ok: true, status: 201, body: { asset: { id: v1.asset.id } } });
   });
 });

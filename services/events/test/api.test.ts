@@ -1,7 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, freePort, serviceEnvironment, testBus, testInfrastructure, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  createTestDatabase,
+  eventually,
+  freePort,
+  serviceEnvironment,
+  testBus,
+  testInfrastructure,
+  testLogger,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
 import { subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
 import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';
@@ -43,7 +53,10 @@ const admin = (method: string, path: string, body?: unknown) => request(api(), m
 async function tenant(options: { products?: string[]; permissions?: string[] } = {}) {
   const org = await admin('POST', '/admin/v1/organizations', { name: 'Radio', products: options.products ?? ['catalog'] });
   expect(org.status).toBe(201);
-  const key = await admin('POST', `/admin/v1/organizations/${org.body.id}/api-keys`, { name: 'k', permissions: options.permissions ?? ['catalog:api'] });
+  const key = await admin('POST', `/admin/v1/organizations/${org.body.id}/api-keys`, {
+    name: 'k',
+    permissions: options.permissions ?? ['catalog:api'],
+  });
   expect(key.status).toBe(201);
   return { orgId: org.body.id as string, keyId: key.body.id as string, key: key.body.key as string };
 }
@@ -92,7 +105,16 @@ beforeAll(async () => {
     gatewayProcesses.push(spawnTs(join(repoRoot, 'services', 'gateway', 'src', 'main.ts'), { ...env, PORT: String(port) }));
     gatewayUrls.push(`http://127.0.0.1:${port}`);
   }
-  for (const url of gatewayUrls) await eventually(() => fetch(`${url}/readyz`).then((r) => (r.ok ? true : undefined), () => undefined), 30_000, 100);
+  for (const url of gatewayUrls)
+    await eventually(
+      () =>
+        fetch(`${url}/readyz`).then(
+          (r) => (r.ok ? true : undefined),
+          () => undefined,
+        ),
+      30_000,
+      100,
+    );
   producer = await startProducer(testDb.url);
   nc = await testBus('events-api-test');
   producerRelay = producer.startRelay(nc, subjectsFor(prefix));
@@ -127,7 +149,19 @@ describe('GET /api/v1/catalog/events', () => {
       schemaVersion: 1,
     });
     expect(Object.keys(event).sort()).toEqual(
-      ['batchId', 'data', 'dmrn', 'id', 'occurredAt', 'product', 'resourceId', 'resourceKind', 'schemaVersion', 'sourceSystem', 'type'].sort(),
+      [
+        'batchId',
+        'data',
+        'dmrn',
+        'id',
+        'occurredAt',
+        'product',
+        'resourceId',
+        'resourceKind',
+        'schemaVersion',
+        'sourceSystem',
+        'type',
+      ].sort(),
     );
     expect(JSON.stringify(event)).not.toContain(t.key);
   });
@@ -165,7 +199,9 @@ describe('GET /api/v1/catalog/events', () => {
 
   test('product isolation: library events of the tenant never appear in the catalog feed', async () => {
     const t = await tenant({ products: ['catalog', 'library'] });
-    await producer.write(t.orgId, [{ type: 'library.song.updated', product: 'library', resourceKind: 'song', resourceId: newId(), data: {} }]);
+    await producer.write(t.orgId, [
+      { type: 'library.song.updated', product: 'library', resourceKind: 'song', resourceId: newId(), data: {} },
+    ]);
     const created = await request(api(), 'POST', '/api/v1/catalog/entities', t.key, { type: 'song', title: 'Cat' });
     const all = await eventuallyFeed(t.orgId, 1);
     // The library event was written first; the catalog event is visible, so it would be too.
@@ -210,7 +246,8 @@ describe('GET /api/v1/catalog/events', () => {
     const t = await tenant();
     // Requests with the key's id and a wrong secret are refused and never count against its limit.
     const wrongSecret = `${t.key.slice(0, -43)}${'A'.repeat(43)}`;
-    for (let i = 0; i < 5; i += 1) expect((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', wrongSecret)).status).toBe(401);
+    for (let i = 0; i < 5; i += 1)
+      expect((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', wrongSecret)).status).toBe(401);
     const statuses: number[] = [];
     for (let i = 0; i < 60; i += 1) statuses.push((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', t.key)).status);
     expect(statuses.every((s) => s === 200)).toBe(true);

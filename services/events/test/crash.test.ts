@@ -2,7 +2,16 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { newId, subjectsFor, type NatsConnection, type OutboxRelay, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, natsCredentialsOf, startOwnNatsServer, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  createTestDatabase,
+  eventually,
+  natsCredentialsOf,
+  startOwnNatsServer,
+  testBus,
+  testInfrastructure,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 import {
   entityUpdated,
   eventsEnv,
@@ -71,10 +80,14 @@ async function expectFeedToHoldExactly(natsUrl: string, prefix: string, tenant: 
  * would pass without testing any recovery.
  */
 async function killWhileInFlight(measure: () => Promise<number>, kill: () => Promise<void>): Promise<number> {
-  const inFlight = await eventually(async () => {
-    const n = await measure();
-    return n > 0 ? n : undefined;
-  }, 20_000, 2);
+  const inFlight = await eventually(
+    async () => {
+      const n = await measure();
+      return n > 0 ? n : undefined;
+    },
+    20_000,
+    2,
+  );
   await kill();
   return inFlight;
 }
@@ -86,7 +99,9 @@ function feedLag(nc: NatsConnection, prefix: string, consumer: string): () => Pr
     const owner = new pg.Client({ connectionString: testDb.url });
     await owner.connect();
     try {
-      const { rows } = await owner.query<{ last_seq: string }>('select last_seq::text from events.stream_position where consumer = $1', [consumer]);
+      const { rows } = await owner.query<{ last_seq: string }>('select last_seq::text from events.stream_position where consumer = $1', [
+        consumer,
+      ]);
       return info.state.last_seq - Number(rows[0]?.last_seq ?? 0);
     } finally {
       await owner.end();
@@ -154,7 +169,12 @@ test('killing the relay (SIGKILL) during a stream of writes loses nothing and st
   const prefix = uniqueNatsPrefix('crashrelay');
   const events = await startEvents(await eventsEnv(testDb, natsUrl, prefix, { FEED_CONSUMER_NAME: 'crash-relay' }));
   const nats = natsCredentialsOf('admin');
-  const relayEnv = { DATABASE_URL: testDb.url, NATS_URL: natsUrl, NATS_PREFIX: prefix, ...(nats.user ? { NATS_USER: nats.user, NATS_PASSWORD: nats.password! } : {}) };
+  const relayEnv = {
+    DATABASE_URL: testDb.url,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: prefix,
+    ...(nats.user ? { NATS_USER: nats.user, NATS_PASSWORD: nats.password! } : {}),
+  };
   const script = join(repoRoot, 'services', 'events', 'test', 'fixtures', 'relay-process.ts');
   let child = spawnTs(script, relayEnv);
   try {
@@ -163,12 +183,22 @@ test('killing the relay (SIGKILL) during a stream of writes loses nothing and st
     await sleep(2_000);
     // Committed outbox rows the relay has not published: in flight when it dies.
     const first = child;
-    expect(await killWhileInFlight(() => producer.unpublished(), () => killHard(first))).toBeGreaterThan(0);
+    expect(
+      await killWhileInFlight(
+        () => producer.unpublished(),
+        () => killHard(first),
+      ),
+    ).toBeGreaterThan(0);
     await sleep(1_000);
     child = spawnTs(script, relayEnv);
     await sleep(2_000);
     const second = child;
-    expect(await killWhileInFlight(() => producer.unpublished(), () => killHard(second))).toBeGreaterThan(0);
+    expect(
+      await killWhileInFlight(
+        () => producer.unpublished(),
+        () => killHard(second),
+      ),
+    ).toBeGreaterThan(0);
     child = spawnTs(script, relayEnv);
     const ids = await writing;
     await expectFeedToHoldExactly(natsUrl, prefix, tenant, ids);
@@ -193,7 +223,12 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
     const lag = feedLag(nc!, prefix, 'crash-nats');
     await sleep(2_000);
     // Rows not yet published and events not yet stored in the feed: both in flight when NATS dies.
-    expect(await killWhileInFlight(async () => Math.min(await producer.unpublished(), await lag()), () => server.kill('SIGKILL'))).toBeGreaterThan(0);
+    expect(
+      await killWhileInFlight(
+        async () => Math.min(await producer.unpublished(), await lag()),
+        () => server.kill('SIGKILL'),
+      ),
+    ).toBeGreaterThan(0);
     // While NATS is away the events service (feed writer, its lease) keeps no transaction open
     // across the wait: none of its connections is in a transaction that began over a second ago.
     for (let i = 0; i < 10; i += 1) {

@@ -67,7 +67,7 @@ async function storedIds(tenantId: string): Promise<string[]> {
   }
 }
 
-test('bad messages between good events: every tenant\'s feed keeps flowing, the bad ones are parked with their reason, the counter moves', async () => {
+test("bad messages between good events: every tenant's feed keeps flowing, the bad ones are parked with their reason, the counter moves", async () => {
   const prefix = uniqueNatsPrefix('feeddlq');
   const subjects = subjectsFor(prefix);
   const consumer = 'feed-dlq';
@@ -99,9 +99,15 @@ test('bad messages between good events: every tenant\'s feed keeps flowing, the 
   let events: ServiceRuntime<unknown> | null = null;
   let client: FeedClient | null = null;
   try {
-    events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: consumer, FEED_WRITER_MAX_ATTEMPTS: '2' }));
+    events = await startEvents(
+      await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: consumer, FEED_WRITER_MAX_ATTEMPTS: '2' }),
+    );
     client = await feedClient(testInfrastructure().natsUrl, subjects);
-    const feedOf = (tenant: string) => good.slice(0, 5).filter((e) => e.tenantId === tenant).map((e) => e.id);
+    const feedOf = (tenant: string) =>
+      good
+        .slice(0, 5)
+        .filter((e) => e.tenantId === tenant)
+        .map((e) => e.id);
     for (const tenant of [a, b]) {
       const read = await eventually(async () => {
         const all = await readAll(client!, tenant);
@@ -156,7 +162,15 @@ test('Postgres unavailable for a while parks nothing, even beside a poison event
     connectionString: testDb.url,
     role: 'events_app',
     metrics,
-    config: { durable: consumer, maxBatch: 1000, maxAckPending: 5000, ackWaitMs: 30_000, leaseRetryMs: 200, maxAttempts: 3, retry: { minMs: 10, maxMs: 100 } },
+    config: {
+      durable: consumer,
+      maxBatch: 1000,
+      maxAckPending: 5000,
+      ackWaitMs: 30_000,
+      leaseRetryMs: 200,
+      maxAttempts: 3,
+      retry: { minMs: 10, maxMs: 100 },
+    },
   });
   const tenant = newId();
   try {

@@ -86,7 +86,21 @@ test('events stored before the body column get theirs from the migration, escape
       `insert into events.feed (tx_id, id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn,
                                 source_system, batch_id, schema_version, data)
        values ($1::text::xid8, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [String(10 + i), e.id, e.tenantId, e.product, e.type, e.occurredAt, e.resourceKind, e.resourceId, e.dmrn, e.sourceSystem, e.batchId, e.schemaVersion, e.data],
+      [
+        String(10 + i),
+        e.id,
+        e.tenantId,
+        e.product,
+        e.type,
+        e.occurredAt,
+        e.resourceKind,
+        e.resourceId,
+        e.dmrn,
+        e.sourceSystem,
+        e.batchId,
+        e.schemaVersion,
+        e.data,
+      ],
     );
   }
 
@@ -100,7 +114,10 @@ test('events stored before the body column get theirs from the migration, escape
     expect(body.slice(0, body.indexOf('"data":'))).toBe(expected.slice(0, expected.indexOf('"data":')));
     expect(JSON.parse(body)).toEqual(envelopeOf(e));
   }
-  const [forced] = await query<{ relforcerowsecurity: boolean }>(testDb.url, `select relforcerowsecurity from pg_class where oid = 'events.feed'::regclass`);
+  const [forced] = await query<{ relforcerowsecurity: boolean }>(
+    testDb.url,
+    `select relforcerowsecurity from pg_class where oid = 'events.feed'::regclass`,
+  );
   expect(forced!.relforcerowsecurity).toBe(true);
 
   events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix));

@@ -24,7 +24,6 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-
 test('messages delivered to a writer that died are read from the stream at once, not after the ack wait', async () => {
   const prefix = uniqueNatsPrefix('gap');
   const subjects = subjectsFor(prefix);
@@ -47,7 +46,9 @@ test('messages delivered to a writer that died are read from the stream at once,
   let events: ServiceRuntime<unknown> | null = null;
   const client = await feedClient(testInfrastructure().natsUrl, subjects);
   try {
-    events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: durable, FEED_CONSUMER_ACK_WAIT_MS: '120000' }));
+    events = await startEvents(
+      await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: durable, FEED_CONSUMER_ACK_WAIT_MS: '120000' }),
+    );
     const all = await eventually(async () => {
       const read = await readAll(client, tenant);
       return read.ids.length === 10 ? read : undefined;

@@ -52,7 +52,7 @@ async function feedHolds(tenantId: string, ids: string[]) {
 }
 
 describe('the feed', () => {
-  test('returns the tenant\'s events in the envelope of part 6, in transaction order', async () => {
+  test("returns the tenant's events in the envelope of part 6, in transaction order", async () => {
     const tenant = newId();
     const entity = newId();
     const [created] = await producer.write(tenant, [entityCreated(entity, 'DMRN-1')], 'public-api:key-1');
@@ -75,9 +75,23 @@ describe('the feed', () => {
     expect(all.events[1]).toMatchObject({ dmrn: null, sourceSystem: 'playout', data: { changedFields: ['externalReferences'] } });
     // The page is rendered by Postgres: the same instant (to the millisecond, in UTC) as the event
     // the relay published, and the fields in the order of part 6.
-    const { rows } = await sql<{ occurred_at: Date }>`select occurred_at from producer.outbox where id = ${created!}`.execute(producer.database.db);
+    const { rows } = await sql<{ occurred_at: Date }>`select occurred_at from producer.outbox where id = ${created!}`.execute(
+      producer.database.db,
+    );
     expect(first.occurredAt).toBe(rows[0]!.occurred_at.toISOString());
-    expect(Object.keys(first)).toEqual(['id', 'type', 'occurredAt', 'product', 'resourceKind', 'resourceId', 'dmrn', 'sourceSystem', 'batchId', 'schemaVersion', 'data']);
+    expect(Object.keys(first)).toEqual([
+      'id',
+      'type',
+      'occurredAt',
+      'product',
+      'resourceKind',
+      'resourceId',
+      'dmrn',
+      'sourceSystem',
+      'batchId',
+      'schemaVersion',
+      'data',
+    ]);
   });
 
   test('events written in one transaction share a batch id', async () => {
@@ -173,7 +187,7 @@ describe('the feed', () => {
     expect(await client.failure(other, { after: cursor })).toEqual(invalid);
   });
 
-  test('tenant isolation: a tenant never sees another tenant\'s events', async () => {
+  test("tenant isolation: a tenant never sees another tenant's events", async () => {
     const tenantA = newId();
     const tenantB = newId();
     const a = await producer.write(tenantA, [entityCreated(newId())]);
@@ -184,7 +198,9 @@ describe('the feed', () => {
 
   test('product isolation: events of another product are recorded but never in the catalog feed', async () => {
     const tenant = newId();
-    const library = await producer.write(tenant, [{ type: 'library.song.updated', product: 'library', resourceKind: 'song', resourceId: newId(), data: {} }]);
+    const library = await producer.write(tenant, [
+      { type: 'library.song.updated', product: 'library', resourceKind: 'song', resourceId: newId(), data: {} },
+    ]);
     const catalog = await producer.write(tenant, [entityCreated(newId())]);
     // The library event is stored (for that product's subscribers)...
     const stored = await eventually(async () => {

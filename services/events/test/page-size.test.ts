@@ -1,6 +1,14 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { DEFAULT_MAX_PAYLOAD, ensureEventsStream, newId, subjectsFor, type NatsConnection } from '@catalog/platform';
-import { createTestDatabase, eventually, publishEvent, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import {
+  createTestDatabase,
+  eventually,
+  publishEvent,
+  testBus,
+  testInfrastructure,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, startEvents } from './support.js';
 
 /** Decision 0052: a feed page ends before its events would make the reply larger than the bus carries. */
@@ -28,7 +36,9 @@ test('events of 60 KB each: pages of at most max_payload, hasMore until the end,
   try {
     // Everything is stored first, so the first page could hold all 40 (2.4 MB) by count.
     await eventually(async () => {
-      const { rows } = await events.database.pool.query<{ n: number }>('select count(*)::int as n from events.stream_position where last_seq >= 40');
+      const { rows } = await events.database.pool.query<{ n: number }>(
+        'select count(*)::int as n from events.stream_position where last_seq >= 40',
+      );
       return rows[0]!.n === 1 ? true : undefined;
     }, 30_000);
     const seen: string[] = [];

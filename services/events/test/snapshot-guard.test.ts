@@ -32,7 +32,21 @@ async function insertFeedRow(connection: pg.Client, event: BusEvent): Promise<vo
   await connection.query(
     `insert into events.feed (id, tenant_id, product, type, occurred_at, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data, body)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [event.id, event.tenantId, event.product, event.type, event.occurredAt, event.resourceKind, event.resourceId, event.dmrn, event.sourceSystem, event.batchId, event.schemaVersion, event.data, JSON.stringify(envelopeOf(event))],
+    [
+      event.id,
+      event.tenantId,
+      event.product,
+      event.type,
+      event.occurredAt,
+      event.resourceKind,
+      event.resourceId,
+      event.dmrn,
+      event.sourceSystem,
+      event.batchId,
+      event.schemaVersion,
+      event.data,
+      JSON.stringify(envelopeOf(event)),
+    ],
   );
 }
 

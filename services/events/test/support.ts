@@ -23,7 +23,16 @@ import {
   type ServiceRuntime,
   type Subjects,
 } from '@catalog/platform';
-import { createTestDatabase, serviceEnvironment, testBus, testBusEvent, testCallContext, testInfrastructure, testLogger, type TestDatabase } from '@catalog/testing';
+import {
+  createTestDatabase,
+  serviceEnvironment,
+  testBus,
+  testBusEvent,
+  testCallContext,
+  testInfrastructure,
+  testLogger,
+  type TestDatabase,
+} from '@catalog/testing';
 import { readEventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/feed/page.js';
 
@@ -74,7 +83,9 @@ export async function startProducer(databaseUrl: string): Promise<Producer> {
       });
     },
     async unpublished() {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from producer.outbox where published_at is null`.execute(database.db);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from producer.outbox where published_at is null`.execute(
+        database.db,
+      );
       return rows[0]!.n;
     },
     close: () => database.close(),
@@ -148,7 +159,12 @@ export function entityUpdated(resourceId: string, changedFields: string[] = ['ti
 }
 
 /** The events service's environment on `database` (its own role and NATS user) and the NATS server of `natsUrl`. */
-export async function eventsEnv(database: TestDatabase, natsUrl: string, prefix: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function eventsEnv(
+  database: TestDatabase,
+  natsUrl: string,
+  prefix: string,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
   return {
     ...(await serviceEnvironment(database, ['events'])),
     NATS_URL: natsUrl,
@@ -201,12 +217,18 @@ export interface FeedClient {
 export async function feedClient(natsUrl: string, subjects: Subjects): Promise<FeedClient> {
   const nc = await testBus('feed-client', { url: natsUrl });
   const call = (tenantId: string, query: Record<string, unknown>) =>
-    callRpc({ nc, subjects, callContext: testCallContext(), timeoutMs: 10_000 }, 'events', 'listEvents', { params: {}, query, body: null }, {
-      tenantId,
-      keyId: null,
-      sourceSystem: 'test',
-      requestId: 'test',
-    });
+    callRpc(
+      { nc, subjects, callContext: testCallContext(), timeoutMs: 10_000 },
+      'events',
+      'listEvents',
+      { params: {}, query, body: null },
+      {
+        tenantId,
+        keyId: null,
+        sourceSystem: 'test',
+        requestId: 'test',
+      },
+    );
   return {
     async page(tenantId, query = {}) {
       const reply = await call(tenantId, query);

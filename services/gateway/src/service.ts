@@ -35,7 +35,13 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     const router = publicRouter({
       pool: runtime.database.pool,
       stream: blobs.download,
-      rpc: { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.rpcTimeoutMs, passJsonThrough: true },
+      rpc: {
+        nc: runtime.nc,
+        subjects: runtime.subjects,
+        callContext: runtime.callContext,
+        timeoutMs: config.rpcTimeoutMs,
+        passJsonThrough: true,
+      },
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,

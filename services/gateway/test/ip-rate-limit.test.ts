@@ -71,7 +71,8 @@ describe('the client address behind a known number of proxies (TRUST_PROXY_HOPS)
   });
   afterAll(() => stack?.stop());
 
-  const list = (forwardedFor: string) => fetch(`${stack.gateway.url}/api/v1/catalog/entities`, { headers: { 'x-forwarded-for': forwardedFor } });
+  const list = (forwardedFor: string) =>
+    fetch(`${stack.gateway.url}/api/v1/catalog/entities`, { headers: { 'x-forwarded-for': forwardedFor } });
 
   test('addresses a client writes before the one the proxy appended do not change the address counted', async () => {
     for (let i = 0; i < 3; i += 1) expect((await list(`203.0.113.${i}, 198.51.100.7`)).status).toBe(401);

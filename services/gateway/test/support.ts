@@ -59,7 +59,9 @@ export interface RecordingServer {
   close(): Promise<void>;
 }
 
-export async function startRecordingServer(answer: (req: IncomingMessage) => { status: number; body: unknown } = () => ({ status: 200, body: { ok: true } })): Promise<RecordingServer> {
+export async function startRecordingServer(
+  answer: (req: IncomingMessage) => { status: number; body: unknown } = () => ({ status: 200, body: { ok: true } }),
+): Promise<RecordingServer> {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

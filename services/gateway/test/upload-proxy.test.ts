@@ -26,7 +26,10 @@ describe('upload proxy: no open proxy', () => {
   });
 
   const put = (target: string) =>
-    rawRequest(stack.gateway.port, `PUT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi`);
+    rawRequest(
+      stack.gateway.port,
+      `PUT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi`,
+    );
 
   test('an absolute-form target naming another host is refused with 400 and reaches nobody', async () => {
     for (const target of [
@@ -59,7 +62,11 @@ describe('upload proxy: no open proxy', () => {
       '/uploads/a?x=%zz',
     ]) {
       const answer = await put(target);
-      expect({ target, status: answer.status, code: answer.body?.error?.code }).toEqual({ target, status: 400, code: 'invalid_request_target' });
+      expect({ target, status: answer.status, code: answer.body?.error?.code }).toEqual({
+        target,
+        status: 400,
+        code: 'invalid_request_target',
+      });
     }
     expect(assetListener.seen).toEqual([]);
     expect(elsewhere.seen).toEqual([]);

@@ -80,7 +80,10 @@ describe('gateway timeouts', () => {
 
   test('an upload that stops sending: 408 body_timeout, the connection closed, the upstream request aborted', async () => {
     const abortedBefore = listener.aborted;
-    const answer = await rawRequest(stack.gateway.port, `PUT ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(10)}`);
+    const answer = await rawRequest(
+      stack.gateway.port,
+      `PUT ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(10)}`,
+    );
     expect(answer.status).toBe(408);
     expect(answer.closed).toBe(true);
     expect(answer.body.error?.code).toBe('body_timeout');
@@ -90,7 +93,10 @@ describe('gateway timeouts', () => {
   });
 
   test('an asset listener that takes an upload and never answers: 504 upstream_timeout', async () => {
-    const answer = await rawRequest(stack.gateway.port, `PUT ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi`);
+    const answer = await rawRequest(
+      stack.gateway.port,
+      `PUT ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi`,
+    );
     expect(answer.status).toBe(504);
     expect(answer.body.error?.code).toBe('upstream_timeout');
   });
@@ -109,7 +115,9 @@ describe('gateway timeouts', () => {
       handlers: { downloadAsset: async () => ({ body: { location: `${listener.url}/blobs/t/a/u?sig=x` } }) },
     });
     try {
-      const response = await fetch(`${stack.gateway.url}/api/v1/catalog/assets/0190a1b2-0000-7000-8000-000000000003/download`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await fetch(`${stack.gateway.url}/api/v1/catalog/assets/0190a1b2-0000-7000-8000-000000000003/download`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-length')).toBe('100000');
       await expect(response.arrayBuffer()).rejects.toThrow();
@@ -135,7 +143,10 @@ describe('asset listener discovery', () => {
     // Subscribed, so NATS does not answer "no responders" at once; it never replies.
     nc.subscribe(assetListenerSubject(stack.env.NATS_PREFIX!), { callback: () => undefined });
     await nc.flush();
-    const answer = await rawRequest(stack.gateway.port, `PUT ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi`);
+    const answer = await rawRequest(
+      stack.gateway.port,
+      `PUT ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi`,
+    );
     expect(answer.status).toBe(503);
     expect(answer.body.error?.code).toBe('service_unavailable');
   });

@@ -67,14 +67,23 @@ const rpc = (service: string, operation: string): string => `${ANY_PREFIX}.rpc.$
 /** The JetStream API subjects of each use; stream and consumer names are `*` (see decision 0055). */
 const JETSTREAM_SUBJECTS: Record<JetStreamUse, readonly string[]> = {
   stream: ['$JS.API.INFO', '$JS.API.STREAM.INFO.*', '$JS.API.STREAM.CREATE.*', '$JS.API.STREAM.UPDATE.*'],
-  consumer: ['$JS.API.CONSUMER.CREATE.*.*', '$JS.API.CONSUMER.CREATE.*.*.>', '$JS.API.CONSUMER.INFO.*.*', '$JS.API.CONSUMER.MSG.NEXT.*.*', '$JS.ACK.*.*.>'],
+  consumer: [
+    '$JS.API.CONSUMER.CREATE.*.*',
+    '$JS.API.CONSUMER.CREATE.*.*.>',
+    '$JS.API.CONSUMER.INFO.*.*',
+    '$JS.API.CONSUMER.MSG.NEXT.*.*',
+    '$JS.ACK.*.*.>',
+  ],
   reader: ['$JS.API.STREAM.MSG.GET.*'],
   park: [`${ANY_PREFIX}.dead-letters.>`],
 };
 
 /** Operations `service` answers: its routes in the route table and its internal operations. */
 export function operationsServedBy(service: ServiceName): string[] {
-  return [...routes.filter((route) => route.service === service).map((route) => route.operationId), ...(INTERNAL_OPERATIONS[service] ?? [])];
+  return [
+    ...routes.filter((route) => route.service === service).map((route) => route.operationId),
+    ...(INTERNAL_OPERATIONS[service] ?? []),
+  ];
 }
 
 function gatewayPermissions(): BusPermissions {
@@ -88,7 +97,9 @@ function gatewayPermissions(): BusPermissions {
 }
 
 function servicePermissions(service: ServiceName): BusPermissions {
-  const calls = Object.entries(SERVICE_CALLS[service] ?? {}).flatMap(([callee, operations]) => (operations ?? []).map((operation) => rpc(callee, operation)));
+  const calls = Object.entries(SERVICE_CALLS[service] ?? {}).flatMap(([callee, operations]) =>
+    (operations ?? []).map((operation) => rpc(callee, operation)),
+  );
   const events = (EVENT_SUBJECTS[service] ?? []).map((subject) => `${ANY_PREFIX}.events.${subject}`);
   const jetstream = JETSTREAM_USES[service].flatMap((use) => JETSTREAM_SUBJECTS[use]);
   const served = operationsServedBy(service).map((operation) => rpc(service, operation));

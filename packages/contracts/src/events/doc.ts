@@ -56,7 +56,8 @@ export function renderEventsDoc(): string {
     lines.push(`## Product \`${product}\``, '');
     if (product !== 'catalog') lines.push(`Recorded for the ${product} product; never in the catalog feed.`, '');
     lines.push('| type | resourceKind | schemaVersion | description |', '|---|---|---|---|');
-    for (const d of definitions) lines.push(`| \`${d.type}\` | ${d.resourceKind} | ${d.schemaVersion} | ${d.description.replace(/\|/g, '\\|')} |`);
+    for (const d of definitions)
+      lines.push(`| \`${d.type}\` | ${d.resourceKind} | ${d.schemaVersion} | ${d.description.replace(/\|/g, '\\|')} |`);
     lines.push('');
     for (const d of definitions) lines.push(`- \`${d.type}\` data:`, ...dataFields(d));
     lines.push('');

@@ -22,7 +22,13 @@ export const versionEvents: EventTypeDefinition[] = [
     resourceKind: 'version',
     schemaVersion: 1,
     description: 'A version was added to an entity.',
-    data: Type.Object({ entityId: Uuid, kind: VersionKindSchema, versionType: VersionTypeSchema, assetId: Uuid, isPrimary: Type.Boolean() }),
+    data: Type.Object({
+      entityId: Uuid,
+      kind: VersionKindSchema,
+      versionType: VersionTypeSchema,
+      assetId: Uuid,
+      isPrimary: Type.Boolean(),
+    }),
   },
   {
     type: 'version.updated',

@@ -126,4 +126,5 @@ export const adminRoutes: RouteDefinition[] = [
     params: KeyParams,
     success: { status: 204, description: 'unbound' },
     errors: [404],
-  },];
+  },
+];

@@ -18,7 +18,6 @@ const EntityPath = '/api/v1/catalog/entities/{id}';
 
 /** Entities and entity types, answered by the catalog service. */
 export const entityRoutes: RouteDefinition[] = [
-
   {
     operationId: 'createEntity',
     method: 'POST',

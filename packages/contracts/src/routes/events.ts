@@ -7,7 +7,7 @@ export const eventRoutes: RouteDefinition[] = [
     operationId: 'listEvents',
     method: 'GET',
     path: '/api/v1/catalog/events',
-    summary: 'Poll the tenant\'s catalog events by cursor, in transaction order (at least once; dedupe on id)',
+    summary: "Poll the tenant's catalog events by cursor, in transaction order (at least once; dedupe on id)",
     tag: 'Events',
     service: 'events',
     auth: { kind: 'apiKey', product: 'catalog', permission: 'catalog:api', entitlement: false },

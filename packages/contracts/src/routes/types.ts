@@ -41,6 +41,5 @@ export interface RouteDefinition {
   errors?: number[];
 }
 
-
 export const catalogApi: RouteAuth = { kind: 'apiKey', product: 'catalog', permission: 'catalog:api', entitlement: true };
 export const adminAuth: RouteAuth = { kind: 'admin' };

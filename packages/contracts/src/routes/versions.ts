@@ -20,7 +20,8 @@ export const versionRoutes: RouteDefinition[] = [
     operationId: 'createVersion',
     method: 'POST',
     path: VersionsPath,
-    summary: 'Add a version from a new file (source.upload: returns the signed upload target) or from an asset created earlier (source.assetId)',
+    summary:
+      'Add a version from a new file (source.upload: returns the signed upload target) or from an asset created earlier (source.assetId)',
     tag: 'Versions',
     service: 'catalog',
     auth: catalogApi,
@@ -41,7 +42,8 @@ export const versionRoutes: RouteDefinition[] = [
     query: ListVersionsQuery,
     success: {
       status: 200,
-      description: 'the versions, by kind (AUDIO, ARTWORK, VIDEO), oldest first; all of them unless `hasMore` (a page ends before the reply would be too large)',
+      description:
+        'the versions, by kind (AUDIO, ARTWORK, VIDEO), oldest first; all of them unless `hasMore` (a page ends before the reply would be too large)',
       schema: VersionList,
     },
     errors: [400, 404],

@@ -11,9 +11,13 @@ const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 const Name = Line(1, 200);
 export const SourceSystemName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$', description: 'e.g. playout-studio-a' });
 
-export const Organization = Type.Object(
-  { id: Uuid, name: Type.String(), products: Type.Array(ProductSchema), createdAt: Timestamp, updatedAt: Timestamp },
-);
+export const Organization = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  products: Type.Array(ProductSchema),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type Organization = Static<typeof Organization>;
 
 export const CreateOrganizationBody = Type.Object(
@@ -28,17 +32,15 @@ export const UpdateOrganizationBody = Type.Object(
 );
 export type UpdateOrganizationBody = Static<typeof UpdateOrganizationBody>;
 
-export const ApiKey = Type.Object(
-  {
-    id: Uuid,
-    organizationId: Uuid,
-    name: Type.String(),
-    permissions: Type.Array(PermissionSchema),
-    sourceSystem: Type.Union([Type.String(), Type.Null()]),
-    createdAt: Timestamp,
-    rotatedAt: Type.Union([Timestamp, Type.Null()]),
-  },
-);
+export const ApiKey = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  name: Type.String(),
+  permissions: Type.Array(PermissionSchema),
+  sourceSystem: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  rotatedAt: Type.Union([Timestamp, Type.Null()]),
+});
 export type ApiKey = Static<typeof ApiKey>;
 
 export const IssuedApiKey = Type.Object(

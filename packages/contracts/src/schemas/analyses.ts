@@ -32,12 +32,21 @@ export const LoudnessOptions = Type.Object(
 export type LoudnessOptions = Static<typeof LoudnessOptions>;
 
 /** Bounds of a waveform's resolution and size (decision 0084). */
-export const WAVEFORM_LIMITS = { minSamplesPerPixel: 16, maxSamplesPerPixel: 1_048_576, maxPixelsPerSecond: 2_000, maxLength: 100_000 } as const;
+export const WAVEFORM_LIMITS = {
+  minSamplesPerPixel: 16,
+  maxSamplesPerPixel: 1_048_576,
+  maxPixelsPerSecond: 2_000,
+  maxLength: 100_000,
+} as const;
 
 export const WaveformOptions = Type.Object(
   {
     pixelsPerSecond: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: WAVEFORM_LIMITS.maxPixelsPerSecond, description: 'resolution in points per second of audio (default 100)' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: WAVEFORM_LIMITS.maxPixelsPerSecond,
+        description: 'resolution in points per second of audio (default 100)',
+      }),
     ),
     samplesPerPixel: Type.Optional(
       Type.Integer({
@@ -47,7 +56,9 @@ export const WaveformOptions = Type.Object(
       }),
     ),
     bits: Type.Optional(Type.Union([Type.Literal(8), Type.Literal(16)], { description: 'resolution of each value (default 8)' })),
-    splitChannels: Type.Optional(Type.Boolean({ description: 'one min/max pair per channel instead of all channels merged (default false)' })),
+    splitChannels: Type.Optional(
+      Type.Boolean({ description: 'one min/max pair per channel instead of all channels merged (default false)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -58,7 +69,11 @@ export const FINGERPRINT_LIMITS = { defaultSeconds: 120, maxSeconds: 900 } as co
 export const FingerprintOptions = Type.Object(
   {
     maxSeconds: Type.Optional(
-      Type.Integer({ minimum: 10, maximum: FINGERPRINT_LIMITS.maxSeconds, description: 'fingerprint at most this much of the start (default 120, as AcoustID)' }),
+      Type.Integer({
+        minimum: 10,
+        maximum: FINGERPRINT_LIMITS.maxSeconds,
+        description: 'fingerprint at most this much of the start (default 120, as AcoustID)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -85,8 +100,12 @@ export const TechnicalResult = Type.Object(
     sampleRate: Type.Integer({ minimum: 1, description: 'Hz' }),
     channels: Type.Integer({ minimum: 1 }),
     channelLayout: Type.Union([Type.String(), Type.Null()], { description: 'e.g. mono, stereo, 5.1; null when the file does not say' }),
-    bitDepth: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'bits per sample of a lossless stream; null for lossy codecs' }),
-    bitrate: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'bits per second (the stream, else the container); null when unknown' }),
+    bitDepth: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'bits per sample of a lossless stream; null for lossy codecs',
+    }),
+    bitrate: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'bits per second (the stream, else the container); null when unknown',
+    }),
     durationMs: Ms('duration from the container, else the stream; null when neither says'),
   },
   { additionalProperties: false },
@@ -95,7 +114,9 @@ export type TechnicalResult = Static<typeof TechnicalResult>;
 
 export const LoudnessResult = Type.Object(
   {
-    integratedLufs: Db('ITU-R BS.1770-4 / EBU R128 gated integrated loudness (LUFS); null for silence (all below the -70 LUFS gate) and files under 400 ms'),
+    integratedLufs: Db(
+      'ITU-R BS.1770-4 / EBU R128 gated integrated loudness (LUFS); null for silence (all below the -70 LUFS gate) and files under 400 ms',
+    ),
     loudnessRangeLu: Db('EBU Tech 3342 loudness range (LU); null when too little is above the gates'),
     maxMomentaryLufs: Db('loudest 400 ms window (LUFS)'),
     maxShortTermLufs: Db('loudest 3 s window (LUFS); null for files shorter than 3 s'),
@@ -125,11 +146,16 @@ export const MAX_BEATS = 2_000;
 
 export const TempoResult = Type.Object(
   {
-    bpm: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'beats per minute (one decimal); null when no steady beat was found' }),
+    bpm: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: 'beats per minute (one decimal); null when no steady beat was found',
+    }),
     confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how clearly the beat stands out of the onset envelope' }),
     firstBeatMs: Ms('first beat'),
     firstDownbeatMs: Ms('first beat of a bar (4/4 assumed)'),
-    beatsMs: Type.Array(Type.Integer({ minimum: 0 }), { maxItems: MAX_BEATS, description: `beat positions, at most ${MAX_BEATS} (the first ones)` }),
+    beatsMs: Type.Array(Type.Integer({ minimum: 0 }), {
+      maxItems: MAX_BEATS,
+      description: `beat positions, at most ${MAX_BEATS} (the first ones)`,
+    }),
   },
   { additionalProperties: false },
 );
@@ -141,11 +167,19 @@ export type KeyMode = (typeof KEY_MODES)[number];
 
 export const KeyResult = Type.Object(
   {
-    key: Type.Union([Type.String({ pattern: '^[A-G][b#]? (major|minor)$' }), Type.Null()], { description: "e.g. 'A minor'; null for silence" }),
+    key: Type.Union([Type.String({ pattern: '^[A-G][b#]? (major|minor)$' }), Type.Null()], {
+      description: "e.g. 'A minor'; null for silence",
+    }),
     tonic: Type.Union([Type.String({ pattern: '^[A-G][b#]?$' }), Type.Null()]),
     mode: Type.Union([Type.Literal('major'), Type.Literal('minor'), Type.Null()]),
-    camelot: Type.Union([Type.String({ pattern: '^(1[0-2]|[1-9])[AB]$' }), Type.Null()], { description: "Camelot wheel notation, e.g. '8A' for A minor" }),
-    strength: Type.Number({ minimum: 0, maximum: 1, description: 'correlation of the pitch-class profile with the key profile (0 when unknown)' }),
+    camelot: Type.Union([Type.String({ pattern: '^(1[0-2]|[1-9])[AB]$' }), Type.Null()], {
+      description: "Camelot wheel notation, e.g. '8A' for A minor",
+    }),
+    strength: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'correlation of the pitch-class profile with the key profile (0 when unknown)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -170,7 +204,9 @@ export const FingerprintResult = Type.Object(
     algorithm: Type.Integer({ description: "Chromaprint's algorithm number (1: its default, as fpcalc and AcoustID use)" }),
     durationMs: Type.Integer({ minimum: 0, description: 'how much of the start was fingerprinted' }),
     fingerprint: Type.String({ description: 'compressed, URL-safe base64 (the fpcalc / AcoustID form)' }),
-    raw: Type.Array(Type.Integer({ minimum: 0, maximum: 4_294_967_295 }), { description: 'the raw 32-bit sub-fingerprints (about 8 a second)' }),
+    raw: Type.Array(Type.Integer({ minimum: 0, maximum: 4_294_967_295 }), {
+      description: 'the raw 32-bit sub-fingerprints (about 8 a second)',
+    }),
   },
   { additionalProperties: false },
 );

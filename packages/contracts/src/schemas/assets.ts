@@ -49,7 +49,7 @@ export const ALLOWED_CONTENT_TYPES: Record<AssetKind, readonly string[]> = {
 };
 
 export const ContentType = Type.String({
-  pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$",
+  pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$',
   description: 'MIME type without parameters, compared case-insensitively: one of the accepted types (others: 415)',
   [DOCUMENTED_ONLY]: { enum: Object.values(ALLOWED_CONTENT_TYPES).flat() },
 });
@@ -91,7 +91,7 @@ export const Asset = Type.Object({
   filename: Type.String(),
   contentType: Type.String(),
   size: Type.Union([Type.Integer(), Type.Null()], { description: 'declared bytes until confirmed, then the stored length' }),
-  checksum: Type.Union([Checksum, Type.Null()], { description: 'declared until confirmed, then the stored bytes\' sha256' }),
+  checksum: Type.Union([Checksum, Type.Null()], { description: "declared until confirmed, then the stored bytes' sha256" }),
   durationMs: Type.Union([Type.Integer(), Type.Null()], { description: 'AUDIO: read from the file at confirmation' }),
   entityId: Type.Union([Uuid, Type.Null()], { description: 'the entity whose version uses the file, when known' }),
   failure: Type.Union([AssetFailure, Type.Null()], { description: 'why the asset is FAILED or EXPIRED' }),
@@ -104,10 +104,7 @@ export const Asset = Type.Object({
 });
 export type Asset = Static<typeof Asset>;
 
-export const CreateAssetBody = Type.Object(
-  { retention: AssetRetentionSchema, upload: UploadDescription },
-  { additionalProperties: false },
-);
+export const CreateAssetBody = Type.Object({ retention: AssetRetentionSchema, upload: UploadDescription }, { additionalProperties: false });
 export type CreateAssetBody = Static<typeof CreateAssetBody>;
 
 /** The create and new-upload responses: the asset, its id as `assetId`, and the upload target. */
@@ -132,7 +129,10 @@ export const CreateAssetRpcBody = Type.Object(
 export type CreateAssetRpcBody = Static<typeof CreateAssetRpcBody>;
 
 /** Internal: the catalog makes an existing asset a version's file (it stops expiring). */
-export const AttachAssetRpcBody = Type.Object({ entityId: Type.Optional(Uuid), versionId: VersionIdOfAsset }, { additionalProperties: false });
+export const AttachAssetRpcBody = Type.Object(
+  { entityId: Type.Optional(Uuid), versionId: VersionIdOfAsset },
+  { additionalProperties: false },
+);
 export type AttachAssetRpcBody = Static<typeof AttachAssetRpcBody>;
 
 /**

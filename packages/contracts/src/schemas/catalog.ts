@@ -10,20 +10,18 @@ export const DmrnValue = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,
 
 export const ExternalReferences = Type.Object({ dmrn: Type.Union([DmrnValue, Type.Null()]) });
 
-export const Entity = Type.Object(
-  {
-    id: Uuid,
-    type: EntityTypeName,
-    title: Type.String(),
-    artist: Type.Union([Type.String(), Type.Null()]),
-    externalReferences: ExternalReferences,
-    primaryAudioVersion: Type.Union([PrimaryAudioVersion, Type.Null()], {
-      description: 'the primary AUDIO version while its file is ONLINE (else null); the default analysis source',
-    }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-);
+export const Entity = Type.Object({
+  id: Uuid,
+  type: EntityTypeName,
+  title: Type.String(),
+  artist: Type.Union([Type.String(), Type.Null()]),
+  externalReferences: ExternalReferences,
+  primaryAudioVersion: Type.Union([PrimaryAudioVersion, Type.Null()], {
+    description: 'the primary AUDIO version while its file is ONLINE (else null); the default analysis source',
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type Entity = Static<typeof Entity>;
 
 const Title = Line(1, 500);
@@ -78,14 +76,12 @@ export type ListEntitiesQuery = Static<typeof ListEntitiesQuery>;
 export const AttachDmrnBody = Type.Object({ value: DmrnValue }, { additionalProperties: false });
 export type AttachDmrnBody = Static<typeof AttachDmrnBody>;
 
-export const EntityType = Type.Object(
-  {
-    name: EntityTypeName,
-    automaticAnalyses: Type.Array(AnalysisTypeSchema),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-);
+export const EntityType = Type.Object({
+  name: EntityTypeName,
+  automaticAnalyses: Type.Array(AnalysisTypeSchema),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type EntityType = Static<typeof EntityType>;
 
 export const PutEntityTypeBody = Type.Object(

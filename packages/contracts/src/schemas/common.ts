@@ -54,7 +54,6 @@ export function Line(minLength: number, maxLength: number, description?: string)
 }
 export const Timestamp = Type.String({ format: 'date-time' });
 
-
 /**
  * Page cursors (`after`): opaque base64url tokens, as returned in `nextCursor` (decision 0032).
  * Anything else, or one of this shape that does not verify, is 400 `invalid_cursor`.
@@ -63,16 +62,14 @@ export function Cursor(maxLength: number, description: string) {
   return Type.String({ minLength: 1, maxLength, description, [DOCUMENTED_ONLY]: { pattern: '^[A-Za-z0-9_-]+$' } });
 }
 
-export const ErrorBody = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String({ description: 'stable snake_case code' }),
-      message: Type.String(),
-      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      requestId: Type.String(),
-    }),
-  },
-);
+export const ErrorBody = Type.Object({
+  error: Type.Object({
+    code: Type.String({ description: 'stable snake_case code' }),
+    message: Type.String(),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    requestId: Type.String(),
+  }),
+});
 export type ErrorBody = Static<typeof ErrorBody>;
 
 /** A page of a keyset-paginated list: `{<items>, nextCursor, hasMore}`. */

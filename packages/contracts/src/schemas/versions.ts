@@ -40,7 +40,10 @@ export const VERSION_TYPES = [...new Set(Object.values(VERSION_TYPES_BY_KIND).fl
 export type VersionType = (typeof VERSION_TYPES)[number];
 export const VersionTypeSchema = Type.Union(
   VERSION_TYPES.map((t) => Type.Literal(t)),
-  { description: 'AUDIO: radio_edit, full_length, extended_mix, remix, instrumental, acapella, clean, explicit, live, acoustic, intro_edit, station_intro, teaser; ARTWORK: cover_art, artist_photo, station_artwork; VIDEO: video_clip, lyric_video, live, teaser; `other` for any kind' },
+  {
+    description:
+      'AUDIO: radio_edit, full_length, extended_mix, remix, instrumental, acapella, clean, explicit, live, acoustic, intro_edit, station_intro, teaser; ARTWORK: cover_art, artist_photo, station_artwork; VIDEO: video_clip, lyric_video, live, teaser; `other` for any kind',
+  },
 );
 
 /**
@@ -118,8 +121,15 @@ export const CreateVersionBody = Type.Object(
     source: VersionSource,
     label: Label,
     versionType: VersionTypeSchema,
-    kind: Type.Optional(Type.Union(ASSET_KINDS.map((k) => Type.Literal(k)), { description: 'derived from the content type when absent' })),
-    isPrimary: Type.Optional(Type.Boolean({ description: 'true demotes the current primary of the kind; the first version of a kind is primary anyway' })),
+    kind: Type.Optional(
+      Type.Union(
+        ASSET_KINDS.map((k) => Type.Literal(k)),
+        { description: 'derived from the content type when absent' },
+      ),
+    ),
+    isPrimary: Type.Optional(
+      Type.Boolean({ description: 'true demotes the current primary of the kind; the first version of a kind is primary anyway' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -129,7 +139,9 @@ export const UpdateVersionBody = Type.Object(
   {
     label: Type.Optional(Label),
     versionType: Type.Optional(VersionTypeSchema),
-    isPrimary: Type.Optional(Type.Literal(true, { description: 'make this version the primary of its kind (a primary is unset by choosing another)' })),
+    isPrimary: Type.Optional(
+      Type.Literal(true, { description: 'make this version the primary of its kind (a primary is unset by choosing another)' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -142,7 +154,11 @@ export const ListVersionsQuery = Type.Object(
   {
     kind: Type.Optional(VersionKindSchema),
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_VERSIONS_PAGE, description: 'most versions in the page; without it, every version that fits one reply' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_VERSIONS_PAGE,
+        description: 'most versions in the page; without it, every version that fits one reply',
+      }),
     ),
     after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
   },

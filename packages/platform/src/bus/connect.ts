@@ -41,7 +41,10 @@ export async function connectBus(settings: BusSettings): Promise<NatsConnection>
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
         // A permissions violation (a subject this user may not use) arrives here as an error.
         const error = 'error' in status ? status.error : undefined;
-        settings.logger.warn({ nats: status.type, server: 'server' in status ? status.server : undefined, err: error }, 'nats connection status');
+        settings.logger.warn(
+          { nats: status.type, server: 'server' in status ? status.server : undefined, err: error },
+          'nats connection status',
+        );
       }
     }
   })().catch(() => undefined);

@@ -32,7 +32,8 @@ export const CALL_CONTEXT_SECRET_MIN_LENGTH = 32;
 export const CALL_CONTEXT_TTL_MS = 30_000;
 
 export function callContextKeys(secret: string, ttlMs: number = CALL_CONTEXT_TTL_MS): CallContextKeys {
-  if (secret.length < CALL_CONTEXT_SECRET_MIN_LENGTH) throw new Error(`the call context secret must be at least ${CALL_CONTEXT_SECRET_MIN_LENGTH} characters`);
+  if (secret.length < CALL_CONTEXT_SECRET_MIN_LENGTH)
+    throw new Error(`the call context secret must be at least ${CALL_CONTEXT_SECRET_MIN_LENGTH} characters`);
   return { key: Buffer.from(secret, 'utf8'), ttlMs };
 }
 
@@ -57,7 +58,16 @@ interface SignedFields {
 
 function signature(keys: CallContextKeys, { subject, call, expiresAt }: SignedFields): Buffer {
   // A JSON array: no value can be shifted into its neighbour.
-  const text = JSON.stringify([SIGNATURE_VERSION, subject, call.tenantId, call.keyId ?? '', (call.permissions ?? []).join(','), call.sourceSystem, call.requestId, expiresAt]);
+  const text = JSON.stringify([
+    SIGNATURE_VERSION,
+    subject,
+    call.tenantId,
+    call.keyId ?? '',
+    (call.permissions ?? []).join(','),
+    call.sourceSystem,
+    call.requestId,
+    expiresAt,
+  ]);
   return createHmac('sha256', keys.key).update(text).digest();
 }
 
@@ -120,7 +130,12 @@ function readContext(keys: CallContextKeys, subject: string, h: MsgHdrs | undefi
  * otherwise the error to answer with (401 `call_context_rejected`, the reason in its details),
  * logged with what the call claimed to be.
  */
-export function openCallContext(keys: CallContextKeys, subject: string, h: MsgHdrs | undefined, logger: Logger): OpenedCallContext | AppError {
+export function openCallContext(
+  keys: CallContextKeys,
+  subject: string,
+  h: MsgHdrs | undefined,
+  logger: Logger,
+): OpenedCallContext | AppError {
   const opened = readContext(keys, subject, h);
   if (typeof opened !== 'string') return opened;
   logger.warn(

@@ -13,7 +13,12 @@ import type { Subjects } from './subjects.js';
  * say where it came from and why it was parked. Bounded: 30 days, 100,000 messages, 256 MiB,
  * the oldest dropped first.
  */
-export const DEAD_LETTER_LIMITS = { maxAgeMs: 30 * 24 * 3600_000, maxMsgs: 100_000, maxBytes: 256 * 1024 * 1024, duplicateWindowMs: 10 * 60_000 } as const;
+export const DEAD_LETTER_LIMITS = {
+  maxAgeMs: 30 * 24 * 3600_000,
+  maxMsgs: 100_000,
+  maxBytes: 256 * 1024 * 1024,
+  duplicateWindowMs: 10 * 60_000,
+} as const;
 
 /** Headers of a dead letter. */
 export const DEAD_LETTER_HEADERS = {
@@ -66,13 +71,21 @@ export async function ensureDeadLetterStream(nc: NatsConnection, subjects: Subje
     const info = await jsm.streams.info(subjects.deadLettersStream);
     const c = info.config;
     const same =
-      c.max_age === wanted.max_age && c.max_msgs === wanted.max_msgs && c.max_bytes === wanted.max_bytes && c.subjects?.[0] === wanted.subjects[0];
+      c.max_age === wanted.max_age &&
+      c.max_msgs === wanted.max_msgs &&
+      c.max_bytes === wanted.max_bytes &&
+      c.subjects?.[0] === wanted.subjects[0];
     return same ? info : await jsm.streams.update(subjects.deadLettersStream, { ...c, ...wanted });
   } catch (error) {
     if (!isJetStreamApiError(error, STREAM_NOT_FOUND)) throw error;
   }
   try {
-    return await jsm.streams.add({ name: subjects.deadLettersStream, ...wanted, storage: StorageType.File, retention: RetentionPolicy.Limits });
+    return await jsm.streams.add({
+      name: subjects.deadLettersStream,
+      ...wanted,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+    });
   } catch (error) {
     if (!isJetStreamApiError(error, STREAM_NAME_IN_USE)) throw error;
     return jsm.streams.info(subjects.deadLettersStream);
@@ -140,7 +153,14 @@ export function deadLetterSink(settings: DeadLetterSinkSettings): (letter: DeadL
     }
     parked.inc({ consumer: letter.consumer, reason: letter.kind });
     settings.logger.error(
-      { consumer: letter.consumer, subject: letter.subject, streamSeq: letter.streamSeq, kind: letter.kind, reason: letter.reason, attempts: letter.attempts },
+      {
+        consumer: letter.consumer,
+        subject: letter.subject,
+        streamSeq: letter.streamSeq,
+        kind: letter.kind,
+        reason: letter.reason,
+        attempts: letter.attempts,
+      },
       'parked a message in the dead-letter stream',
     );
   };

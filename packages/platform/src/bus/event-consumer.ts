@@ -162,7 +162,14 @@ async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: Given
   const backoff = createBackoff(f.settings.retry);
   for (;;) {
     try {
-      await f.park({ ...what, subject: msg.subject, stream: f.settings.subjects.eventsStream, streamSeq: msg.seq, consumer: f.settings.durable, data: msg.data });
+      await f.park({
+        ...what,
+        subject: msg.subject,
+        stream: f.settings.subjects.eventsStream,
+        streamSeq: msg.seq,
+        consumer: f.settings.durable,
+        data: msg.data,
+      });
       msg.term(what.kind);
       return;
     } catch (error) {

@@ -21,7 +21,14 @@ export type FailureKind = 'rejected' | 'transient';
 const REJECTED_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
 
 /** Names of errors of the NATS client and of Node's fetch/timers that say "no answer", not "bad message". */
-const TRANSIENT_ERROR_NAMES = new Set(['TimeoutError', 'AbortError', 'ClosedConnectionError', 'NoRespondersError', 'RequestError', 'ConnectionError']);
+const TRANSIENT_ERROR_NAMES = new Set([
+  'TimeoutError',
+  'AbortError',
+  'ClosedConnectionError',
+  'NoRespondersError',
+  'RequestError',
+  'ConnectionError',
+]);
 
 const CONNECTION_TROUBLE = /connection|terminated|timeout|timed out|not queryable/i;
 

@@ -65,7 +65,8 @@ export function isConsumerMissing(error: unknown): boolean {
 export async function ensureEventsStream(nc: NatsConnection, subjects: Subjects, settings: EventsStreamSettings = {}): Promise<StreamInfo> {
   const jsm = await jetstreamManager(nc);
   const maxAge = (settings.maxAgeMs ?? EVENTS_STREAM_DEFAULTS.maxAgeMs) * MS_TO_NS;
-  const duplicateWindow = Math.min(settings.duplicateWindowMs ?? EVENTS_STREAM_DEFAULTS.duplicateWindowMs, settings.maxAgeMs ?? Infinity) * MS_TO_NS;
+  const duplicateWindow =
+    Math.min(settings.duplicateWindowMs ?? EVENTS_STREAM_DEFAULTS.duplicateWindowMs, settings.maxAgeMs ?? Infinity) * MS_TO_NS;
   const wanted = {
     subjects: [subjects.eventsWildcard],
     max_age: maxAge,

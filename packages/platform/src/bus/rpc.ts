@@ -113,7 +113,12 @@ async function handleMessage(settings: RpcServiceSettings, operation: string, ha
       try {
         const request = msg.json<RpcRequest>();
         const result = await handler(request, envelope.call, limits);
-        return { ok: true, status: result.status ?? 200, body: result.body ?? null, ...(result.headers ? { headers: result.headers } : {}) };
+        return {
+          ok: true,
+          status: result.status ?? 200,
+          body: result.body ?? null,
+          ...(result.headers ? { headers: result.headers } : {}),
+        };
       } catch (error) {
         if (error instanceof AppError) return failure(error);
         const answer = unexpectedErrorAnswer(error);
@@ -155,7 +160,9 @@ function respond(settings: RpcServiceSettings, operation: string, msg: ServiceMs
     if (bytes > limit) {
       log.error({ operation, bytes, maxPayload: limit }, 'reply larger than the bus carries; answering reply_too_large');
       failures.inc({ operation, code: 'reply_too_large' });
-      encoded = encodeReply(failure(new AppError(500, 'reply_too_large', 'the answer is larger than the service can send; ask for less (a smaller page)')));
+      encoded = encodeReply(
+        failure(new AppError(500, 'reply_too_large', 'the answer is larger than the service can send; ask for less (a smaller page)')),
+      );
     } else if (!reply.ok && reply.error.code === 'internal_error') {
       failures.inc({ operation, code: 'internal_error' });
     }

@@ -176,11 +176,7 @@ function tenantOrThrow(tenantId: string): string {
  * set to the tenant, which the row-level security policies of tenant tables read. Needs a
  * database made by `createDatabase`; elsewhere the policies see no tenant and no rows.
  */
-export async function inTenantTransaction<DB, T>(
-  db: Kysely<DB>,
-  tenantId: string,
-  fn: (trx: Transaction<DB>) => Promise<T>,
-): Promise<T> {
+export async function inTenantTransaction<DB, T>(db: Kysely<DB>, tenantId: string, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   return currentTenant.run(tenantOrThrow(tenantId), () => db.transaction().execute(fn));
 }
 

@@ -53,7 +53,9 @@ export function runAsLeader(settings: LeaderSettings, work: (leadership: Leaders
         await client.query(`SET ROLE ${role}`);
         let leader = false;
         while (!lost.signal.aborted && !leader) {
-          const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtextextended($1, 0)) as locked', [settings.lockName]);
+          const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtextextended($1, 0)) as locked', [
+            settings.lockName,
+          ]);
           leader = result.rows[0]?.locked === true;
           if (!leader) await sleep(retryMs, lost.signal);
         }

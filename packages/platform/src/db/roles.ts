@@ -148,7 +148,11 @@ export async function databaseRoleProblems(pool: pg.Pool, schema: string): Promi
  * Refuses to go on when the service's database roles could bypass row-level security, unless
  * `allowPrivileged` (development only), in which case the problems are logged.
  */
-export async function assertSafeDatabaseRole(pool: pg.Pool, schema: string, options: { allowPrivileged: boolean; logger: Logger }): Promise<void> {
+export async function assertSafeDatabaseRole(
+  pool: pg.Pool,
+  schema: string,
+  options: { allowPrivileged: boolean; logger: Logger },
+): Promise<void> {
   const problems = await databaseRoleProblems(pool, schema);
   if (problems.length === 0) return;
   if (options.allowPrivileged) {

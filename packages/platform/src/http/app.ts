@@ -65,7 +65,10 @@ export function createHttpApp(settings: HttpAppSettings): Koa<HttpState> {
     } finally {
       if (settings.accessLog !== false && ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        ctx.state.log.info({ method: ctx.method, path: pathOnly(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+        ctx.state.log.info(
+          { method: ctx.method, path: pathOnly(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10 },
+          'request',
+        );
       }
     }
   });

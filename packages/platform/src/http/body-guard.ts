@@ -67,7 +67,13 @@ export function guardBodyReads(ctx: HttpContext, limits: BodyReadLimits): void {
     if (counted && read - mark < minBytes) {
       stop();
       ctx.state.log.warn({ windowMs: limits.windowMs, bytes: read - mark, minBytes }, 'request body too slow: cut off');
-      cutOffRequest(ctx, bodyTimeout(`the request body arrived too slowly (fewer than ${minBytes} bytes in ${limits.windowMs} ms)`, { windowMs: limits.windowMs, minBytes }));
+      cutOffRequest(
+        ctx,
+        bodyTimeout(`the request body arrived too slowly (fewer than ${minBytes} bytes in ${limits.windowMs} ms)`, {
+          windowMs: limits.windowMs,
+          minBytes,
+        }),
+      );
       return;
     }
     mark = read;

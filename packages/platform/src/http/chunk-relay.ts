@@ -24,7 +24,8 @@ export const canReleaseChunks = typeof transfer === 'function';
 export function releaseChunk(chunk: Uint8Array): void {
   if (!transfer) return;
   const { buffer } = chunk;
-  if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength || buffer.byteLength === 0 || !(buffer instanceof ArrayBuffer)) return;
+  if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength || buffer.byteLength === 0 || !(buffer instanceof ArrayBuffer))
+    return;
   transfer.call(buffer, 0);
 }
 

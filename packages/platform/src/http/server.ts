@@ -28,7 +28,8 @@ export interface ListenOptions {
 function applyTimeouts(server: Server, timeouts: HttpTimeouts, streamedBodies: boolean): void {
   server.requestTimeout = streamedBodies ? 0 : timeouts.requestTimeoutMs;
   // Node refuses a headers timeout above the request timeout.
-  server.headersTimeout = server.requestTimeout > 0 ? Math.min(timeouts.headersTimeoutMs, server.requestTimeout) : timeouts.headersTimeoutMs;
+  server.headersTimeout =
+    server.requestTimeout > 0 ? Math.min(timeouts.headersTimeoutMs, server.requestTimeout) : timeouts.headersTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
   // Without a 'timeout' listener, Node destroys a socket that stayed idle this long.
   server.setTimeout(timeouts.idleTimeoutMs);

@@ -28,7 +28,12 @@ export interface Outbox {
  * The INSERT of events into a schema's outbox, run on its own or embedded in a larger statement:
  * one statement with a VALUES row per event, in order, so their `seq` follows the list.
  */
-function outboxInsert(table: string, context: OutboxContext, batchId: string, events: Array<{ id: string; event: EventRecord }>): RawBuilder<unknown> {
+function outboxInsert(
+  table: string,
+  context: OutboxContext,
+  batchId: string,
+  events: Array<{ id: string; event: EventRecord }>,
+): RawBuilder<unknown> {
   const rows = events.map(
     ({ id, event }) => sql`(${id}, ${context.tenantId}, ${event.product ?? 'catalog'}, ${event.type}, ${event.resourceKind},
             ${event.resourceId}, ${event.dmrn ?? null}, ${context.sourceSystem}, ${batchId},

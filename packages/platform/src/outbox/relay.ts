@@ -320,4 +320,3 @@ function wakeSignal(signal: AbortSignal): { notify: () => void; wait: (ms: numbe
     },
   };
 }
-

@@ -22,7 +22,11 @@ const DIVISION = 480;
 export function midiFile(song: MidiSong): Uint8Array {
   const events: Array<{ tick: number; order: number; bytes: number[] }> = [];
   const microsPerBeat = Math.round(60_000_000 / song.bpm);
-  events.push({ tick: 0, order: 0, bytes: [0xff, 0x51, 0x03, (microsPerBeat >> 16) & 0xff, (microsPerBeat >> 8) & 0xff, microsPerBeat & 0xff] });
+  events.push({
+    tick: 0,
+    order: 0,
+    bytes: [0xff, 0x51, 0x03, (microsPerBeat >> 16) & 0xff, (microsPerBeat >> 8) & 0xff, microsPerBeat & 0xff],
+  });
   for (const [channel, program] of Object.entries(song.programs ?? {})) {
     events.push({ tick: 0, order: 1, bytes: [0xc0 | Number(channel), program ?? 0] });
   }

@@ -24,8 +24,18 @@ export type Mode = 'major' | 'minor';
 
 /** Triads (semitones above the tonic) of I–IV–V–I, and of i–iv–V–i with the harmonic minor's major V. */
 const PROGRESSIONS: Record<Mode, number[][]> = {
-  major: [[0, 4, 7], [5, 9, 12], [7, 11, 14], [0, 4, 7]],
-  minor: [[0, 3, 7], [5, 8, 12], [7, 11, 14], [0, 3, 7]],
+  major: [
+    [0, 4, 7],
+    [5, 9, 12],
+    [7, 11, 14],
+    [0, 4, 7],
+  ],
+  minor: [
+    [0, 3, 7],
+    [5, 8, 12],
+    [7, 11, 14],
+    [0, 3, 7],
+  ],
 };
 
 /**
@@ -33,7 +43,11 @@ const PROGRESSIONS: Record<Mode, number[][]> = {
  * `beatsPerChord` beats a chord, from beat `start`: a triad around middle C and its root in the
  * bass, on `channel`.
  */
-export function cadence(tonic: number, mode: Mode, options: { repeats?: number; beatsPerChord?: number; start?: number; channel?: number } = {}): MidiNote[] {
+export function cadence(
+  tonic: number,
+  mode: Mode,
+  options: { repeats?: number; beatsPerChord?: number; start?: number; channel?: number } = {},
+): MidiNote[] {
   const { repeats = 2, beatsPerChord = 2, start = 0, channel = 0 } = options;
   const base = 60 + (tonic <= 6 ? tonic : tonic - 12);
   const notes: MidiNote[] = [];

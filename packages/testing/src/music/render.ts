@@ -31,15 +31,31 @@ export async function renderSong(song: MidiSong, path: string, options: RenderOp
     const midi = join(dir, 'song.mid');
     await writeFile(midi, midiFile(song));
     const effects = options.effects ? 'yes' : 'no';
-    await run('fluidsynth', [
-      '-n', '-i', '-q',
-      '-R', effects, '-C', effects,
-      '-g', String(options.gain ?? 0.6),
-      '-r', String(options.sampleRate ?? 44_100),
-      '-O', 's16', '-T', 'wav',
-      '-F', path,
-      SOUNDFONT, midi,
-    ], { timeout: RENDER_TIMEOUT_MS });
+    await run(
+      'fluidsynth',
+      [
+        '-n',
+        '-i',
+        '-q',
+        '-R',
+        effects,
+        '-C',
+        effects,
+        '-g',
+        String(options.gain ?? 0.6),
+        '-r',
+        String(options.sampleRate ?? 44_100),
+        '-O',
+        's16',
+        '-T',
+        'wav',
+        '-F',
+        path,
+        SOUNDFONT,
+        midi,
+      ],
+      { timeout: RENDER_TIMEOUT_MS },
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

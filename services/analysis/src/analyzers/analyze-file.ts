@@ -29,7 +29,11 @@ export type AnalysisResults<T extends AnalysisType> = { [K in T]: AnalysisResult
  * streams PCM to every analyzer chunk by chunk (memory does not grow with the file's length).
  * Rejects with an AnalysisError (its `code` says why); never leaves a subprocess behind.
  */
-export async function analyzeFile<T extends AnalysisType>(file: string, types: readonly T[], options: AnalyzeFileOptions = {}): Promise<AnalysisResults<T>> {
+export async function analyzeFile<T extends AnalysisType>(
+  file: string,
+  types: readonly T[],
+  options: AnalyzeFileOptions = {},
+): Promise<AnalysisResults<T>> {
   const path = resolve(file);
   const settings = analysisSettings(types, options.options ?? {});
   const started = Date.now();

@@ -6,7 +6,8 @@
  * - `analysis_aborted`: the caller's signal aborted it (shutdown, cancellation);
  * - `invalid_analysis_options`: an option out of its bounds (the API validates them first).
  */
-export type AnalysisErrorCode = 'decoder_unavailable' | 'unreadable_audio' | 'analysis_timeout' | 'analysis_aborted' | 'invalid_analysis_options';
+export type AnalysisErrorCode =
+  'decoder_unavailable' | 'unreadable_audio' | 'analysis_timeout' | 'analysis_aborted' | 'invalid_analysis_options';
 
 export class AnalysisError extends Error {
   override readonly name = 'AnalysisError';

@@ -48,14 +48,34 @@ test('technical: container, codec, rate, channels, bit depth (none for lossy), b
   const mp3 = dir.path('song.mp3');
   const mono = dir.path('mono.wav');
   await Promise.all([
-    ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000:duration=3', '-ac', '2', '-c:a', 'flac', '-sample_fmt', 's32', flac]),
+    ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:sample_rate=48000:duration=3',
+      '-ac',
+      '2',
+      '-c:a',
+      'flac',
+      '-sample_fmt',
+      's32',
+      flac,
+    ]),
     toMp3(song, mp3),
     ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=22050:duration=1.5', '-c:a', 'pcm_s16le', mono]),
   ]);
   const technical = async (path: string) => (await analyzeFile(path, ['technical'])).technical;
   const [wav, flacResult, mp3Result, monoResult] = await Promise.all([technical(song), technical(flac), technical(mp3), technical(mono)]);
   expect(wav).toMatchObject({ container: 'wav', codec: 'pcm_s16le', sampleRate: 44_100, channels: 2, bitDepth: 16, bitrate: 1_411_200 });
-  expect(flacResult).toMatchObject({ container: 'flac', codec: 'flac', sampleRate: 48_000, channels: 2, channelLayout: 'stereo', bitDepth: 24, durationMs: 3000 });
+  expect(flacResult).toMatchObject({
+    container: 'flac',
+    codec: 'flac',
+    sampleRate: 48_000,
+    channels: 2,
+    channelLayout: 'stereo',
+    bitDepth: 24,
+    durationMs: 3000,
+  });
   expect(mp3Result).toMatchObject({ container: 'mp3', codec: 'mp3', sampleRate: 44_100, channels: 2, bitDepth: null });
   expect(mp3Result.bitrate).toBeGreaterThan(64_000);
   expect(Math.abs(mp3Result.durationMs! - wav.durationMs!)).toBeLessThanOrEqual(100);
@@ -80,8 +100,12 @@ test('a file named like an ffmpeg protocol is read as a local file', async () =>
 });
 
 test('missing decoder, timeout, abort and bad options: each its own error code, no result', async () => {
-  await expect(analyzeFile(song, ['loudness'], { ffmpegPath: dir.path('no-such-ffmpeg') })).rejects.toMatchObject({ code: 'decoder_unavailable' });
-  await expect(analyzeFile(song, ['technical'], { ffprobePath: dir.path('no-such-ffprobe') })).rejects.toMatchObject({ code: 'decoder_unavailable' });
+  await expect(analyzeFile(song, ['loudness'], { ffmpegPath: dir.path('no-such-ffmpeg') })).rejects.toMatchObject({
+    code: 'decoder_unavailable',
+  });
+  await expect(analyzeFile(song, ['technical'], { ffprobePath: dir.path('no-such-ffprobe') })).rejects.toMatchObject({
+    code: 'decoder_unavailable',
+  });
   const slow = dir.path('slow-ffmpeg.sh');
   await writeFile(slow, '#!/bin/sh\nsleep 30\n');
   await chmod(slow, 0o755);
@@ -93,6 +117,11 @@ test('missing decoder, timeout, abort and bad options: each its own error code, 
   await expect(aborted).rejects.toMatchObject({ code: 'analysis_aborted' });
   expect(Date.now() - started).toBeLessThan(20_000);
   await expect(analyzeFile(song, [])).rejects.toMatchObject({ code: 'invalid_analysis_options' });
-  await expect(analyzeFile(song, ['bpm' as never])).rejects.toMatchObject({ code: 'invalid_analysis_options', details: { unknown: ['bpm'] } });
-  await expect(analyzeFile(song, ['loudness'], { options: { loudness: { targetLufs: 5 } } })).rejects.toMatchObject({ code: 'invalid_analysis_options' });
+  await expect(analyzeFile(song, ['bpm' as never])).rejects.toMatchObject({
+    code: 'invalid_analysis_options',
+    details: { unknown: ['bpm'] },
+  });
+  await expect(analyzeFile(song, ['loudness'], { options: { loudness: { targetLufs: 5 } } })).rejects.toMatchObject({
+    code: 'invalid_analysis_options',
+  });
 });

@@ -15,7 +15,11 @@ function expectOrdered(points: Awaited<ReturnType<typeof cuePointsOf>>): void {
 
 test('cue in and cue out within 50 ms of a tone with silence around it', async () => {
   const path = dir.path('tone.wav');
-  await writeSegments(path, [{ seconds: 2, dbfs: null }, { seconds: 5, dbfs: -20 }, { seconds: 3, dbfs: null }]);
+  await writeSegments(path, [
+    { seconds: 2, dbfs: null },
+    { seconds: 5, dbfs: -20 },
+    { seconds: 3, dbfs: null },
+  ]);
   const points = await cuePointsOf(path);
   expect(Math.abs(points.cueInMs! - 2000)).toBeLessThanOrEqual(50);
   expect(Math.abs(points.cueOutMs! - 7000)).toBeLessThanOrEqual(50);
@@ -26,8 +30,28 @@ test('cue in and cue out within 50 ms of a tone over a noise floor 55 dB below i
   const tone = dir.path('tone-only.wav');
   const noise = dir.path('noise.wav');
   const path = dir.path('tone-in-noise.wav');
-  await writeSegments(tone, [{ seconds: 1.5, dbfs: null }, { seconds: 4, dbfs: -20 }, { seconds: 2.5, dbfs: null }]);
-  await sox(['-n', '-r', '48000', '-c', '2', '-e', 'floating-point', '-b', '32', noise, 'synth', '8', 'whitenoise', 'vol', String(10 ** (-75 / 20))]);
+  await writeSegments(tone, [
+    { seconds: 1.5, dbfs: null },
+    { seconds: 4, dbfs: -20 },
+    { seconds: 2.5, dbfs: null },
+  ]);
+  await sox([
+    '-n',
+    '-r',
+    '48000',
+    '-c',
+    '2',
+    '-e',
+    'floating-point',
+    '-b',
+    '32',
+    noise,
+    'synth',
+    '8',
+    'whitenoise',
+    'vol',
+    String(10 ** (-75 / 20)),
+  ]);
   await sox(['-m', tone, noise, path]);
   const points = await cuePointsOf(path);
   expect(Math.abs(points.cueInMs! - 1500)).toBeLessThanOrEqual(50);
@@ -35,8 +59,16 @@ test('cue in and cue out within 50 ms of a tone over a noise floor 55 dB below i
 });
 
 test('speech: pauses between words end nothing, and a quieter last word is before the segue and cue out', async () => {
-  const word = (dbfs: number): Segment[] => [{ seconds: 0.35, dbfs, hz: 220 }, { seconds: 0.45, dbfs: null }];
-  const words = [...Array.from({ length: 8 }, () => word(-18)).flat(), { seconds: 1.2, dbfs: null }, ...word(-26), { seconds: 2, dbfs: null }];
+  const word = (dbfs: number): Segment[] => [
+    { seconds: 0.35, dbfs, hz: 220 },
+    { seconds: 0.45, dbfs: null },
+  ];
+  const words = [
+    ...Array.from({ length: 8 }, () => word(-18)).flat(),
+    { seconds: 1.2, dbfs: null },
+    ...word(-26),
+    { seconds: 2, dbfs: null },
+  ];
   const path = dir.path('speech.wav');
   await writeSegments(path, words);
   const lastWordStart = 8 * 0.8 + 1.2;

@@ -23,7 +23,8 @@ beforeAll(async () => {
   const delayed = dir.path('delayed.wav');
   await Promise.all([toMp3(original, mp3), ffmpeg(['-i', original, '-af', 'adelay=2000:all=1', delayed])]);
   const files = { original, mp3, delayed, other };
-  for (const [name, path] of Object.entries(files)) prints[name as keyof typeof prints] = (await analyzeFile(path, ['fingerprint'])).fingerprint;
+  for (const [name, path] of Object.entries(files))
+    prints[name as keyof typeof prints] = (await analyzeFile(path, ['fingerprint'])).fingerprint;
 }, 90_000);
 
 test('the same music re-encoded to MP3 is a duplicate; other music is not', () => {
@@ -47,7 +48,9 @@ test('a fingerprint is identical to itself, and the score is symmetric and withi
 });
 
 test('the compressed form is what fpcalc and AcoustID use (ffmpeg chromaprint muxer, base64), with about 8 sub-fingerprints a second', async () => {
-  const { stdout } = await run('ffmpeg', ['-nostdin', '-v', 'error', '-i', original, '-f', 'chromaprint', '-fp_format', 'base64', '-'], { timeout: 60_000 });
+  const { stdout } = await run('ffmpeg', ['-nostdin', '-v', 'error', '-i', original, '-f', 'chromaprint', '-fp_format', 'base64', '-'], {
+    timeout: 60_000,
+  });
   expect(prints.original.fingerprint).toBe(stdout.trim());
   expect(prints.original.algorithm).toBe(1);
   expect(prints.original.raw.length / (prints.original.durationMs / 1000)).toBeGreaterThan(7);

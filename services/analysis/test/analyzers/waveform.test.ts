@@ -27,7 +27,9 @@ test('the BBC audiowaveform v2 layout, read as is by waveform-data: 100 points a
 });
 
 test('split channels, 16 bits and a resolution in points per second', async () => {
-  const { waveform } = await analyzeFile(leftOnly, ['waveform'], { options: { waveform: { splitChannels: true, bits: 16, pixelsPerSecond: 20 } } });
+  const { waveform } = await analyzeFile(leftOnly, ['waveform'], {
+    options: { waveform: { splitChannels: true, bits: 16, pixelsPerSecond: 20 } },
+  });
   expect(waveform).toMatchObject({ channels: 2, bits: 16, samples_per_pixel: 2205, length: 40 });
   const parsed = WaveformData.create(waveform);
   // Half scale (the sine's crests fall between samples: within 2 of 16,384).
@@ -39,9 +41,13 @@ test('split channels, 16 bits and a resolution in points per second', async () =
 });
 
 test('samples per pixel wins over points per second; a finer resolution than the bound is refused', async () => {
-  const { waveform } = await analyzeFile(leftOnly, ['waveform'], { options: { waveform: { samplesPerPixel: 4410, pixelsPerSecond: 500 } } });
+  const { waveform } = await analyzeFile(leftOnly, ['waveform'], {
+    options: { waveform: { samplesPerPixel: 4410, pixelsPerSecond: 500 } },
+  });
   expect([waveform.samples_per_pixel, waveform.length]).toEqual([4410, 20]);
-  await expect(analyzeFile(leftOnly, ['waveform'], { options: { waveform: { samplesPerPixel: 4 } } })).rejects.toMatchObject({ code: 'invalid_analysis_options' });
+  await expect(analyzeFile(leftOnly, ['waveform'], { options: { waveform: { samplesPerPixel: 4 } } })).rejects.toMatchObject({
+    code: 'invalid_analysis_options',
+  });
 });
 
 test(`never more than ${WAVEFORM_LIMITS.maxLength} points: a long file gets a coarser resolution`, async () => {

@@ -33,7 +33,7 @@ export class FileSink extends Writable {
     let total = 0;
     for (const chunk of chunks) total += chunk.length;
     let left = chunks;
-    for (let written = 0; written < total; ) {
+    for (let written = 0; written < total;) {
       const { bytesWritten } = await this.file.writev(left);
       if (bytesWritten <= 0) throw new Error('the file accepted no more bytes');
       written += bytesWritten;

@@ -7,7 +7,16 @@ import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest, payloadTooLarge } from '@catalog/platform';
 import { FileSink } from './file-sink.js';
 import type { UrlSigner } from './signing.js';
-import { parseObjectKey, type BlobDigest, type BlobStat, type BlobStore, type ByteRange, type LocalFile, type SignedTarget, type UploadSpec } from './store.js';
+import {
+  parseObjectKey,
+  type BlobDigest,
+  type BlobStat,
+  type BlobStore,
+  type ByteRange,
+  type LocalFile,
+  type SignedTarget,
+  type UploadSpec,
+} from './store.js';
 
 /** The signed parameters of an fs upload URL. */
 export interface FsUploadGrant {
@@ -64,14 +73,18 @@ export class FsBlobStore implements BlobStore {
     if (spec.size !== null) params.len = String(spec.size);
     if (spec.sha256 !== null) params.sha256 = spec.sha256;
     const path = `${UPLOAD_PATH_PREFIX}${spec.key}`;
-    return { url: `${this.publicBaseUrl}${path}?${this.signer.sign('PUT', path, params, spec.expiresAt)}`, headers: { 'Content-Type': spec.contentType } };
+    return {
+      url: `${this.publicBaseUrl}${path}?${this.signer.sign('PUT', path, params, spec.expiresAt)}`,
+      headers: { 'Content-Type': spec.contentType },
+    };
   }
 
   /** Checks an upload request's signature (403 when wrong or expired) and returns what it allows. */
   verifyUpload(path: string, query: URLSearchParams): FsUploadGrant {
     const key = path.startsWith(UPLOAD_PATH_PREFIX) ? path.slice(UPLOAD_PATH_PREFIX.length) : '';
     const params = this.signer.verify('PUT', path, query);
-    if (!parseObjectKey(key) || params.ct === undefined) throw new AppError(403, 'invalid_signature', 'the URL signature does not match this request');
+    if (!parseObjectKey(key) || params.ct === undefined)
+      throw new AppError(403, 'invalid_signature', 'the URL signature does not match this request');
     return { key, contentType: params.ct, size: params.len === undefined ? null : Number(params.len), sha256: params.sha256 ?? null };
   }
 
@@ -80,7 +93,11 @@ export class FsBlobStore implements BlobStore {
    * at once; fewer than `expectedSize` → 400; another sha256 than `expectedSha256` → 400. On any
    * failure the temporary file is removed.
    */
-  async stage(key: string, body: Readable, limits: { maxBytes: number; expectedSize: number | null; expectedSha256: string | null }): Promise<StagedUpload> {
+  async stage(
+    key: string,
+    body: Readable,
+    limits: { maxBytes: number; expectedSize: number | null; expectedSha256: string | null },
+  ): Promise<StagedUpload> {
     const tempPath = join(this.tmp, `${randomUUID()}.part`);
     const hash = createHash('sha256');
     let size = 0;
@@ -242,4 +259,3 @@ function earlyWriteback(file: FileHandle): { wrote(bytes: number): void; settled
 function fileEtag(info: { ino: number; size: number; mtimeMs: number }): string {
   return `${info.ino.toString(36)}-${info.size.toString(36)}-${Math.floor(info.mtimeMs * 1000).toString(36)}`;
 }
-

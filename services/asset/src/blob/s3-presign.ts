@@ -36,7 +36,10 @@ const hmac = (key: Buffer | string, text: string): Buffer => createHmac('sha256'
 
 /** `YYYYMMDDTHHMMSSZ` */
 function amzDate(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** The presigned URL; the client must send exactly `Content-Type: contentType` and `contentLength` bytes. */
@@ -69,7 +72,10 @@ export function presignPut(request: PresignPutRequest): string {
     .join('');
   const canonicalRequest = ['PUT', path, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
   const stringToSign = [ALGORITHM, timestamp, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signingKey = ['s3', 'aws4_request'].reduce<Buffer>((key, part) => hmac(key, part), hmac(hmac(`AWS4${request.secretKey}`, day), request.region));
+  const signingKey = ['s3', 'aws4_request'].reduce<Buffer>(
+    (key, part) => hmac(key, part),
+    hmac(hmac(`AWS4${request.secretKey}`, day), request.region),
+  );
   const signature = hmac(signingKey, stringToSign).toString('hex');
   return `${endpoint.protocol}//${endpoint.host}${path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
 }

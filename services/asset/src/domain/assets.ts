@@ -1,5 +1,15 @@
 import type { Kysely } from 'kysely';
-import { badRequest, conflict, inTenantTransaction, newId, notFound, payloadTooLarge, unsupportedMediaType, type CallContext, type Logger } from '@catalog/platform';
+import {
+  badRequest,
+  conflict,
+  inTenantTransaction,
+  newId,
+  notFound,
+  payloadTooLarge,
+  unsupportedMediaType,
+  type CallContext,
+  type Logger,
+} from '@catalog/platform';
 import type { Asset, AssetKind, AssetRetention, AssetWithUpload, UploadDescription } from '@catalog/contracts';
 import { objectKey, type BlobDigest, type BlobStat, type BlobStore, type StagedUpload, type UrlSigner } from '../blob/index.js';
 import type { AudioProbe } from '../media/probe.js';
@@ -58,7 +68,11 @@ function writer(call: CallContext): Writer {
 /** The verdict on bytes whose sha256 is not the declared one; null when it is (or none was declared). */
 function checksumProblem(row: AssetRow, digest: BlobDigest): Verdict | null {
   if (row.declared_sha256 === null || digest.sha256 === row.declared_sha256) return null;
-  return { digest, durationMs: null, problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' } };
+  return {
+    digest,
+    durationMs: null,
+    problem: { code: 'checksum_mismatch', message: 'the sha256 of the file differs from the declared checksum' },
+  };
 }
 
 /**
@@ -77,9 +91,13 @@ export class AssetService {
       throw unsupportedMediaType(`content type ${contentType} is not accepted for assets`, { contentType, allowed: ALLOWED_CONTENT_TYPES });
     }
     if (upload.size === undefined && this.deps.store.requiresDeclaredSize) {
-      throw badRequest('size_required', 'files are stored in an object store that must know the size of an upload in advance: declare upload.size (bytes)', {
-        field: 'size',
-      });
+      throw badRequest(
+        'size_required',
+        'files are stored in an object store that must know the size of an upload in advance: declare upload.size (bytes)',
+        {
+          field: 'size',
+        },
+      );
     }
     if (upload.size !== undefined && upload.size > this.deps.policy.maxUploadBytes) {
       throw payloadTooLarge(`the file is larger than the ${this.deps.policy.maxUploadBytes} bytes an asset may have`, {
@@ -240,10 +258,18 @@ export class AssetService {
     const declaredSize = row.declared_size === null ? null : Number(row.declared_size);
     const unhashed = { ...stat, sha256: '' };
     if (stat.size > policy.maxUploadBytes) {
-      return { digest: unhashed, durationMs: null, problem: { code: 'too_large', message: `the file has ${stat.size} bytes, more than the ${policy.maxUploadBytes} allowed` } };
+      return {
+        digest: unhashed,
+        durationMs: null,
+        problem: { code: 'too_large', message: `the file has ${stat.size} bytes, more than the ${policy.maxUploadBytes} allowed` },
+      };
     }
     if (declaredSize !== null && stat.size !== declaredSize) {
-      return { digest: unhashed, durationMs: null, problem: { code: 'size_mismatch', message: `the file has ${stat.size} bytes, ${declaredSize} were declared` } };
+      return {
+        digest: unhashed,
+        durationMs: null,
+        problem: { code: 'size_mismatch', message: `the file has ${stat.size} bytes, ${declaredSize} were declared` },
+      };
     }
     const verdict = await this.inspectBytes(row, stat);
     if (!verdict) throw conflict('upload_missing', 'no file has been uploaded to the upload target yet', { assetId: row.id });
@@ -288,7 +314,8 @@ export class AssetService {
       await lockUpload(trx, id);
       const current = await findAsset(trx, call.tenantId, id, { lock: true });
       if (!current) throw notFound('asset');
-      if (current.status === 'ONLINE') throw conflict('asset_online', 'the asset is already ONLINE; create a new asset for another file', { assetId: id });
+      if (current.status === 'ONLINE')
+        throw conflict('asset_online', 'the asset is already ONLINE; create a new asset for another file', { assetId: id });
       if (current.status === 'EXPIRED') throw expiredError(current);
       if (description.kind !== current.kind) {
         throw unsupportedMediaType(`content type ${description.contentType} is not accepted for an ${current.kind} asset`, {
@@ -316,7 +343,10 @@ export class AssetService {
   async downloadLocation(call: CallContext, id: string): Promise<string> {
     const row = await this.read(call.tenantId, id);
     if (row.status !== 'ONLINE') {
-      throw conflict('asset_not_online', `the asset is ${row.status}; only ONLINE assets can be downloaded`, { assetId: id, status: row.status });
+      throw conflict('asset_not_online', `the asset is ${row.status}; only ONLINE assets can be downloaded`, {
+        assetId: id,
+        status: row.status,
+      });
     }
     const path = `/blobs/${row.object_key}`;
     const params: Record<string, string> = {
@@ -376,7 +406,11 @@ export class AssetService {
         const row = await findAsset(trx, ref.tenantId, ref.assetId);
         if (!row || row.status !== 'PENDING_UPLOAD' || row.upload_id !== ref.uploadId) throw uploadClosed();
         const stored = await staged.commit();
-        await updateAsset(trx, ref.tenantId, ref.assetId, { uploaded_size: staged.size, uploaded_sha256: staged.sha256, uploaded_etag: stored.etag });
+        await updateAsset(trx, ref.tenantId, ref.assetId, {
+          uploaded_size: staged.size,
+          uploaded_sha256: staged.sha256,
+          uploaded_etag: stored.etag,
+        });
       });
     } finally {
       await staged.discard();

@@ -36,7 +36,8 @@ export async function releaseAsset(deps: ReleaseDeps, request: ReleaseRequest): 
   const versionId = request.versionId.toLowerCase();
   return inTenantTransaction(deps.db, tenantId, async (trx) => {
     const current = await findAsset(trx, tenantId, request.assetId.toLowerCase(), { lock: true });
-    if (!current || current.status === 'EXPIRED' || current.retention !== 'attached' || current.version_id !== versionId) return 'unchanged';
+    if (!current || current.status === 'EXPIRED' || current.retention !== 'attached' || current.version_id !== versionId)
+      return 'unchanged';
     const released = await updateAsset(trx, tenantId, current.id, {
       retention: 'standalone',
       entity_id: null,

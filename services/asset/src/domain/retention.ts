@@ -3,7 +3,16 @@ import type { AssetRetention } from '@catalog/contracts';
 import type { Logger } from '@catalog/platform';
 import type { BlobStore } from '../blob/index.js';
 import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
-import { actAsTenant, claimDueExpiries, findAsset, lockAssetIfFree, setExpiry, tryLockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
+import {
+  actAsTenant,
+  claimDueExpiries,
+  findAsset,
+  lockAssetIfFree,
+  setExpiry,
+  tryLockUpload,
+  updateAsset,
+  type AssetRow,
+} from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 
 /** The periods of decision 0022. */
@@ -97,10 +106,13 @@ export async function sweepOnce(deps: SweeperDeps): Promise<number> {
         const expired = await updateAsset(trx, row.tenant_id, row.id, {
           status: 'EXPIRED',
           failure_code: reason,
-          failure_message: reason === 'retention_elapsed' ? 'the retention period of the standalone file ended' : 'the upload was not confirmed in time',
+          failure_message:
+            reason === 'retention_elapsed' ? 'the retention period of the standalone file ended' : 'the upload was not confirmed in time',
         });
         await setExpiry(trx, row.tenant_id, row.id, null);
-        await recordAssetEvent(trx, { tenantId: row.tenant_id, sourceSystem: RETENTION_SOURCE_SYSTEM }, 'asset.expired', expired, { reason });
+        await recordAssetEvent(trx, { tenantId: row.tenant_id, sourceSystem: RETENTION_SOURCE_SYSTEM }, 'asset.expired', expired, {
+          reason,
+        });
         removed.push(row.object_key);
       }
       return { claimed: due.length, keys: removed };

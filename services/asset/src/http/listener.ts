@@ -56,7 +56,11 @@ async function receiveUpload(ctx: HttpContext, deps: ListenerDeps, fsStore: FsBl
     const ref = parseObjectKey(grant.key)!;
     const sentType = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
     if (sentType !== grant.contentType) {
-      throw new AppError(403, 'content_type_mismatch', `the upload must be sent with Content-Type: ${grant.contentType}, as in upload.headers`);
+      throw new AppError(
+        403,
+        'content_type_mismatch',
+        `the upload must be sent with Content-Type: ${grant.contentType}, as in upload.headers`,
+      );
     }
     const maxBytes = Math.min(grant.size ?? deps.maxUploadBytes, deps.maxUploadBytes);
     const lengthHeader = ctx.get('content-length');
@@ -65,7 +69,10 @@ async function receiveUpload(ctx: HttpContext, deps: ListenerDeps, fsStore: FsBl
       throw payloadTooLarge(`the upload is longer than the ${maxBytes} bytes this target accepts`, { limitBytes: maxBytes });
     }
     if (length !== null && grant.size !== null && length < grant.size) {
-      throw badRequest('upload_size_mismatch', `the upload has ${length} bytes, ${grant.size} were declared`, { declaredSize: grant.size, receivedSize: length });
+      throw badRequest('upload_size_mismatch', `the upload has ${length} bytes, ${grant.size} were declared`, {
+        declaredSize: grant.size,
+        receivedSize: length,
+      });
     }
     await deps.assets.assertUploadOpen(ref);
     const staged = await fsStore.stage(grant.key, ctx.req, { maxBytes, expectedSize: grant.size, expectedSha256: grant.sha256 });

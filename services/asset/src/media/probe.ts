@@ -30,11 +30,16 @@ export function probeUnavailable(ffprobePath: string, reason: string): AppError 
 export function probeArguments(path: string): string[] {
   if (!isAbsolute(path)) throw new Error('ffprobe reads absolute local paths only');
   return [
-    '-v', 'error',
-    '-protocol_whitelist', 'file',
-    '-format_whitelist', AUDIO_FORMATS.join(','),
-    '-show_entries', 'format=duration:stream=codec_type',
-    '-of', 'json',
+    '-v',
+    'error',
+    '-protocol_whitelist',
+    'file',
+    '-format_whitelist',
+    AUDIO_FORMATS.join(','),
+    '-show_entries',
+    'format=duration:stream=codec_type',
+    '-of',
+    'json',
     `file:${path}`,
   ];
 }
@@ -90,12 +95,19 @@ export function ffprobeReadiness(ffprobePath: string, timeoutMs = 5_000): () => 
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       child.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        reject(new Error(`ffprobe could not be started at "${ffprobePath}" (${error.code ?? error.message}): install ffmpeg or set FFPROBE_PATH`));
+        reject(
+          new Error(
+            `ffprobe could not be started at "${ffprobePath}" (${error.code ?? error.message}): install ffmpeg or set FFPROBE_PATH`,
+          ),
+        );
       });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) resolve();
-        else reject(new Error(`ffprobe at "${ffprobePath}" (FFPROBE_PATH) did not run: ${signal ? `killed (${signal})` : `exit code ${code}`}`));
+        else
+          reject(
+            new Error(`ffprobe at "${ffprobePath}" (FFPROBE_PATH) did not run: ${signal ? `killed (${signal})` : `exit code ${code}`}`),
+          );
       });
     });
     found = true;

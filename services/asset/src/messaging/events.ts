@@ -5,13 +5,7 @@ import type { AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 
 export type AssetEventType =
-  | 'asset.created'
-  | 'asset.upload_requested'
-  | 'asset.confirmed'
-  | 'asset.failed'
-  | 'asset.attached'
-  | 'asset.released'
-  | 'asset.expired';
+  'asset.created' | 'asset.upload_requested' | 'asset.confirmed' | 'asset.failed' | 'asset.attached' | 'asset.released' | 'asset.expired';
 
 /**
  * Who wrote: `public-api:<keyId>` (or the bound source system), `system:asset-retention`, or for

@@ -15,7 +15,14 @@ export async function findAsset(trx: Trx, tenantId: string, id: string, options:
 
 /** Locks the asset unless another transaction holds it (then undefined: try again later). */
 export async function lockAssetIfFree(trx: Trx, tenantId: string, id: string): Promise<AssetRow | undefined> {
-  return trx.selectFrom('assets').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
+  return trx
+    .selectFrom('assets')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
 }
 
 /**
@@ -31,7 +38,9 @@ export async function lockUpload(trx: Trx, assetId: string): Promise<void> {
 
 /** Takes the upload lock of an asset if nobody holds it; false when busy. */
 export async function tryLockUpload(trx: Trx, assetId: string): Promise<boolean> {
-  const result = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`asset-upload:${assetId}`}, 0)) as locked`.execute(trx);
+  const result = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(hashtextextended(${`asset-upload:${assetId}`}, 0)) as locked`.execute(trx);
   return result.rows[0]?.locked === true;
 }
 

@@ -39,7 +39,10 @@ const releaseBody = bodyChecker<ReleaseBody>(ReleaseAssetRpcBody);
  * requestAssetUpload, downloadAsset) are in the route table; attachAsset and releaseAsset are for
  * the catalog only. `release` is `releaseAsset` of domain/release.ts bound to its dependencies.
  */
-export function assetRpcHandlers(assets: AssetService, release: (request: ReleaseRequest) => Promise<ReleaseOutcome>): Record<string, RpcHandler> {
+export function assetRpcHandlers(
+  assets: AssetService,
+  release: (request: ReleaseRequest) => Promise<ReleaseOutcome>,
+): Record<string, RpcHandler> {
   return {
     createAsset: async (request, call) => ({ status: 201, body: await assets.create(call, createBody(request.body)) }),
     getAsset: async (request, call) => ({ body: await assets.get(call, assetId(request)) }),
@@ -52,7 +55,12 @@ export function assetRpcHandlers(assets: AssetService, release: (request: Releas
     },
     releaseAsset: async (request, call) => {
       const body = releaseBody(request.body ?? {});
-      const outcome = await release({ tenantId: call.tenantId, assetId: assetId(request), versionId: body.versionId, sourceSystem: call.sourceSystem });
+      const outcome = await release({
+        tenantId: call.tenantId,
+        assetId: assetId(request),
+        versionId: body.versionId,
+        sourceSystem: call.sourceSystem,
+      });
       return { body: { released: outcome === 'released' } };
     },
   };

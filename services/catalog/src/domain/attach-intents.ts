@@ -7,7 +7,17 @@
  * version's file), at once or, failing that, by the sweeper. No transaction is open while the
  * asset service is called.
  */
-import { AppError, conflict, inTenantScope, inTenantTransaction, newId, type CallContext, type Kysely, type Logger, type Transaction } from '@catalog/platform';
+import {
+  AppError,
+  conflict,
+  inTenantScope,
+  inTenantTransaction,
+  newId,
+  type CallContext,
+  type Kysely,
+  type Logger,
+  type Transaction,
+} from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import {
   claimStaleAttachIntents,
@@ -86,7 +96,11 @@ type ReleaseAnswer = 'released' | 'unchanged' | 'refused' | 'unanswered';
  * version (else it changes nothing). `refused`: it answered with an error of the request, which
  * asking again would not change; `unanswered`: not reached, too slow, or failed itself.
  */
-async function releaseIntentAsset(deps: Pick<AttachIntentDeps, 'assets' | 'logger'>, call: CallContext, intent: AttachIntent): Promise<ReleaseAnswer> {
+async function releaseIntentAsset(
+  deps: Pick<AttachIntentDeps, 'assets' | 'logger'>,
+  call: CallContext,
+  intent: AttachIntent,
+): Promise<ReleaseAnswer> {
   const { assetId, versionId } = intent;
   try {
     const { released } = await deps.assets.release(call, assetId, versionId);
@@ -94,10 +108,16 @@ async function releaseIntentAsset(deps: Pick<AttachIntentDeps, 'assets' | 'logge
     return released ? 'released' : 'unchanged';
   } catch (error) {
     if (error instanceof AppError && error.status < 500) {
-      deps.logger.error({ err: error, assetId, versionId }, 'the asset service refused to release the file of a version that was not written');
+      deps.logger.error(
+        { err: error, assetId, versionId },
+        'the asset service refused to release the file of a version that was not written',
+      );
       return 'refused';
     }
-    deps.logger.warn({ err: error, assetId, versionId }, 'could not release the file of a version that was not written; the attach-intent sweeper will try again');
+    deps.logger.warn(
+      { err: error, assetId, versionId },
+      'could not release the file of a version that was not written; the attach-intent sweeper will try again',
+    );
     return 'unanswered';
   }
 }
@@ -107,7 +127,10 @@ async function dropAttachIntent(deps: AttachIntentDeps, intent: AttachIntent): P
   try {
     await inTenantScope(deps.db, intent.tenantId, (db) => deleteAttachIntent(db, intent.tenantId, intent.versionId));
   } catch (error) {
-    deps.logger.warn({ err: error, assetId: intent.assetId, versionId: intent.versionId }, 'could not delete an attach intent; the sweeper will settle it');
+    deps.logger.warn(
+      { err: error, assetId: intent.assetId, versionId: intent.versionId },
+      'could not delete an attach intent; the sweeper will settle it',
+    );
   }
 }
 
@@ -124,7 +147,12 @@ export type AttachOutcome = 'answered' | 'unanswered';
  * the sweeper, which asks again after the grace (by then an attach still in flight has landed or
  * never will). Never throws.
  */
-export async function abandonAttachIntent(deps: AttachIntentDeps, call: CallContext, intent: AttachIntent, attach: AttachOutcome): Promise<void> {
+export async function abandonAttachIntent(
+  deps: AttachIntentDeps,
+  call: CallContext,
+  intent: AttachIntent,
+  attach: AttachOutcome,
+): Promise<void> {
   const release = await releaseIntentAsset(deps, call, intent);
   if (release === 'unanswered' || attach === 'unanswered') return;
   await dropAttachIntent(deps, intent);
@@ -150,9 +178,16 @@ export async function sweepAttachIntents(deps: AttachIntentSweepDeps): Promise<A
   const result: AttachSweepResult = { claimed: 0, released: 0, kept: 0 };
   let afterVersionId: string | undefined;
   for (;;) {
-    const intents = await claimStaleAttachIntents(deps.db, { graceMs: deps.graceMs, leaseMs: deps.claimLeaseMs, limit: deps.batchSize, afterVersionId });
+    const intents = await claimStaleAttachIntents(deps.db, {
+      graceMs: deps.graceMs,
+      leaseMs: deps.claimLeaseMs,
+      limit: deps.batchSize,
+      afterVersionId,
+    });
     const answers = await Promise.all(
-      intents.map((intent) => releaseIntentAsset(deps, { tenantId: intent.tenantId, keyId: null, sourceSystem: intent.sourceSystem, requestId: newId() }, intent)),
+      intents.map((intent) =>
+        releaseIntentAsset(deps, { tenantId: intent.tenantId, keyId: null, sourceSystem: intent.sourceSystem, requestId: newId() }, intent),
+      ),
     );
     const answered = intents.filter((_, i) => answers[i] !== 'unanswered').map((intent) => intent.versionId);
     const unanswered = intents.filter((_, i) => answers[i] === 'unanswered').map((intent) => intent.versionId);

@@ -83,7 +83,17 @@ async function insertEntities(deps: EntityDeps, call: CallContext, inputs: Creat
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   const rows = await guardDmrn(deps, call, dmrns, () =>
     inTenantScope(deps.db, call.tenantId, (db) =>
-      executeWithEvents(db, 'catalog', context, insertEntitiesQuery(db, created.map(({ row }) => row)), created.map(({ event }) => event), batchId),
+      executeWithEvents(
+        db,
+        'catalog',
+        context,
+        insertEntitiesQuery(
+          db,
+          created.map(({ row }) => row),
+        ),
+        created.map(({ event }) => event),
+        batchId,
+      ),
     ),
   );
   const byId = new Map(rows.map((row) => [row.id, row]));

@@ -32,7 +32,9 @@ function isAnalysisType(value: string): value is AnalysisType {
 export function normalizeAnalyses(values: readonly string[]): AnalysisType[] {
   const unknown = values.filter((value) => !isAnalysisType(value));
   if (unknown.length > 0) {
-    throw badRequest('invalid_body', 'unknown analysis type', { fields: [{ location: 'body', path: '/automaticAnalyses', message: `unknown: ${unknown.join(', ')}` }] });
+    throw badRequest('invalid_body', 'unknown analysis type', {
+      fields: [{ location: 'body', path: '/automaticAnalyses', message: `unknown: ${unknown.join(', ')}` }],
+    });
   }
   return ANALYSIS_TYPES.filter((type) => values.includes(type));
 }
@@ -81,7 +83,11 @@ export async function putEntityType(
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const events = catalogEventsFor(trx, call);
     const record = (row: EntityTypeRow) =>
-      events.record('entity_type.updated', { resourceId: null, dmrn: null, data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses) } });
+      events.record('entity_type.updated', {
+        resourceId: null,
+        dmrn: null,
+        data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses) },
+      });
 
     const inserted = await insertEntityTypeIfAbsent(trx, { tenantId: call.tenantId, name, automaticAnalyses: analyses });
     if (inserted && (await countEntityTypes(trx, call.tenantId)) > MAX_ENTITY_TYPES) {

@@ -65,7 +65,10 @@ export function validateMarkers(markers: readonly Marker[], file: { kind: AssetK
   ordered('cue_in', 'cue_out', true);
   ordered('hook_start', 'hook_end', true);
   ordered('intro_end', 'outro_start', false);
-  for (const [one, other] of [['hook_start', 'hook_end'], ['hook_end', 'hook_start']] as const) {
+  for (const [one, other] of [
+    ['hook_start', 'hook_end'],
+    ['hook_end', 'hook_start'],
+  ] as const) {
     if (first.has(one) && !first.has(other)) at(first.get(one)!, '/type', `${one} needs a ${other} marker`);
   }
   const cueIn = position('cue_in');
@@ -76,7 +79,10 @@ export function validateMarkers(markers: readonly Marker[], file: { kind: AssetK
     if (cueOut !== undefined && marker.positionMs > cueOut) at(index, '/positionMs', `must not be after cue_out (${cueOut} ms)`);
   });
   if (violations.length > 0) {
-    throw badRequest('invalid_markers', 'the markers break the marker rules', { fields: violations, ...(file.durationMs !== null ? { durationMs: file.durationMs } : {}) });
+    throw badRequest('invalid_markers', 'the markers break the marker rules', {
+      fields: violations,
+      ...(file.durationMs !== null ? { durationMs: file.durationMs } : {}),
+    });
   }
   return sortMarkers(markers);
 }

@@ -14,11 +14,35 @@
  * the sweeper when the asset service does not answer.
  */
 import type { Asset, AssetKind, CreatedVersion, CreateVersionBody, UploadTarget, Version } from '@catalog/contracts';
-import { AppError, conflict, inTenantScope, inTenantTransaction, newId, notFound, unsupportedMediaType, type CallContext } from '@catalog/platform';
+import {
+  AppError,
+  conflict,
+  inTenantScope,
+  inTenantTransaction,
+  newId,
+  notFound,
+  unsupportedMediaType,
+  type CallContext,
+} from '@catalog/platform';
 import { recordAssetSnapshot, lockAssetState, type AssetFacts } from '../persistence/asset-states.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { countVersions, countVersionsOfEntity, findPrimaryVersion, findVersionByAsset, insertVersion, ONE_PRIMARY_PER_KIND_INDEX, ONE_VERSION_PER_ASSET_INDEX } from '../persistence/versions.js';
-import { abandonAttachIntent, assetInUse, recordAttachIntent, takeAttachIntent, type AttachIntent, type AttachOutcome } from './attach-intents.js';
+import {
+  countVersions,
+  countVersionsOfEntity,
+  findPrimaryVersion,
+  findVersionByAsset,
+  insertVersion,
+  ONE_PRIMARY_PER_KIND_INDEX,
+  ONE_VERSION_PER_ASSET_INDEX,
+} from '../persistence/versions.js';
+import {
+  abandonAttachIntent,
+  assetInUse,
+  recordAttachIntent,
+  takeAttachIntent,
+  type AttachIntent,
+  type AttachOutcome,
+} from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
 import { catalogEventsFor } from './events.js';
 import { checkVersionType, resolveKind } from './version-kinds.js';
@@ -62,7 +86,13 @@ async function existingAsset(deps: VersionDeps, call: CallContext, assetId: stri
 }
 
 /** Phase 1: the entity, the file and the kind; no transaction (reads, and the asset service's calls). */
-async function resolveSource(deps: VersionDeps, call: CallContext, entityId: string, versionId: string, input: CreateVersionBody): Promise<ResolvedSource> {
+async function resolveSource(
+  deps: VersionDeps,
+  call: CallContext,
+  entityId: string,
+  versionId: string,
+  input: CreateVersionBody,
+): Promise<ResolvedSource> {
   const { source } = input;
   const uploadKind = source.upload ? resolveKind(input.kind, source.upload.contentType) : undefined;
   if (uploadKind) checkVersionType(uploadKind, input.versionType);
@@ -78,14 +108,22 @@ async function resolveSource(deps: VersionDeps, call: CallContext, entityId: str
     throw new Error('the body schema admits exactly one source');
   }
   if (resolved.asset.kind !== resolved.kind) {
-    throw unsupportedMediaType(`the asset service classified the file as ${resolved.asset.kind}, not ${resolved.kind}`, { kind: resolved.kind, contentTypeKind: resolved.asset.kind });
+    throw unsupportedMediaType(`the asset service classified the file as ${resolved.asset.kind}, not ${resolved.kind}`, {
+      kind: resolved.kind,
+      contentTypeKind: resolved.asset.kind,
+    });
   }
   checkVersionType(resolved.kind, input.versionType);
   return resolved;
 }
 
 /** Phase 3: asks the asset service to attach the reserved asset; tells apart a refusal (an answer) from no answer. */
-async function attachReservedAsset(deps: VersionDeps, call: CallContext, entityId: string, intent: AttachIntent): Promise<{ asset?: Asset; outcome: AttachOutcome; error?: unknown }> {
+async function attachReservedAsset(
+  deps: VersionDeps,
+  call: CallContext,
+  entityId: string,
+  intent: AttachIntent,
+): Promise<{ asset?: Asset; outcome: AttachOutcome; error?: unknown }> {
   try {
     return { asset: await deps.assets.attach(call, intent.assetId, { entityId, versionId: intent.versionId }), outcome: 'answered' };
   } catch (error) {
@@ -97,7 +135,8 @@ async function attachReservedAsset(deps: VersionDeps, call: CallContext, entityI
 /** Maps a refusal of the unique indexes (a race the locks and the intent do not cover) to a 409. */
 function raceToConflict(error: unknown, assetId: string): never {
   if (isUniqueViolation(error, ONE_VERSION_PER_ASSET_INDEX)) throw assetInUse(assetId);
-  if (isUniqueViolation(error, ONE_PRIMARY_PER_KIND_INDEX)) throw conflict('concurrent_update', 'the primary version changed meanwhile; try again');
+  if (isUniqueViolation(error, ONE_PRIMARY_PER_KIND_INDEX))
+    throw conflict('concurrent_update', 'the primary version changed meanwhile; try again');
   throw error;
 }
 
@@ -122,7 +161,16 @@ async function writeVersion(
     const events = catalogEventsFor(trx, call);
     const previous = await findPrimaryVersion(trx, call.tenantId, entityId, kind);
     const primary = previous === undefined || input.isPrimary === true;
-    const row = await insertVersion(trx, { id, tenantId: call.tenantId, entityId, kind, label: input.label, versionType: input.versionType, isPrimary: false, assetId: asset.id });
+    const row = await insertVersion(trx, {
+      id,
+      tenantId: call.tenantId,
+      entityId,
+      kind,
+      label: input.label,
+      versionType: input.versionType,
+      isPrimary: false,
+      assetId: asset.id,
+    });
     await events.record('version.created', {
       resourceId: id,
       dmrn: entity.dmrn,
@@ -142,11 +190,18 @@ async function writeVersion(
  * the version's intent). Either way the asset service learns the version's id, made here first, so
  * that the version's deletion releases the file (decision 0022).
  */
-export async function createVersion(deps: VersionDeps, call: CallContext, entityId: string, input: CreateVersionBody): Promise<CreatedVersion> {
+export async function createVersion(
+  deps: VersionDeps,
+  call: CallContext,
+  entityId: string,
+  input: CreateVersionBody,
+): Promise<CreatedVersion> {
   const id = newId();
   const { kind, asset, upload } = await resolveSource(deps, call, entityId, id, input);
   if (!input.source.assetId) {
-    const version = await writeVersion(deps, call, { id, entityId, input, kind, asset }).catch((error: unknown) => raceToConflict(error, asset.id));
+    const version = await writeVersion(deps, call, { id, entityId, input, kind, asset }).catch((error: unknown) =>
+      raceToConflict(error, asset.id),
+    );
     return upload ? { ...version, upload } : version;
   }
   const intent: AttachIntent = { versionId: id, tenantId: call.tenantId, assetId: asset.id, sourceSystem: call.sourceSystem };

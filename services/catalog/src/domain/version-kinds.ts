@@ -16,10 +16,17 @@ export function kindOfContentType(contentType: string): AssetKind | null {
 export function resolveKind(given: AssetKind | undefined, contentType: string): AssetKind {
   const implied = kindOfContentType(contentType);
   if (implied === null) {
-    throw unsupportedMediaType(`content type ${contentType} is not audio, image or video`, { contentType, ...(given ? { kind: given } : {}) });
+    throw unsupportedMediaType(`content type ${contentType} is not audio, image or video`, {
+      contentType,
+      ...(given ? { kind: given } : {}),
+    });
   }
   if (given !== undefined && given !== implied) {
-    throw unsupportedMediaType(`content type ${contentType} is not accepted for a ${given} version`, { contentType, kind: given, contentTypeKind: implied });
+    throw unsupportedMediaType(`content type ${contentType} is not accepted for a ${given} version`, {
+      contentType,
+      kind: given,
+      contentTypeKind: implied,
+    });
   }
   return implied;
 }

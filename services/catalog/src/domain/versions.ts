@@ -1,5 +1,15 @@
 import type { AssetKind, ListVersionsQuery, Marker, UpdateVersionBody, Version, VersionField, VersionList } from '@catalog/contracts';
-import { fitPage, inTenantScope, inTenantTransaction, notFound, type AppError, type CallContext, type Kysely, type Logger, type Transaction } from '@catalog/platform';
+import {
+  fitPage,
+  inTenantScope,
+  inTenantTransaction,
+  notFound,
+  type AppError,
+  type CallContext,
+  type Kysely,
+  type Logger,
+  type Transaction,
+} from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import { lockAssetState } from '../persistence/asset-states.js';
 import { findEntity, type EntityRow } from '../persistence/entities.js';
@@ -127,7 +137,11 @@ export async function updateVersion(
     const events = catalogEventsFor(trx, call);
     if (changedFields.length > 0) {
       await updateVersionRow(trx, call.tenantId, versionId, changes);
-      await events.record('version.updated', { resourceId: versionId, dmrn: entity.dmrn, data: { entityId, kind: current.kind, changedFields } });
+      await events.record('version.updated', {
+        resourceId: versionId,
+        dmrn: entity.dmrn,
+        data: { entityId, kind: current.kind, changedFields },
+      });
     }
     if (patch.isPrimary === true && !current.is_primary) {
       const previous = await findPrimaryVersion(trx, call.tenantId, entityId, current.kind);
@@ -190,7 +204,11 @@ export async function putVersionMarkers(
     if (!sameMarkers(current.markers, sorted)) {
       await updateVersionRow(trx, call.tenantId, versionId, { markers: sorted });
       const types = [...new Set(sorted.map((m) => m.type))];
-      await catalogEventsFor(trx, call).record('markers.updated', { resourceId: versionId, dmrn: entity.dmrn, data: { entityId, count: sorted.length, types } });
+      await catalogEventsFor(trx, call).record('markers.updated', {
+        resourceId: versionId,
+        dmrn: entity.dmrn,
+        data: { entityId, count: sorted.length, types },
+      });
     }
     return readVersion(trx, call.tenantId, entityId, versionId);
   });

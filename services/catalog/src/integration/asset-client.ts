@@ -1,4 +1,11 @@
-import type { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, ReleaseAssetRpcBody, UploadDescription } from '@catalog/contracts';
+import type {
+  Asset,
+  AssetWithUpload,
+  AttachAssetRpcBody,
+  CreateAssetRpcBody,
+  ReleaseAssetRpcBody,
+  UploadDescription,
+} from '@catalog/contracts';
 import { AppError, callRpc, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
 
 /** The version an asset becomes the file of; the asset service releases the asset when it is deleted. */

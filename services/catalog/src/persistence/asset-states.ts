@@ -66,7 +66,10 @@ function upsertAssetFacts(
             : eb.or([
                 eb.and([eb('asset_states.event_stream', '=', ''), eb('asset_states.facts_at', '<', eb.ref('excluded.facts_at'))]),
                 eb.and([eb('asset_states.event_stream', '<>', ''), eb('asset_states.event_stream', '<>', eb.ref('excluded.event_stream'))]),
-                eb.and([eb('asset_states.event_stream', '=', eb.ref('excluded.event_stream')), eb('asset_states.event_seq', '<', eb.ref('excluded.event_seq'))]),
+                eb.and([
+                  eb('asset_states.event_stream', '=', eb.ref('excluded.event_stream')),
+                  eb('asset_states.event_seq', '<', eb.ref('excluded.event_seq')),
+                ]),
               ]),
         ),
     );
@@ -77,13 +80,25 @@ function upsertAssetFacts(
  * updatedAt), unless the catalog already knows a state written later (`facts_at`). The answer's
  * row has no stream position: the next event written after it replaces it.
  */
-export async function recordAssetSnapshot(db: Kysely<CatalogDb>, tenantId: string, assetId: string, facts: AssetFacts, at: Date): Promise<void> {
+export async function recordAssetSnapshot(
+  db: Kysely<CatalogDb>,
+  tenantId: string,
+  assetId: string,
+  facts: AssetFacts,
+  at: Date,
+): Promise<void> {
   await upsertAssetFacts(db, tenantId, assetId, facts, { position: FROM_ANSWER, factsAt: at, kind: 'answer' }).execute();
 }
 
 /** The asset's row, locked until the transaction ends (asset events of it wait meanwhile). */
 export function lockAssetState(db: Kysely<CatalogDb>, tenantId: string, assetId: string): Promise<AssetStateRow | undefined> {
-  return db.selectFrom('asset_states').selectAll().where('tenant_id', '=', tenantId).where('asset_id', '=', assetId).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('asset_states')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('asset_id', '=', assetId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /**

@@ -85,10 +85,19 @@ export function claimStaleAttachIntents(db: Kysely<CatalogDb>, options: ClaimOpt
  * for, and ends the lease of the others (still claimed, so their versions stay given up; the next
  * pass takes them again).
  */
-export async function settleClaimedAttachIntents(db: Kysely<CatalogDb>, answered: readonly string[], unanswered: readonly string[]): Promise<void> {
+export async function settleClaimedAttachIntents(
+  db: Kysely<CatalogDb>,
+  answered: readonly string[],
+  unanswered: readonly string[],
+): Promise<void> {
   if (answered.length === 0 && unanswered.length === 0) return;
   await db.transaction().execute(async (trx) => {
     if (answered.length > 0) await trx.deleteFrom('attach_intents').where('version_id', 'in', answered).execute();
-    if (unanswered.length > 0) await trx.updateTable('attach_intents').set({ claimed_until: sql<Date>`now()` }).where('version_id', 'in', unanswered).execute();
+    if (unanswered.length > 0)
+      await trx
+        .updateTable('attach_intents')
+        .set({ claimed_until: sql<Date>`now()` })
+        .where('version_id', 'in', unanswered)
+        .execute();
   });
 }

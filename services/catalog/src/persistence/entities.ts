@@ -25,10 +25,11 @@ export type EntityChanges = Partial<Pick<EntityRow, 'type' | 'title' | 'artist' 
 export function insertEntitiesQuery(db: Kysely<CatalogDb>, rows: NewEntityRow[]) {
   return db
     .insertInto('entities')
-    .values(rows.map((row) => ({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })))
+    .values(
+      rows.map((row) => ({ id: row.id, tenant_id: row.tenantId, type: row.type, title: row.title, artist: row.artist, dmrn: row.dmrn })),
+    )
     .returningAll();
 }
-
 
 /** One entity of the tenant; `forUpdate` locks its row until the transaction ends. */
 export function findEntity(
@@ -43,7 +44,11 @@ export function findEntity(
 }
 
 /** An entity of the tenant that holds one of the given DMRNs, if any. */
-export function findDmrnHolder(db: Kysely<CatalogDb>, tenantId: string, dmrns: string[]): Promise<{ id: string; dmrn: string } | undefined> {
+export function findDmrnHolder(
+  db: Kysely<CatalogDb>,
+  tenantId: string,
+  dmrns: string[],
+): Promise<{ id: string; dmrn: string } | undefined> {
   return db
     .selectFrom('entities')
     .select(['id', 'dmrn'])

@@ -25,7 +25,13 @@ function entityViews(db: Kysely<CatalogDb>, tenantId: string) {
         eb
           .selectFrom('versions as v')
           .innerJoin('asset_states as a', (join) => join.onRef('a.tenant_id', '=', 'v.tenant_id').onRef('a.asset_id', '=', 'v.asset_id'))
-          .select(['v.id as pav_id', 'v.label as pav_label', 'v.version_type as pav_version_type', 'a.duration_ms as pav_duration_ms', 'v.asset_id as pav_asset_id'])
+          .select([
+            'v.id as pav_id',
+            'v.label as pav_label',
+            'v.version_type as pav_version_type',
+            'a.duration_ms as pav_duration_ms',
+            'v.asset_id as pav_asset_id',
+          ])
           .whereRef('v.tenant_id', '=', 'e.tenant_id')
           .whereRef('v.entity_id', '=', 'e.id')
           .where('v.kind', '=', 'AUDIO')

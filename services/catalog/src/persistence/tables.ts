@@ -78,4 +78,3 @@ export interface CatalogDb {
   versions: VersionsTable;
   attach_intents: AttachIntentsTable;
 }
-

@@ -38,20 +38,33 @@ export interface VersionPosition {
 export function selectVersionRecords(
   db: Kysely<CatalogDb>,
   tenantId: string,
-  filter: { entityId: string; kind?: AssetKind | undefined; id?: string | undefined; after?: VersionPosition | undefined; limit?: number | undefined },
+  filter: {
+    entityId: string;
+    kind?: AssetKind | undefined;
+    id?: string | undefined;
+    after?: VersionPosition | undefined;
+    limit?: number | undefined;
+  },
 ): Promise<VersionRecord[]> {
   let query = db
     .selectFrom('versions as v')
     .innerJoin('asset_states as a', (join) => join.onRef('a.tenant_id', '=', 'v.tenant_id').onRef('a.asset_id', '=', 'v.asset_id'))
     .selectAll('v')
-    .select(['a.status as asset_status', 'a.content_type as asset_content_type', 'a.size as asset_size', 'a.duration_ms as asset_duration_ms'])
+    .select([
+      'a.status as asset_status',
+      'a.content_type as asset_content_type',
+      'a.size as asset_size',
+      'a.duration_ms as asset_duration_ms',
+    ])
     .where('v.tenant_id', '=', tenantId)
     .where('v.entity_id', '=', filter.entityId);
   if (filter.kind !== undefined) query = query.where('v.kind', '=', filter.kind);
   if (filter.id !== undefined) query = query.where('v.id', '=', filter.id);
   if (filter.after !== undefined) {
     const { kind, id } = filter.after;
-    query = query.where(sql<boolean>`(${KIND_ORDER}, v.id) > (array_position(array['AUDIO','ARTWORK','VIDEO']::text[], ${kind}::text), ${id}::uuid)`);
+    query = query.where(
+      sql<boolean>`(${KIND_ORDER}, v.id) > (array_position(array['AUDIO','ARTWORK','VIDEO']::text[], ${kind}::text), ${id}::uuid)`,
+    );
   }
   if (filter.limit !== undefined) query = query.limit(filter.limit);
   return query.orderBy(KIND_ORDER).orderBy('v.id', 'asc').execute() as Promise<VersionRecord[]>;
@@ -86,7 +99,13 @@ export function insertVersion(db: Kysely<CatalogDb>, row: NewVersionRow): Promis
 }
 
 export function findVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, id: string): Promise<VersionRow | undefined> {
-  return db.selectFrom('versions').selectAll().where('tenant_id', '=', tenantId).where('entity_id', '=', entityId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('versions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('entity_id', '=', entityId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The version whose file is `assetId`, of any entity of the tenant. */
@@ -99,7 +118,12 @@ function versionsOfKind(db: Kysely<CatalogDb>, tenantId: string, entityId: strin
   return db.selectFrom('versions').selectAll().where('tenant_id', '=', tenantId).where('entity_id', '=', entityId).where('kind', '=', kind);
 }
 
-export function findPrimaryVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind): Promise<VersionRow | undefined> {
+export function findPrimaryVersion(
+  db: Kysely<CatalogDb>,
+  tenantId: string,
+  entityId: string,
+  kind: AssetKind,
+): Promise<VersionRow | undefined> {
   return versionsOfKind(db, tenantId, entityId, kind).where('is_primary', '=', true).executeTakeFirst();
 }
 
@@ -132,11 +156,22 @@ export async function countVersionsOfEntity(db: Kysely<CatalogDb>, tenantId: str
 }
 
 /** The newest version of a kind (highest UUIDv7 id). */
-export function findNewestVersion(db: Kysely<CatalogDb>, tenantId: string, entityId: string, kind: AssetKind): Promise<VersionRow | undefined> {
+export function findNewestVersion(
+  db: Kysely<CatalogDb>,
+  tenantId: string,
+  entityId: string,
+  kind: AssetKind,
+): Promise<VersionRow | undefined> {
   return versionsOfKind(db, tenantId, entityId, kind).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
-export type VersionChanges = Partial<{ label: string; version_type: string; is_primary: boolean; markers: Marker[]; analyses_checked_at: Date }>;
+export type VersionChanges = Partial<{
+  label: string;
+  version_type: string;
+  is_primary: boolean;
+  markers: Marker[];
+  analyses_checked_at: Date;
+}>;
 
 /** Writes `changes` and moves `updated_at` to the time of the write. */
 export function updateVersionRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: VersionChanges): Promise<VersionRow> {

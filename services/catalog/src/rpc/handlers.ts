@@ -1,6 +1,22 @@
-import type { AttachDmrnBody, CreateEntitiesBody, CreateEntityBody, ListEntitiesQuery, PutEntityTypeBody, UpdateEntityBody } from '@catalog/contracts';
+import type {
+  AttachDmrnBody,
+  CreateEntitiesBody,
+  CreateEntityBody,
+  ListEntitiesQuery,
+  PutEntityTypeBody,
+  UpdateEntityBody,
+} from '@catalog/contracts';
 import type { Kysely, Logger, RpcHandler } from '@catalog/platform';
-import { attachDmrn, createEntities, createEntity, deleteEntity, detachDmrn, getEntity, listEntities, updateEntity } from '../domain/entities.js';
+import {
+  attachDmrn,
+  createEntities,
+  createEntity,
+  deleteEntity,
+  detachDmrn,
+  getEntity,
+  listEntities,
+  updateEntity,
+} from '../domain/entities.js';
 import { getEntityType, listEntityTypes, putEntityType } from '../domain/entity-types.js';
 import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
@@ -49,7 +65,10 @@ export function catalogHandlers(deps: CatalogHandlerDeps): Record<CatalogOperati
     }),
     listEntities: validatedHandler('listEntities', {
       resource: entity,
-      handle: async ({ query }, call, reply) => ({ status: 200, body: await listEntities(deps, call, query as ListEntitiesQuery, reply.maxBodyBytes) }),
+      handle: async ({ query }, call, reply) => ({
+        status: 200,
+        body: await listEntities(deps, call, query as ListEntitiesQuery, reply.maxBodyBytes),
+      }),
     }),
     getEntity: validatedHandler('getEntity', {
       resource: entity,
@@ -57,7 +76,10 @@ export function catalogHandlers(deps: CatalogHandlerDeps): Record<CatalogOperati
     }),
     updateEntity: validatedHandler('updateEntity', {
       resource: entity,
-      handle: async ({ params, body }, call) => ({ status: 200, body: await updateEntity(deps, call, id(params), body as UpdateEntityBody) }),
+      handle: async ({ params, body }, call) => ({
+        status: 200,
+        body: await updateEntity(deps, call, id(params), body as UpdateEntityBody),
+      }),
     }),
     deleteEntity: validatedHandler('deleteEntity', {
       resource: entity,
@@ -68,7 +90,10 @@ export function catalogHandlers(deps: CatalogHandlerDeps): Record<CatalogOperati
     }),
     attachDmrn: validatedHandler('attachDmrn', {
       resource: entity,
-      handle: async ({ params, body }, call) => ({ status: 200, body: await attachDmrn(deps, call, id(params), (body as AttachDmrnBody).value) }),
+      handle: async ({ params, body }, call) => ({
+        status: 200,
+        body: await attachDmrn(deps, call, id(params), (body as AttachDmrnBody).value),
+      }),
     }),
     detachDmrn: validatedHandler('detachDmrn', {
       resource: entity,

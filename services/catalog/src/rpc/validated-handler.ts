@@ -1,5 +1,14 @@
 import { requestValidator, routeById } from '@catalog/contracts';
-import { AppError, badRequest, isUuid, notFound, type CallContext, type RpcHandler, type RpcReplyLimits, type RpcResult } from '@catalog/platform';
+import {
+  AppError,
+  badRequest,
+  isUuid,
+  notFound,
+  type CallContext,
+  type RpcHandler,
+  type RpcReplyLimits,
+  type RpcResult,
+} from '@catalog/platform';
 
 export interface ValidatedRequest {
   params: Record<string, string>;
@@ -28,7 +37,9 @@ export interface OperationSettings {
 export function validatedHandler(operationId: string, settings: OperationSettings): RpcHandler {
   const validator = requestValidator(routeById(operationId));
   const resourceOf = (param: string | undefined): string =>
-    typeof settings.resource === 'string' ? settings.resource : (param !== undefined ? settings.resource[param] : undefined) ?? 'resource';
+    typeof settings.resource === 'string'
+      ? settings.resource
+      : ((param !== undefined ? settings.resource[param] : undefined) ?? 'resource');
   return async (request, call, reply) => {
     if (!isUuid(call.tenantId)) throw new AppError(400, 'bad_envelope', 'the call context carries no valid tenant id');
     const raw = (typeof request === 'object' && request !== null ? request : {}) as Partial<ValidatedRequest>;

@@ -4,7 +4,14 @@ import { createVersion } from '../domain/version-creation.js';
 import { deleteVersion, getVersion, listVersions, putVersionMarkers, updateVersion, type VersionDeps } from '../domain/versions.js';
 import { validatedHandler } from './validated-handler.js';
 
-export const VERSION_OPERATIONS = ['createVersion', 'listVersions', 'getVersion', 'updateVersion', 'deleteVersion', 'putVersionMarkers'] as const;
+export const VERSION_OPERATIONS = [
+  'createVersion',
+  'listVersions',
+  'getVersion',
+  'updateVersion',
+  'deleteVersion',
+  'putVersionMarkers',
+] as const;
 export type VersionOperation = (typeof VERSION_OPERATIONS)[number];
 
 /** The version operations of the route table; path ids name the entity (`id`) and the version (`versionId`). */
@@ -15,7 +22,10 @@ export function versionHandlers(deps: VersionDeps): Record<VersionOperation, Rpc
   return {
     createVersion: validatedHandler('createVersion', {
       resource,
-      handle: async ({ params, body }, call) => ({ status: 201, body: await createVersion(deps, call, entityId(params), body as CreateVersionBody) }),
+      handle: async ({ params, body }, call) => ({
+        status: 201,
+        body: await createVersion(deps, call, entityId(params), body as CreateVersionBody),
+      }),
     }),
     listVersions: validatedHandler('listVersions', {
       resource,

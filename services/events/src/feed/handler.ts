@@ -16,7 +16,8 @@ export function listEventsHandler(db: Kysely<any>, cursors: FeedCursors): RpcHan
       throw badRequest('invalid_query', `limit must be an integer from ${FEED_LIMIT.min} to ${FEED_LIMIT.max}`, { parameter: 'limit' });
     }
     const after = request.query.after;
-    if (after !== undefined && typeof after !== 'string') throw badRequest('invalid_cursor', 'the cursor is malformed', { parameter: 'after' });
+    if (after !== undefined && typeof after !== 'string')
+      throw badRequest('invalid_cursor', 'the cursor is malformed', { parameter: 'after' });
     const page = await readFeedPage(db, cursors, {
       tenantId: call.tenantId,
       product: FEED_PRODUCT,

@@ -93,7 +93,9 @@ export async function readFeedPageRows(db: Kysely<any>, q: FeedPageQuery): Promi
   const { sql, parameters } = feedPageStatement(q);
   // One statement, so no transaction: outside one, the pool prepares it (decision 0009).
   const { rows } = await inTenantScope(db, q.tenantId, (scoped) =>
-    scoped.executeQuery<{ events_json: string; has_more: boolean; last_tx: string | null; last_id: string | null }>(CompiledQuery.raw(sql, parameters)),
+    scoped.executeQuery<{ events_json: string; has_more: boolean; last_tx: string | null; last_id: string | null }>(
+      CompiledQuery.raw(sql, parameters),
+    ),
   );
   const row = rows[0]!;
   return {

@@ -16,7 +16,8 @@ export const knownFeedTypes: ReadonlySet<string> = new Set([
  */
 export function parseTypesFilter(raw: unknown): string[] | null {
   if (raw === undefined || raw === null) return null;
-  if (typeof raw !== 'string') throw badRequest('invalid_query', 'types must be a comma-separated list of event types', { parameter: 'types' });
+  if (typeof raw !== 'string')
+    throw badRequest('invalid_query', 'types must be a comma-separated list of event types', { parameter: 'types' });
   const types = raw.split(',').map((t) => t.trim());
   if (types.some((t) => t === '')) {
     throw badRequest('invalid_query', 'types must be a comma-separated list of event types without empty items', { parameter: 'types' });

@@ -67,7 +67,13 @@ export function startFeedWriter(settings: FeedWriterSettings): FeedWriter {
     retries: platformCounter(metrics, 'retries'),
   };
   const leader = runAsLeader(
-    { connectionString: settings.connectionString, role: settings.role, lockName: 'events-feed-writer', logger: log, retryMs: settings.config.leaseRetryMs },
+    {
+      connectionString: settings.connectionString,
+      role: settings.role,
+      lockName: 'events-feed-writer',
+      logger: log,
+      retryMs: settings.config.leaseRetryMs,
+    },
     (leadership) => writeWhileLeader(parts, leadership),
   );
   return {
@@ -95,7 +101,12 @@ async function writeWhileLeader(p: WriterParts, { signal }: Leadership): Promise
   signal.addEventListener('abort', end, { once: true });
   const info = await ensureEventsStream(settings.nc, subjects);
   await ensureDeadLetterStream(settings.nc, subjects);
-  await ensureDurableConsumer(settings.nc, { stream, durable: config.durable, ackWaitMs: config.ackWaitMs, maxAckPending: config.maxAckPending });
+  await ensureDurableConsumer(settings.nc, {
+    stream,
+    durable: config.durable,
+    ackWaitMs: config.ackWaitMs,
+    maxAckPending: config.maxAckPending,
+  });
   const loaded = await loadPosition(settings.db, config.durable, info.created);
   let position: StreamPosition = { streamCreated: loaded.streamCreated, lastSeq: loaded.lastSeq };
   if (loaded.reset) log.warn({ streamCreated: info.created }, 'the events stream is new; reading it from the start');
@@ -129,7 +140,14 @@ async function writeWhileLeader(p: WriterParts, { signal }: Leadership): Promise
 }
 
 /** Stores one batch, retrying (with backoff) until it is stored or the session ends; acks follow. */
-async function applyBatch(p: WriterParts, w: EntryWriter, jsm: JetStreamManager, batch: JsMsg[], from: StreamPosition, parked: Set<number>): Promise<StreamPosition> {
+async function applyBatch(
+  p: WriterParts,
+  w: EntryWriter,
+  jsm: JetStreamManager,
+  batch: JsMsg[],
+  from: StreamPosition,
+  parked: Set<number>,
+): Promise<StreamPosition> {
   const backoff = createBackoff(p.settings.config.retry);
   let position = from;
   while (!w.signal.aborted) {
@@ -157,7 +175,13 @@ async function applyBatch(p: WriterParts, w: EntryWriter, jsm: JetStreamManager,
 }
 
 /** The batch's messages after `position`, in stream order, with what the stream holds between them. */
-async function freshEntries(log: Logger, jsm: JetStreamManager, stream: string, batch: JsMsg[], position: StreamPosition): Promise<StreamEntry[]> {
+async function freshEntries(
+  log: Logger,
+  jsm: JetStreamManager,
+  stream: string,
+  batch: JsMsg[],
+  position: StreamPosition,
+): Promise<StreamEntry[]> {
   const entries: StreamEntry[] = [];
   let expected = position.lastSeq + 1;
   for (const msg of [...batch].sort((a, b) => a.seq - b.seq)) {

@@ -24,7 +24,11 @@ export class PositionMovedError extends Error {
  * incarnation (it was recreated, e.g. after the NATS store was lost), its sequence numbers start
  * again from 1, so the position restarts at 0; events already in the feed are not stored twice.
  */
-export async function loadPosition(db: Kysely<unknown>, consumer: string, streamCreated: string): Promise<StreamPosition & { reset: boolean }> {
+export async function loadPosition(
+  db: Kysely<unknown>,
+  consumer: string,
+  streamCreated: string,
+): Promise<StreamPosition & { reset: boolean }> {
   await sql`
     insert into events.stream_position (consumer, stream_created, last_seq)
     values (${consumer}, ${streamCreated}, 0)
@@ -50,7 +54,13 @@ export async function loadPosition(db: Kysely<unknown>, consumer: string, stream
  * and outbox relay of the cluster waits behind it (decision 0030); nothing in it waits on the
  * network but Postgres.
  */
-export async function storeEvents(db: Kysely<unknown>, consumer: string, from: StreamPosition, toSeq: number, events: StoredEvent[]): Promise<void> {
+export async function storeEvents(
+  db: Kysely<unknown>,
+  consumer: string,
+  from: StreamPosition,
+  toSeq: number,
+  events: StoredEvent[],
+): Promise<void> {
   const rows = events.length === 0 ? null : JSON.stringify(events.map(({ event, body }) => ({ ...event, body })));
   await db.transaction().execute(async (trx) => {
     const moved = await sql`

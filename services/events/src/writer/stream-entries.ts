@@ -23,7 +23,12 @@ export function entryOf(seq: number, subject: string, data: Uint8Array): StreamE
   if (!event) return { seq, subject, data, content: { problem: 'malformed', reason: 'not an event of the events stream' } };
   const body = JSON.stringify(envelopeOf(event));
   if (Buffer.byteLength(body) > MAX_FEED_EVENT_BYTES) {
-    return { seq, subject, data, content: { problem: 'too_large', reason: `the event's envelope is larger than ${MAX_FEED_EVENT_BYTES} bytes` } };
+    return {
+      seq,
+      subject,
+      data,
+      content: { problem: 'too_large', reason: `the event's envelope is larger than ${MAX_FEED_EVENT_BYTES} bytes` },
+    };
   }
   return { seq, subject, data, content: { event, body } };
 }

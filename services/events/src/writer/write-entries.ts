@@ -43,7 +43,12 @@ export interface EntryWriter {
  * `parked` holds the sequences already parked in this session, so a retried batch does not park
  * (and count) them again.
  */
-export async function writeEntries(w: EntryWriter, position: StreamPosition, entries: StreamEntry[], parked: Set<number>): Promise<StreamPosition> {
+export async function writeEntries(
+  w: EntryWriter,
+  position: StreamPosition,
+  entries: StreamEntry[],
+  parked: Set<number>,
+): Promise<StreamPosition> {
   if (entries.length === 0) return position;
   for (const entry of entries) {
     if ('problem' in entry.content && !parked.has(entry.seq)) {
@@ -58,7 +63,10 @@ export async function writeEntries(w: EntryWriter, position: StreamPosition, ent
     return { streamCreated: position.streamCreated, lastSeq: toSeq };
   } catch (error) {
     if (error instanceof PositionMovedError || failureKind(error) === 'transient') throw error;
-    w.log.warn({ err: error, events: storable.length, fromSeq: position.lastSeq + 1, toSeq }, 'Postgres refused a batch; storing its events one by one');
+    w.log.warn(
+      { err: error, events: storable.length, fromSeq: position.lastSeq + 1, toSeq },
+      'Postgres refused a batch; storing its events one by one',
+    );
   }
   let current = position;
   for (const entry of storable) current = await storeAlone(w, current, entry, parked);

@@ -74,7 +74,13 @@ export function adminHandlers(db: Kysely<GatewayDb>): Record<string, LocalHandle
       await organizationOr404(params.orgId!);
       const id = newId();
       const { key, secretHash } = issueKey(id);
-      const row = await insertApiKey(db, { id, organization_id: params.orgId!, name: input.name, secret_hash: secretHash, permissions: [...input.permissions] });
+      const row = await insertApiKey(db, {
+        id,
+        organization_id: params.orgId!,
+        name: input.name,
+        secret_hash: secretHash,
+        permissions: [...input.permissions],
+      });
       return { status: 201, body: { ...apiKeyJson(row), key } };
     },
     async listApiKeys({ params }) {

@@ -10,11 +10,18 @@ import { methodNotAllowed, pathMethods } from './route-match.js';
  * limit, then signed blob uploads (streamed to the asset service, see blob-proxy.ts), then 405 for
  * a method a known path does not have, then the routes, then 404.
  */
-export function mountGateway(app: Koa<HttpState>, router: Router<HttpState>, ipLimit: Middleware<HttpState>, uploads?: Middleware<HttpState>): void {
+export function mountGateway(
+  app: Koa<HttpState>,
+  router: Router<HttpState>,
+  ipLimit: Middleware<HttpState>,
+  uploads?: Middleware<HttpState>,
+): void {
   app.use(requireOriginForm);
   app.use(ipLimit);
   if (uploads) app.use(uploads);
-  const operations = router.stack.flatMap((layer) => (typeof layer.path === 'string' ? layer.methods.map((method) => ({ method, path: layer.path as string })) : []));
+  const operations = router.stack.flatMap((layer) =>
+    typeof layer.path === 'string' ? layer.methods.map((method) => ({ method, path: layer.path as string })) : [],
+  );
   app.use(methodNotAllowed(pathMethods(operations)));
   app.use(router.routes());
   app.use(async (ctx: HttpContext) => {

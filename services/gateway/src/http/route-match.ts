@@ -36,7 +36,11 @@ export function pathMethods(operations: ReadonlyArray<{ method: string; path: st
   for (const { method, path } of operations) {
     let template = templates.get(path);
     if (!template) {
-      template = { pattern: templatePattern(path), literalSegments: path.split('/').filter((s) => s && !isParameter(s)).length, methods: new Set() };
+      template = {
+        pattern: templatePattern(path),
+        literalSegments: path.split('/').filter((s) => s && !isParameter(s)).length,
+        methods: new Set(),
+      };
       templates.set(path, template);
     }
     template.methods.add(method.toUpperCase());

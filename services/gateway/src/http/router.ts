@@ -74,7 +74,13 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
   const auth = route.auth;
   const limit =
     route.rateLimit && auth.kind === 'apiKey'
-      ? { scope: route.operationId, perMinute: route.rateLimit.perMinute, permission: auth.permission, product: auth.product, entitlement: auth.entitlement }
+      ? {
+          scope: route.operationId,
+          perMinute: route.rateLimit.perMinute,
+          permission: auth.permission,
+          product: auth.product,
+          entitlement: auth.entitlement,
+        }
       : null;
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
     let call: Omit<CallContext, 'requestId'> | null = null;

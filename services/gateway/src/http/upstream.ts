@@ -34,7 +34,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /** A failed upstream exchange as the client sees it: 504 when it was too slow, 503 when it could not be had. */
 export function upstreamFailure(error: unknown): AppError {
-  if (error instanceof UpstreamTimeoutError && error.phase === 'idle') return new AppError(504, 'upstream_timeout', 'the asset service did not answer in time');
+  if (error instanceof UpstreamTimeoutError && error.phase === 'idle')
+    return new AppError(504, 'upstream_timeout', 'the asset service did not answer in time');
   return new AppError(503, 'service_unavailable', 'the asset service is not available');
 }
 
@@ -54,7 +55,13 @@ function limitConnect(upstream: ReturnType<typeof httpRequest>, socket: Socket, 
  * does not open within `connectMs`, or stays silent for `idleMs` (before or while the response
  * streams), is destroyed with an `UpstreamTimeoutError`.
  */
-export function forward(target: URL, method: string, headers: OutgoingHttpHeaders, body: Readable | null, timeouts: UpstreamTimeouts): Promise<IncomingMessage> {
+export function forward(
+  target: URL,
+  method: string,
+  headers: OutgoingHttpHeaders,
+  body: Readable | null,
+  timeouts: UpstreamTimeouts,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const upstream = httpRequest(target, { method, headers, ...(body ? { agent } : { agent: false }) });
     let relay: ChunkRelay | undefined;

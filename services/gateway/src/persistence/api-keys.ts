@@ -62,7 +62,12 @@ const RATE_LIMIT_WINDOW_SECONDS = 60;
  * anyone use up the key's limit. The caller still checks the secret in constant time and the
  * permissions itself, and must treat a missing admission of an authorised request as an error.
  */
-export async function findKeyCredentialsAndAdmit(pool: Pool, keyId: string, secretHash: Buffer, limit: AdmissionRequest): Promise<KeyCredentialsWithAdmission | undefined> {
+export async function findKeyCredentialsAndAdmit(
+  pool: Pool,
+  keyId: string,
+  secretHash: Buffer,
+  limit: AdmissionRequest,
+): Promise<KeyCredentialsWithAdmission | undefined> {
   const result = await pool.query<KeyCredentials & { allowed: boolean | null; retry_after: number | null }>({
     name: 'gateway_active_key_credentials_and_admission',
     text: `with k as (${ACTIVE_KEY_CREDENTIALS_SQL}),

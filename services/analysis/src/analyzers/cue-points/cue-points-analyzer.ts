@@ -39,7 +39,8 @@ export class CuePointsAnalyzer implements LoudnessListener {
     const end = endIndex * SUB_BLOCK_SECONDS;
     this.blocks.add(momentaryPower);
     if (momentaryPower > 0) this.momentary.add(lufs(momentaryPower), end - MOMENTARY_CENTRE, end - MOMENTARY_CENTRE);
-    if (shortTermPower !== null && shortTermPower > 0) this.shortTerm.add(lufs(shortTermPower), end - SHORT_TERM_CENTRE, end - SHORT_TERM_CENTRE);
+    if (shortTermPower !== null && shortTermPower > 0)
+      this.shortTerm.add(lufs(shortTermPower), end - SHORT_TERM_CENTRE, end - SHORT_TERM_CENTRE);
   }
 
   result(): CuePointsResult {
@@ -56,6 +57,12 @@ export class CuePointsAnalyzer implements LoudnessListener {
     const outroStart = clamp(curve.lastAbove(body), introEnd, cueOut);
     const segue = clamp(this.momentary.lastAbove(integrated + CUE_THRESHOLDS_LU.segue), outroStart, cueOut);
     const ms = (seconds: number) => Math.round(seconds * 1000);
-    return { cueInMs: ms(cueIn), introEndMs: ms(introEnd), outroStartMs: ms(outroStart), nextTrackStartMs: ms(segue), cueOutMs: ms(cueOut) };
+    return {
+      cueInMs: ms(cueIn),
+      introEndMs: ms(introEnd),
+      outroStartMs: ms(outroStart),
+      nextTrackStartMs: ms(segue),
+      cueOutMs: ms(cueOut),
+    };
   }
 }

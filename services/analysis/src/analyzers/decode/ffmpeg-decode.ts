@@ -40,7 +40,19 @@ export async function decodeOnce(path: string, targets: DecodeTargets, options: 
   if (plans.length === 0) return;
   const split = `[0:a:0]asplit=${plans.length}${plans.map((p) => `[in_${p.label}]`).join('')}`;
   const graph = [split, ...plans.map((p) => `[in_${p.label}]${p.filter}[${p.label}]`)].join(';');
-  const args = ['-nostdin', '-hide_banner', '-nostats', '-loglevel', 'error', '-protocol_whitelist', 'file,pipe', '-i', `file:${path}`, '-filter_complex', graph];
+  const args = [
+    '-nostdin',
+    '-hide_banner',
+    '-nostats',
+    '-loglevel',
+    'error',
+    '-protocol_whitelist',
+    'file,pipe',
+    '-i',
+    `file:${path}`,
+    '-filter_complex',
+    graph,
+  ];
   plans.forEach((plan, index) => args.push('-map', `[${plan.label}]`, ...plan.args, `pipe:${index === 0 ? 1 : index + 2}`));
   const run = runSubprocess({
     tool: 'ffmpeg',

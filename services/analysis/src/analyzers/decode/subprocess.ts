@@ -52,7 +52,8 @@ export function runSubprocess(spec: SubprocessSpec): Subprocess {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const timer = setTimeout(
-    () => fail(new AnalysisError('analysis_timeout', `${spec.tool} did not finish within ${spec.timeoutMs} ms`, { timeoutMs: spec.timeoutMs })),
+    () =>
+      fail(new AnalysisError('analysis_timeout', `${spec.tool} did not finish within ${spec.timeoutMs} ms`, { timeoutMs: spec.timeoutMs })),
     spec.timeoutMs,
   );
   const onAbort = () => fail(new AnalysisError('analysis_aborted', `${spec.tool} was stopped: the analysis was aborted`));
@@ -97,14 +98,23 @@ function awaitExit(child: ChildProcess, outputs: Readable[], spec: SubprocessSpe
       if (failure) return reject(failure);
       if (exit?.code === 0) return resolve();
       const how = exit?.signal ?? `exit status ${exit?.code}`;
-      reject(new AnalysisError('unreadable_audio', `${spec.tool} could not read the audio (${how})`, { stderr: redact(state.stderr(), spec.inputPath) }));
+      reject(
+        new AnalysisError('unreadable_audio', `${spec.tool} could not read the audio (${how})`, {
+          stderr: redact(state.stderr(), spec.inputPath),
+        }),
+      );
     };
     const closePipes = () => {
       for (const stream of [...outputs, child.stderr!]) stream.destroy();
       settle();
     };
     child.once('error', (error: NodeJS.ErrnoException) => {
-      state.fail(new AnalysisError('decoder_unavailable', `${spec.tool} could not be started (${error.code ?? error.message}); install ffmpeg or set ${spec.tool.toUpperCase()}_PATH`));
+      state.fail(
+        new AnalysisError(
+          'decoder_unavailable',
+          `${spec.tool} could not be started (${error.code ?? error.message}); install ffmpeg or set ${spec.tool.toUpperCase()}_PATH`,
+        ),
+      );
       closePipes();
     });
     child.once('exit', (code, signal) => {

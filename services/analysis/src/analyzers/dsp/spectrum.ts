@@ -33,7 +33,8 @@ export class MagnitudeSpectrum {
     for (let n = 0; n < this.size; n++) input[n] = frame[n]! * window[n]!;
     this.fft.realTransform(output, input);
     for (let k = 0; k < magnitudes.length; k++) {
-      const re = output[2 * k]!, im = output[2 * k + 1]!;
+      const re = output[2 * k]!,
+        im = output[2 * k + 1]!;
       magnitudes[k] = re * re + im * im;
     }
     return magnitudes;

@@ -26,7 +26,9 @@ export class KeyAnalyzer {
   private readonly weights: Float32Array;
 
   constructor(sampleRate: number) {
-    const bins: number[] = [], classes: number[] = [], weights: number[] = [];
+    const bins: number[] = [],
+      classes: number[] = [],
+      weights: number[] = [];
     for (let k = 1; k <= FRAME / 2; k++) {
       const midi = 69 + 12 * Math.log2((k * sampleRate) / FRAME / 440);
       if (midi < LOWEST_MIDI - 0.5 || midi > HIGHEST_MIDI + 0.5) continue;
@@ -69,6 +71,12 @@ export class KeyAnalyzer {
     }
     if (best.tonic < 0 || !(best.r > 0)) return { key: null, tonic: null, mode: null, camelot: null, strength: 0 };
     const tonic = tonicName(best.tonic, best.mode);
-    return { key: `${tonic} ${best.mode}`, tonic, mode: best.mode, camelot: camelot(best.tonic, best.mode), strength: Math.round(best.r * 100) / 100 };
+    return {
+      key: `${tonic} ${best.mode}`,
+      tonic,
+      mode: best.mode,
+      camelot: camelot(best.tonic, best.mode),
+      strength: Math.round(best.r * 100) / 100,
+    };
   }
 }

@@ -19,19 +19,22 @@ export function tonicName(pitchClass: number, mode: KeyMode): string {
 /** Camelot wheel: C major 8B, A minor 8A, each fifth up one number. */
 export function camelot(pitchClass: number, mode: KeyMode): string {
   const major = mode === 'major' ? pitchClass : (pitchClass + 3) % 12;
-  return `${((7 * major) % 12 + 7) % 12 + 1}${mode === 'major' ? 'B' : 'A'}`;
+  return `${((((7 * major) % 12) + 7) % 12) + 1}${mode === 'major' ? 'B' : 'A'}`;
 }
 
 /** Pearson correlation of a pitch-class profile with a key profile rotated to `tonic`. */
 export function correlation(chroma: Float64Array, profile: readonly number[], tonic: number): number {
-  let meanX = 0, meanY = 0;
+  let meanX = 0,
+    meanY = 0;
   for (let i = 0; i < 12; i++) {
     meanX += chroma[(i + tonic) % 12]!;
     meanY += profile[i]!;
   }
   meanX /= 12;
   meanY /= 12;
-  let xy = 0, xx = 0, yy = 0;
+  let xy = 0,
+    xx = 0,
+    yy = 0;
   for (let i = 0; i < 12; i++) {
     const x = chroma[(i + tonic) % 12]! - meanX;
     const y = profile[i]! - meanY;

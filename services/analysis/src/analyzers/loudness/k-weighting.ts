@@ -52,10 +52,15 @@ export function kWeightedEnergy(
   highPass: Biquad,
   state: Float64Array,
 ): number {
-  let x1 = state[0]!, x2 = state[1]!, y1 = state[2]!, y2 = state[3]!;
-  let z1 = state[4]!, z2 = state[5]!;
+  let x1 = state[0]!,
+    x2 = state[1]!,
+    y1 = state[2]!,
+    y2 = state[3]!;
+  let z1 = state[4]!,
+    z2 = state[5]!;
   const { b0, b1, b2, a1, a2 } = shelf;
-  const c1 = highPass.a1, c2 = highPass.a2;
+  const c1 = highPass.a1,
+    c2 = highPass.a2;
   let energy = 0;
   const end = (start + frames) * channels;
   for (let i = start * channels + channel; i < end; i += channels) {

@@ -17,7 +17,8 @@ export function interpolationPhases(factor: number): Float64Array[] {
   const centre = (length - 1) / 2;
   const beta = 6;
   const i0 = (x: number) => {
-    let sum = 1, term = 1;
+    let sum = 1,
+      term = 1;
     for (let k = 1; k < 30; k++) {
       term *= (x / (2 * k)) ** 2;
       sum += term;
@@ -91,12 +92,32 @@ export class PeakMeter {
   private interpolate(x: Float32Array, start: number, end: number): void {
     let peak = this.truePeak;
     for (const h of this.phases) {
-      const h0 = h[0]!, h1 = h[1]!, h2 = h[2]!, h3 = h[3]!, h4 = h[4]!, h5 = h[5]!;
-      const h6 = h[6]!, h7 = h[7]!, h8 = h[8]!, h9 = h[9]!, h10 = h[10]!, h11 = h[11]!;
+      const h0 = h[0]!,
+        h1 = h[1]!,
+        h2 = h[2]!,
+        h3 = h[3]!,
+        h4 = h[4]!,
+        h5 = h[5]!;
+      const h6 = h[6]!,
+        h7 = h[7]!,
+        h8 = h[8]!,
+        h9 = h[9]!,
+        h10 = h[10]!,
+        h11 = h[11]!;
       for (let n = start; n < end; n++) {
         const y =
-          h11 * x[n]! + h10 * x[n + 1]! + h9 * x[n + 2]! + h8 * x[n + 3]! + h7 * x[n + 4]! + h6 * x[n + 5]! +
-          h5 * x[n + 6]! + h4 * x[n + 7]! + h3 * x[n + 8]! + h2 * x[n + 9]! + h1 * x[n + 10]! + h0 * x[n + 11]!;
+          h11 * x[n]! +
+          h10 * x[n + 1]! +
+          h9 * x[n + 2]! +
+          h8 * x[n + 3]! +
+          h7 * x[n + 4]! +
+          h6 * x[n + 5]! +
+          h5 * x[n + 6]! +
+          h4 * x[n + 7]! +
+          h3 * x[n + 8]! +
+          h2 * x[n + 9]! +
+          h1 * x[n + 10]! +
+          h0 * x[n + 11]!;
         const v = y < 0 ? -y : y;
         if (v > peak) peak = v;
       }

@@ -30,7 +30,8 @@ export class WaveformAnalyzer {
   ) {
     this.outChannels = settings.splitChannels ? channels : 1;
     this.samplesPerPixel = settings.samplesPerPixel;
-    while (expectedFrames !== null && Math.ceil(expectedFrames / this.samplesPerPixel) > WAVEFORM_LIMITS.maxLength) this.samplesPerPixel *= 2;
+    while (expectedFrames !== null && Math.ceil(expectedFrames / this.samplesPerPixel) > WAVEFORM_LIMITS.maxLength)
+      this.samplesPerPixel *= 2;
     this.mins = new Float32Array(WAVEFORM_LIMITS.maxLength * this.outChannels);
     this.maxs = new Float32Array(WAVEFORM_LIMITS.maxLength * this.outChannels);
     this.currentMin = new Float64Array(this.outChannels).fill(Infinity);
@@ -53,7 +54,8 @@ export class WaveformAnalyzer {
   private mergedRun(samples: Float32Array, offset: number, n: number): void {
     const channels = this.channels;
     const scale = 1 / channels;
-    let min = this.currentMin[0]!, max = this.currentMax[0]!;
+    let min = this.currentMin[0]!,
+      max = this.currentMax[0]!;
     for (let i = offset * channels, end = (offset + n) * channels; i < end; i += channels) {
       let sum = samples[i]!;
       for (let c = 1; c < channels; c++) sum += samples[i + c]!;
@@ -67,7 +69,8 @@ export class WaveformAnalyzer {
 
   private channelRun(samples: Float32Array, offset: number, n: number, channel: number): void {
     const channels = this.channels;
-    let min = this.currentMin[channel]!, max = this.currentMax[channel]!;
+    let min = this.currentMin[channel]!,
+      max = this.currentMax[channel]!;
     for (let i = offset * channels + channel, end = (offset + n) * channels; i < end; i += channels) {
       const v = samples[i]!;
       if (v < min) min = v;

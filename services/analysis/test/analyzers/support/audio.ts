@@ -32,7 +32,17 @@ export async function writeSegments(path: string, segments: Segment[], options: 
   const parts = segments.map((_, index) => `${path}.part${index}.wav`);
   await Promise.all(
     segments.map((segment, index) =>
-      sox(['-n', ...format, parts[index]!, 'synth', String(segment.seconds), 'sine', String(segment.hz ?? 1000), 'vol', String(segment.dbfs === null ? 0 : 10 ** (segment.dbfs / 20))]),
+      sox([
+        '-n',
+        ...format,
+        parts[index]!,
+        'synth',
+        String(segment.seconds),
+        'sine',
+        String(segment.hz ?? 1000),
+        'vol',
+        String(segment.dbfs === null ? 0 : 10 ** (segment.dbfs / 20)),
+      ]),
     ),
   );
   if (parts.length === 1) await rename(parts[0]!, path);
@@ -63,8 +73,16 @@ export async function toMp3(from: string, to: string): Promise<void> {
 
 /** ffmpeg's own EBU R128 reading (`ebur128=peak=true`): integrated, range, true peak. */
 export async function ffmpegEbur128(path: string): Promise<{ integrated: number; range: number; truePeak: number }> {
-  const { stderr } = await run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-i', path, '-af', 'ebur128=peak=true', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024, timeout: TOOL_TIMEOUT_MS });
+  const { stderr } = await run(
+    'ffmpeg',
+    ['-nostdin', '-hide_banner', '-nostats', '-i', path, '-af', 'ebur128=peak=true', '-f', 'null', '-'],
+    { maxBuffer: 64 * 1024 * 1024, timeout: TOOL_TIMEOUT_MS },
+  );
   const summary = stderr.slice(stderr.lastIndexOf('Summary:'));
   const value = (label: RegExp) => Number(label.exec(summary)?.[1]);
-  return { integrated: value(/I:\s+(-?[\d.]+) LUFS/), range: value(/LRA:\s+(-?[\d.]+) LU/), truePeak: value(/True peak:\s+Peak:\s+(-?[\d.]+) dBFS/) };
+  return {
+    integrated: value(/I:\s+(-?[\d.]+) LUFS/),
+    range: value(/LRA:\s+(-?[\d.]+) LU/),
+    truePeak: value(/True peak:\s+Peak:\s+(-?[\d.]+) dBFS/),
+  };
 }
