@@ -13,7 +13,6 @@ import {
   type RpcReply,
   type Subjects,
 } from '@catalog/platform';
-import { assetListenerSubject } from '@catalog/contracts';
 import { eventually, natsUsers, sineWav, testBus, testCredentials, type TestTenant } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
@@ -130,8 +129,8 @@ describe('a client with no service credentials (the NATS user `nobody`)', () => 
 
   test('cannot subscribe to the asset discovery subject, the RPC subjects, the events or anyone’s replies', async () => {
     const attempts: Array<[string, string?]> = [
-      [assetListenerSubject(subjects.prefix), 'asset'],
-      [assetListenerSubject(subjects.prefix)],
+      [subjects.rpc('asset', 'locateAssetListener'), 'asset'],
+      [subjects.rpc('asset', 'locateAssetListener')],
       [subjects.rpc('asset', 'attachAsset'), 'asset'],
       [subjects.rpc('catalog', 'createEntity')],
       [subjects.eventsWildcard],
@@ -158,7 +157,7 @@ describe('a client with no service credentials (the NATS user `nobody`)', () => 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const answering = nobody.subscribe(assetListenerSubject(subjects.prefix), {
+      const answering = nobody.subscribe(subjects.rpc('asset', 'locateAssetListener'), {
         callback: (error, msg) => {
           if (!error) msg.respond(JSON.stringify({ url }));
         },

@@ -1,7 +1,7 @@
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import type { RouteDefinition } from './routes.js';
+import type { OperationBase } from './routes.js';
 import { LINE_PATTERN, TEXT_PATTERN } from './schemas/common.js';
 
 // ajv and ajv-formats are CommonJS with a default export.
@@ -21,7 +21,7 @@ export type ValidationResult =
   | { ok: false; part: RequestPart; issues: ValidationIssue[] };
 
 export interface RequestValidator {
-  route: RouteDefinition;
+  route: OperationBase;
   validate(input: { params: Record<string, string>; query: Record<string, unknown>; body: unknown }): ValidationResult;
 }
 
@@ -66,7 +66,7 @@ function issues(location: RequestPart, errors: ErrorObject[] | null | undefined)
 }
 
 /** Compiles the params, query and body schemas of a route once; `validate` checks a request. */
-export function requestValidator(route: RouteDefinition): RequestValidator {
+export function requestValidator(route: OperationBase): RequestValidator {
   const params = compile(queryAjv, route.params);
   const query = compile(queryAjv, route.query);
   const body = compile(bodyAjv, route.body);

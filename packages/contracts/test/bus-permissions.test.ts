@@ -1,6 +1,6 @@
-import { busPermissions, INTERNAL_OPERATIONS, operationsServedBy } from '../src/bus/permissions.js';
+import { busPermissions, operationsServedBy } from '../src/bus/permissions.js';
 import { eventTypes } from '../src/events/registry.js';
-import { routes } from '../src/routes.js';
+import { internalOperations, routes } from '../src/routes.js';
 
 /** NATS subject matching: `*` one token, `>` one or more at the end. */
 function matches(pattern: string, subject: string): boolean {
@@ -21,29 +21,40 @@ const who = (list: 'publish' | 'subscribe', subject: string) =>
     .sort();
 
 describe('NATS permissions derived from the route table (decision 0055)', () => {
-  test('only the gateway calls the public operations; only the owning service answers them', () => {
+  test('the gateway calls the public operations (and the services a route names also call it); only the owning service answers them', () => {
     for (const route of routes.filter((r) => r.service !== 'gateway')) {
       const subject = `cs.rpc.${route.service}.${route.operationId}`;
-      const callers = who('publish', subject).filter((user) => user !== 'catalog' || route.service !== 'asset');
-      expect({ subject, callers, answerers: who('subscribe', subject) }).toEqual({
+      const also: readonly string[] = 'alsoCalledBy' in route ? route.alsoCalledBy : [];
+      expect({ subject, callers: who('publish', subject), answerers: who('subscribe', subject) }).toEqual({
         subject,
-        callers: ['gateway'],
+        callers: ['gateway', ...also].sort(),
         answerers: [route.service],
       });
     }
+    expect(who('publish', 'cs.rpc.asset.getAsset')).toEqual(['catalog', 'gateway']);
+    expect(who('publish', 'cs.rpc.asset.createAsset')).toEqual(['gateway']);
   });
 
-  test('internal operations: answered by their service, called by the services that declare them, never by the gateway', () => {
-    expect(INTERNAL_OPERATIONS.asset).toEqual(['attachAsset', 'releaseAsset']);
-    for (const operation of INTERNAL_OPERATIONS.asset!) {
-      const subject = `t1.rpc.asset.${operation}`;
-      expect({ operation, callers: who('publish', subject), answerers: who('subscribe', subject) }).toEqual({
-        operation,
-        callers: ['catalog'],
-        answerers: ['asset'],
+  test('internal operations: answered by their service, called only by the services the table names', () => {
+    expect(internalOperations.map((o) => o.operationId)).toEqual([
+      'createVersionAsset',
+      'attachAsset',
+      'releaseAsset',
+      'locateAssetListener',
+    ]);
+    for (const operation of internalOperations) {
+      const subject = `t1.rpc.${operation.service}.${operation.operationId}`;
+      expect({ subject, callers: who('publish', subject), answerers: who('subscribe', subject) }).toEqual({
+        subject,
+        callers: [...operation.calledBy].sort(),
+        answerers: [operation.service],
       });
     }
-    expect(operationsServedBy('asset')).toEqual(expect.arrayContaining(['createAsset', 'attachAsset', 'releaseAsset']));
+    expect(who('publish', 't1.rpc.asset.attachAsset')).toEqual(['catalog']);
+    expect(who('publish', 't1.rpc.asset.locateAssetListener')).toEqual(['gateway']);
+    expect(operationsServedBy('asset')).toEqual(
+      expect.arrayContaining(['createAsset', 'createVersionAsset', 'attachAsset', 'releaseAsset']),
+    );
   });
 
   test('every registered event type is published by exactly one service, and received by nobody through a plain subscription', () => {

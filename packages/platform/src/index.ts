@@ -1,5 +1,6 @@
 export * from './backoff.js';
 export * from './bus/index.js';
+export * from './operations/index.js';
 export * from './config.js';
 export * from './db/index.js';
 export * from './errors.js';

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type { Service } from '@nats-io/services';
+import { operationsOf, type ServiceName } from '@catalog/contracts';
 import { connectBus, pingBus, type NatsConnection } from './bus/connect.js';
 import { callContextKeys, type CallContextKeys } from './bus/context.js';
 import { serveRpc, type RpcHandler } from './bus/rpc.js';
@@ -13,6 +14,7 @@ import { listen, type RunningServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { processMetrics } from './metrics.js';
 import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
+import type { Operation } from './operations/define-operation.js';
 
 export interface ServiceRuntimeSettings {
   config: CommonConfig;
@@ -51,8 +53,11 @@ export interface ServiceRuntime<DB> {
   subjects: Subjects;
   /** Signs the contexts of the calls this service makes (`RpcCallSettings.callContext`). */
   callContext: CallContextKeys;
-  /** Registers the service's RPC operations on NATS. */
-  serve(handlers: Record<string, RpcHandler>): Promise<Service>;
+  /**
+   * Serves the service's operations on NATS: exactly the operations the table gives this service
+   * (`operationsOf`), each once; anything else is an error at start.
+   */
+  serve(operations: readonly Operation[]): Promise<Service>;
   /**
    * Starts the service's HTTP listener (health checks, `/metrics` unless `metrics: false`, plus
    * whatever `extend` mounts; `/readyz` also needs `options.ready` to pass).
@@ -72,6 +77,27 @@ export interface ServiceRuntime<DB> {
  * `/healthz` and `/readyz`, and an orderly stop (HTTP drains, RPC endpoints stop, NATS drains,
  * the pool closes).
  */
+/**
+ * The handlers of `operations` by operation id, after checking that they are exactly the table's
+ * operations of `service`: a missing one would leave its callers without an answer, a foreign one
+ * would answer on a subject that is not the service's.
+ */
+function operationHandlers(service: string, operations: readonly Operation[]): Record<string, RpcHandler> {
+  const expected = operationsOf(service as ServiceName).map((operation) => operation.operationId);
+  const served = operations.map((operation) => operation.definition.operationId);
+  const foreign = operations
+    .filter((operation) => operation.definition.service !== service)
+    .map((operation) => operation.definition.operationId);
+  const missing = expected.filter((operationId) => !served.includes(operationId));
+  const twice = served.filter((operationId, index) => served.indexOf(operationId) !== index);
+  if (foreign.length > 0 || missing.length > 0 || twice.length > 0) {
+    throw new Error(
+      `the ${service} service must serve its operations of the table once each (not: ${foreign.join(', ')}; missing: ${missing.join(', ')}; twice: ${twice.join(', ')})`,
+    );
+  }
+  return Object.fromEntries(operations.map((operation) => [operation.definition.operationId, operation.handle]));
+}
+
 export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings): Promise<ServiceRuntime<DB>> {
   const { config } = settings;
   const logger = settings.logger ?? createLogger({ service: config.serviceName, level: config.logLevel });
@@ -173,7 +199,8 @@ function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, 
     get http() {
       return http;
     },
-    async serve(handlers) {
+    async serve(operations) {
+      const handlers = operationHandlers(config.serviceName, operations);
       const service = await serveRpc({
         nc,
         subjects,

@@ -12,7 +12,7 @@ export async function startAnalysisService(config: AnalysisConfig, options: { lo
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    await runtime.serve({});
+    await runtime.serve([]);
     await runtime.listen();
     return runtime;
   } catch (error) {

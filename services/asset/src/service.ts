@@ -6,10 +6,9 @@ import { releaseAsset, releaseVersionAsset } from './domain/release.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio, ffprobeReadiness } from './media/probe.js';
-import { answerListenerDiscovery } from './messaging/discovery.js';
 import { assetMigrations } from './migrations/index.js';
 import type { AssetDb } from './persistence/tables.js';
-import { assetRpcHandlers } from './rpc/handlers.js';
+import { assetOperations } from './rpc/operations.js';
 
 export interface AssetServiceHandle extends ServiceRuntime<AssetDb> {
   /** Base URL of this replica's HTTP listener. */
@@ -67,8 +66,9 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
     );
     listenerUrl = config.internalUrl ?? server.url;
     const releaseDeps = { db: runtime.database.db, policy: config };
-    await runtime.serve(assetRpcHandlers(assets, (request) => releaseAsset(releaseDeps, request)));
-    runtime.onStop(answerListenerDiscovery(runtime.nc, runtime.subjects.prefix, listenerUrl, logger));
+    await runtime.serve(
+      assetOperations({ assets, release: (request) => releaseAsset(releaseDeps, request), listenerUrl: () => listenerUrl }),
+    );
     const sweeper: SweeperDeps = {
       db: runtime.database.db,
       store,

@@ -38,7 +38,7 @@ describe('asset operations for the catalog (NATS)', () => {
 
   it('creates an attached asset for an entity version, reads it, and records the entity in its events', async () => {
     const entityId = newId();
-    const created = await call('createAsset', tenantA, {
+    const created = await call('createVersionAsset', tenantA, {
       body: { retention: 'attached', entityId, upload: { filename: 'radio-edit.wav', contentType: 'audio/wav', size: 10 } },
     });
     expect(created).toMatchObject({ ok: true, status: 201 });
@@ -95,8 +95,16 @@ describe('asset operations for the catalog (NATS)', () => {
   }, 90_000);
 
   it('validates internal calls too', async () => {
-    const bad = await call('createAsset', tenantA, { body: { retention: 'attached', upload: { filename: 'x' } } });
+    const bad = await call('createVersionAsset', tenantA, { body: { retention: 'attached', upload: { filename: 'x' } } });
     expect(bad).toMatchObject({ ok: false, error: { status: 400, code: 'invalid_body' } });
+  });
+
+  it('the public createAsset takes only the public body: naming an entity or a version is the internal operation\'s', async () => {
+    const upload = { filename: 'x.wav', contentType: 'audio/wav', size: 10 };
+    for (const extra of [{ entityId: newId() }, { versionId: newId() }]) {
+      const bad = await call('createAsset', tenantA, { body: { retention: 'attached', upload, ...extra } });
+      expect(bad).toMatchObject({ ok: false, error: { status: 400, code: 'invalid_body', details: { fields: [{ message: 'is not a known field' }] } } });
+    }
   });
 
   it('attaches a standalone asset: it stops expiring; attaching again records nothing', async () => {

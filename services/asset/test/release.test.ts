@@ -46,7 +46,7 @@ describe('releasing the files of deleted versions', () => {
 
   /** A version's file as the catalog makes it (`versionId` omitted: as before assets recorded it). */
   async function versionFile(version: { entityId: string; versionId?: string }, options: { confirm?: boolean } = {}): Promise<string> {
-    const created = await call('createAsset', {
+    const created = await call('createVersionAsset', {
       body: { retention: 'attached', upload: { filename: 'cover.png', contentType: 'image/png', size: 64 }, ...version },
     });
     if (options.confirm === false) return created.assetId;

@@ -1,6 +1,6 @@
 export { readCatalogConfig, type CatalogConfig } from './config.js';
 export { startCatalogService, type CatalogServiceHandle, type CatalogServiceOptions } from './service.js';
-export { catalogHandlers, CATALOG_OPERATIONS, type CatalogHandlerDeps, type CatalogOperation } from './rpc/handlers.js';
+export { catalogOperations, type CatalogOperationDeps } from './rpc/operations.js';
 export { catalogMigrations } from './migrations/index.js';
 export type { CatalogDb, EntitiesTable, EntityTypesTable } from './persistence/tables.js';
 export type { EntityPage } from './domain/entities.js';

@@ -1,4 +1,3 @@
-import { routesOf } from '@catalog/contracts';
 import { startEventConsumer, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
 import { applyAssetEvent } from './domain/asset-events.js';
@@ -11,7 +10,7 @@ import {
 import { assetClient, type AssetClient } from './integration/asset-client.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
-import { catalogHandlers } from './rpc/handlers.js';
+import { catalogOperations } from './rpc/operations.js';
 import { packageVersion } from './version.js';
 
 export interface CatalogServiceHandle extends ServiceRuntime<CatalogDb> {
@@ -49,12 +48,7 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
       timeoutMs: config.assetRpcTimeoutMs,
     });
     const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
-    const handlers = catalogHandlers({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger });
-    const unanswered = routesOf('catalog')
-      .map((route) => route.operationId)
-      .filter((operationId) => !(operationId in handlers));
-    if (unanswered.length > 0) runtime.logger.warn({ operations: unanswered }, 'catalog routes without a handler');
-    await runtime.serve(handlers);
+    await runtime.serve(catalogOperations({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger }));
     // Asset events (`<prefix>.events.catalog.asset.<what>`) keep the upload status of versions' files.
     const consumer = startEventConsumer({
       nc: runtime.nc,

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { eventType, routesOf } from '@catalog/contracts';
+import { eventType, operationsOf, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
 import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
-import { CATALOG_OPERATIONS, catalogHandlers, catalogMigrations, readCatalogConfig, startCatalogService } from '../src/index.js';
+import { catalogMigrations, catalogOperations, readCatalogConfig, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
 import { assetClient } from '../src/integration/asset-client.js';
 import { startHarness, type CatalogHarness } from './support.js';
@@ -48,12 +48,20 @@ describe('service', () => {
     }
   });
 
-  test('handles exactly its operations of the route table', () => {
+  test('serves exactly its operations of the table', () => {
     const assets = assetClient({ nc: h.service.nc, subjects: h.service.subjects, callContext: h.service.callContext });
-    const handlers = catalogHandlers({ db: h.service.database.db, assets, maxVersionsPerEntity: 10, logger: h.service.logger });
-    const catalogOperations = routesOf('catalog').map((r) => r.operationId);
-    for (const operation of Object.keys(handlers)) expect(catalogOperations).toContain(operation);
-    expect(Object.keys(handlers).sort()).toEqual([...CATALOG_OPERATIONS].sort());
+    const operations = catalogOperations({ db: h.service.database.db, assets, maxVersionsPerEntity: 10, logger: h.service.logger });
+    const served = operations.map((operation) => operation.definition.operationId).sort();
+    expect(served).toEqual(
+      operationsOf('catalog')
+        .map((operation) => operation.operationId)
+        .sort(),
+    );
+    expect(served).toEqual(
+      routesOf('catalog')
+        .map((route) => route.operationId)
+        .sort(),
+    );
   });
 
   test('changedFields order follows the registry', () => {

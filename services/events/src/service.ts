@@ -1,7 +1,7 @@
 import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { EventsConfig } from './config.js';
 import { feedCursors } from './feed/cursor.js';
-import { listEventsHandler } from './feed/handler.js';
+import { listEventsOperation } from './feed/handler.js';
 import { eventsMigrations } from './migrations/index.js';
 import { startFeedWriter } from './writer/feed-writer.js';
 
@@ -29,7 +29,7 @@ export async function startEventsService(config: EventsConfig, options: { logger
       config: config.feedWriter,
     });
     runtime.onStop(() => writer.stop());
-    await runtime.serve({ listEvents: listEventsHandler(db, feedCursors(config.feedCursorSecret)) });
+    await runtime.serve([listEventsOperation(db, feedCursors(config.feedCursorSecret))]);
     await runtime.listen();
     return runtime;
   } catch (error) {

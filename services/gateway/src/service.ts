@@ -1,6 +1,6 @@
 import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
-import { adminHandlers } from './domain/admin.js';
+import { adminOperations } from './http/admin-operations.js';
 import { mountGateway } from './http/app.js';
 import { blobProxy } from './http/blob-proxy.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
@@ -26,10 +26,8 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   try {
     const db = runtime.database.db;
     const blobs = blobProxy({
-      nc: runtime.nc,
-      natsPrefix: runtime.subjects.prefix,
+      rpc: { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetDiscoveryTimeoutMs },
       assetHttpUrl: config.assetHttpUrl,
-      discoveryTimeoutMs: config.assetDiscoveryTimeoutMs,
       upstream: config.upstream,
     });
     const router = publicRouter({
@@ -45,7 +43,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,
-      localHandlers: adminHandlers(db),
+      localOperations: adminOperations({ db }),
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).
     const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads), {

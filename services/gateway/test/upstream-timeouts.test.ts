@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveRpc, subjectsFor, type NatsConnection } from '@catalog/platform';
 import { apiClient, eventually, testBus, testCallContext, testLogger } from '@catalog/testing';
-import { assetListenerSubject } from '@catalog/contracts';
 import { ADMIN_TOKEN, rawRequest, startTestGateway, type TestGateway } from './support.js';
 
 /**
@@ -141,7 +140,7 @@ describe('asset listener discovery', () => {
 
   test('a discovery question nobody answers in time: 503 service_unavailable', async () => {
     // Subscribed, so NATS does not answer "no responders" at once; it never replies.
-    nc.subscribe(assetListenerSubject(stack.env.NATS_PREFIX!), { callback: () => undefined });
+    nc.subscribe(subjectsFor(stack.env.NATS_PREFIX!).rpc('asset', 'locateAssetListener'), { callback: () => undefined });
     await nc.flush();
     const answer = await rawRequest(
       stack.gateway.port,

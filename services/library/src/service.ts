@@ -12,7 +12,7 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    await runtime.serve({});
+    await runtime.serve([]);
     await runtime.listen();
     return runtime;
   } catch (error) {

@@ -1,24 +1,14 @@
-import { routes } from '../routes.js';
-import { assetListenerSubject } from '../routes/assets.js';
-import type { ServiceName } from '../routes/types.js';
+import { operations } from '../routes.js';
+import { isInternal, type OperationDefinition, type ServiceName } from '../routes/types.js';
 
 /**
  * Who may do what on NATS (decision 0055): one NATS user per service, named after it, whose
- * permissions are derived from the route table and the declarations below. `npm start`, `npm test`
+ * permissions are derived from the operation table (who answers each operation, who calls it) and
+ * the declarations below. `npm start`, `npm test`
  * and the Helm chart render them into nats-server's `authorization` block (./nats-config.ts).
  * Subjects start with the deployment's `NATS_PREFIX`, which is the `*` token here, so one set of
  * users serves every prefix (test files each use their own).
  */
-
-/** Operations a service answers on the bus that are not in the route table: other services call them. */
-export const INTERNAL_OPERATIONS: Partial<Record<ServiceName, readonly string[]>> = {
-  asset: ['attachAsset', 'releaseAsset'],
-};
-
-/** Operations of other services a service calls itself (the gateway calls every public operation). */
-export const SERVICE_CALLS: Partial<Record<ServiceName, Partial<Record<ServiceName, readonly string[]>>>> = {
-  catalog: { asset: ['createAsset', 'getAsset', 'attachAsset', 'releaseAsset'] },
-};
 
 /** The event subjects (after `<prefix>.events.`) each service's outbox relay publishes. */
 export const EVENT_SUBJECTS: Partial<Record<ServiceName, readonly string[]>> = {
@@ -78,38 +68,46 @@ const JETSTREAM_SUBJECTS: Record<JetStreamUse, readonly string[]> = {
   park: [`${ANY_PREFIX}.dead-letters.>`],
 };
 
-/** Operations `service` answers: its routes in the route table and its internal operations. */
+const table = operations as readonly OperationDefinition[];
+
+/** The services that call an operation: the gateway for every public one, plus those it names. */
+export function callersOf(operation: OperationDefinition): readonly ServiceName[] {
+  if (isInternal(operation)) return operation.calledBy;
+  return operation.service === 'gateway' ? [] : ['gateway', ...(operation.alsoCalledBy ?? [])];
+}
+
+/** Operations `service` answers on the bus: its public and internal ones. */
 export function operationsServedBy(service: ServiceName): string[] {
-  return [
-    ...routes.filter((route) => route.service === service).map((route) => route.operationId),
-    ...(INTERNAL_OPERATIONS[service] ?? []),
-  ];
+  return table.filter((operation) => operation.service === service).map((operation) => operation.operationId);
+}
+
+/** The request subjects `service` may publish to: the operations it calls. */
+function callsOf(service: ServiceName): string[] {
+  return table
+    .filter((operation) => callersOf(operation).includes(service))
+    .map((operation) => rpc(operation.service, operation.operationId));
 }
 
 function gatewayPermissions(): BusPermissions {
-  const publicOperations = routes.filter((route) => route.service !== 'gateway').map((route) => rpc(route.service, route.operationId));
   return {
     user: 'gateway',
-    publish: [...publicOperations, assetListenerSubject(ANY_PREFIX)],
+    publish: callsOf('gateway'),
     subscribe: [`${inboxPrefixOf('gateway')}.>`],
     allowResponses: false,
   };
 }
 
 function servicePermissions(service: ServiceName): BusPermissions {
-  const calls = Object.entries(SERVICE_CALLS[service] ?? {}).flatMap(([callee, operations]) =>
-    (operations ?? []).map((operation) => rpc(callee, operation)),
-  );
+  const calls = callsOf(service);
   const events = (EVENT_SUBJECTS[service] ?? []).map((subject) => `${ANY_PREFIX}.events.${subject}`);
   const jetstream = JETSTREAM_USES[service].flatMap((use) => JETSTREAM_SUBJECTS[use]);
   const served = operationsServedBy(service).map((operation) => rpc(service, operation));
   // @nats-io/services answers pings, info and stats requests on these ($SRV.<verb>[.<name>[.<id>]]).
   const monitoring = ['$SRV.*', `$SRV.*.${service}`, `$SRV.*.${service}.*`];
-  const discovery = service === 'asset' ? [assetListenerSubject(ANY_PREFIX)] : [];
   return {
     user: service,
     publish: [...calls, ...events, ...jetstream],
-    subscribe: [`${inboxPrefixOf(service)}.>`, ...served, ...discovery, ...monitoring],
+    subscribe: [`${inboxPrefixOf(service)}.>`, ...served, ...monitoring],
     allowResponses: true,
   };
 }

@@ -15,7 +15,7 @@ const OrgParams = Type.Object({ orgId: Uuid });
 const KeyParams = Type.Object({ keyId: Uuid });
 
 /** The admin area (ADMIN_TOKEN), answered by the gateway itself. */
-export const adminRoutes: RouteDefinition[] = [
+export const adminRoutes = [
   {
     operationId: 'createOrganization',
     method: 'POST',
@@ -37,6 +37,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: OrgParams,
+    resources: { orgId: 'organization' },
     success: { status: 200, description: 'the organisation', schema: Organization },
     errors: [404],
   },
@@ -49,6 +50,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: OrgParams,
+    resources: { orgId: 'organization' },
     body: UpdateOrganizationBody,
     success: { status: 200, description: 'the organisation', schema: Organization },
     errors: [400, 404],
@@ -62,6 +64,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: OrgParams,
+    resources: { orgId: 'organization' },
     body: CreateApiKeyBody,
     success: { status: 201, description: 'the key', schema: IssuedApiKey },
     errors: [400, 404],
@@ -75,6 +78,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: OrgParams,
+    resources: { orgId: 'organization' },
     success: { status: 200, description: 'keys', schema: Type.Object({ apiKeys: Type.Array(ApiKey) }) },
     errors: [404],
   },
@@ -87,6 +91,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: KeyParams,
+    resources: { keyId: 'api key' },
     success: { status: 200, description: 'the new key', schema: IssuedApiKey },
     errors: [404],
   },
@@ -99,6 +104,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: KeyParams,
+    resources: { keyId: 'api key' },
     success: { status: 204, description: 'revoked' },
     errors: [404],
   },
@@ -111,6 +117,7 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: KeyParams,
+    resources: { keyId: 'api key' },
     body: BindSourceSystemBody,
     success: { status: 200, description: 'the key', schema: ApiKey },
     errors: [400, 404],
@@ -124,7 +131,8 @@ export const adminRoutes: RouteDefinition[] = [
     service: 'gateway',
     auth: admin,
     params: KeyParams,
+    resources: { keyId: 'api key' },
     success: { status: 204, description: 'unbound' },
     errors: [404],
   },
-];
+] as const satisfies readonly RouteDefinition[];

@@ -9,7 +9,7 @@ const AssetPath = '/api/v1/catalog/assets/{id}';
  * operations: they go to the signed `upload.url` and come back from the download operation, which
  * the gateway streams from the asset service's HTTP listener.
  */
-export const assetRoutes: RouteDefinition[] = [
+export const assetRoutes = [
   {
     operationId: 'createAsset',
     method: 'POST',
@@ -31,8 +31,10 @@ export const assetRoutes: RouteDefinition[] = [
     service: 'asset',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'asset' },
     success: { status: 200, description: 'the asset', schema: Asset },
     errors: [404],
+    alsoCalledBy: ['catalog'],
   },
   {
     operationId: 'confirmAsset',
@@ -43,6 +45,7 @@ export const assetRoutes: RouteDefinition[] = [
     service: 'asset',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'asset' },
     success: { status: 200, description: 'the asset, ONLINE', schema: Asset },
     // 503: audio cannot be checked (ffprobe missing); the asset keeps waiting.
     errors: [404, 409, 503],
@@ -56,6 +59,7 @@ export const assetRoutes: RouteDefinition[] = [
     service: 'asset',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'asset' },
     body: UploadDescription,
     success: { status: 200, description: 'the asset (PENDING_UPLOAD) and the new upload target', schema: AssetWithUpload },
     errors: [400, 404, 409, 413, 415],
@@ -69,15 +73,8 @@ export const assetRoutes: RouteDefinition[] = [
     service: 'asset',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'asset' },
     success: { status: 200, description: 'the file', stream: true },
     errors: [404, 409, 416],
   },
-];
-
-/**
- * Internal NATS subject on which asset service replicas (queue group `asset`) answer `{url}`: the
- * base URL of their HTTP listener. The gateway asks it to find where to proxy an upload.
- */
-export function assetListenerSubject(natsPrefix: string): string {
-  return `${natsPrefix}.discovery.asset.http`;
-}
+] as const satisfies readonly RouteDefinition[];

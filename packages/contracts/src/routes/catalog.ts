@@ -17,7 +17,7 @@ import { catalogApi, type RouteDefinition } from './types.js';
 const EntityPath = '/api/v1/catalog/entities/{id}';
 
 /** Entities and entity types, answered by the catalog service. */
-export const entityRoutes: RouteDefinition[] = [
+export const entityRoutes = [
   {
     operationId: 'createEntity',
     method: 'POST',
@@ -63,6 +63,7 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     success: { status: 200, description: 'the entity', schema: Entity },
     errors: [404],
   },
@@ -75,6 +76,7 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     body: UpdateEntityBody,
     success: { status: 200, description: 'the entity after the change', schema: Entity },
     errors: [400, 404],
@@ -88,6 +90,7 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     success: { status: 204, description: 'deleted' },
     errors: [404],
   },
@@ -100,6 +103,7 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     body: AttachDmrnBody,
     success: { status: 200, description: 'the entity', schema: Entity },
     errors: [400, 404, 409],
@@ -113,6 +117,7 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     success: { status: 204, description: 'removed (or there was none)' },
     errors: [404],
   },
@@ -136,6 +141,7 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: Type.Object({ name: EntityTypeName }),
+    resources: { name: 'entity type' },
     success: { status: 200, description: 'the entity type', schema: EntityType },
     errors: [404],
   },
@@ -148,8 +154,9 @@ export const entityRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: Type.Object({ name: EntityTypeName }),
+    resources: { name: 'entity type' },
     body: PutEntityTypeBody,
     success: { status: 200, description: 'the entity type', schema: EntityType },
     errors: [400, 409],
   },
-];
+] as const satisfies readonly RouteDefinition[];

@@ -2,7 +2,7 @@ import { EventsPage, ListEventsQuery } from '../schemas/events.js';
 import type { RouteDefinition } from './types.js';
 
 /** The events feed, answered by the events service. No plan entitlement check (part 5). */
-export const eventRoutes: RouteDefinition[] = [
+export const eventRoutes = [
   {
     operationId: 'listEvents',
     method: 'GET',
@@ -16,4 +16,4 @@ export const eventRoutes: RouteDefinition[] = [
     success: { status: 200, description: 'a page of events', schema: EventsPage },
     errors: [400, 429],
   },
-];
+] as const satisfies readonly RouteDefinition[];

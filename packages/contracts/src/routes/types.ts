@@ -9,37 +9,69 @@ export type RouteAuth =
   | { kind: 'admin' }
   | { kind: 'none' };
 
-export interface RouteDefinition {
-  operationId: string;
-  method: HttpMethod;
-  /** OpenAPI-style path: `/api/v1/catalog/entities/{id}`. */
-  path: string;
-  summary: string;
-  tag: string;
-  service: ServiceName;
-  auth: RouteAuth;
-  params?: TSchema;
-  query?: TSchema;
-  body?: TSchema;
+/** What every operation of the table has, public or internal. */
+export interface OperationBase {
+  readonly operationId: string;
+  readonly summary: string;
+  /** The service that answers it (on `<prefix>.rpc.<service>.<operationId>`). */
+  readonly service: ServiceName;
+  readonly params?: TSchema;
+  readonly query?: TSchema;
+  readonly body?: TSchema;
+  /**
+   * What each path parameter names, for the 404 of an unknown or malformed one (`{ id: 'entity' }`);
+   * a parameter not named here is a `resource`.
+   */
+  readonly resources?: Readonly<Record<string, string>>;
+  /** false: the call acts for no tenant (the admin area, locating a listener); else it needs one. */
+  readonly tenantScoped?: false;
   /** Success status and its body schema (undefined: no body, e.g. 204). */
-  success: {
-    status: number;
-    description: string;
-    schema?: TSchema;
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    readonly schema?: TSchema;
     /**
      * The answer is a byte stream, not JSON: the service replies `{location}` (a short-lived signed
      * URL of its HTTP listener) and the gateway streams that URL's response to the client.
      */
-    stream?: boolean;
+    readonly stream?: boolean;
   };
+}
+
+/** A public operation: an HTTP route of the gateway, answered by `service` over the bus (or by the gateway itself). */
+export interface RouteDefinition extends OperationBase {
+  readonly method: HttpMethod;
+  /** OpenAPI-style path: `/api/v1/catalog/entities/{id}`. */
+  readonly path: string;
+  readonly tag: string;
+  readonly auth: RouteAuth;
   /**
    * Requests per minute per API key (any 60-second span), shared by all gateway replicas; over it
    * the gateway answers 429 with Retry-After. Only for API-key routes.
    */
-  rateLimit?: { perMinute: number };
+  readonly rateLimit?: { readonly perMinute: number };
   /** Error statuses this operation documents besides the ones every authenticated route has. */
-  errors?: number[];
+  readonly errors?: readonly number[];
+  /** Services that call it over the bus besides the gateway (the catalog reads assets, say). */
+  readonly alsoCalledBy?: readonly ServiceName[];
 }
 
-export const catalogApi: RouteAuth = { kind: 'apiKey', product: 'catalog', permission: 'catalog:api', entitlement: true };
-export const adminAuth: RouteAuth = { kind: 'admin' };
+/**
+ * An operation services call among themselves over the bus, never public: no HTTP route, no
+ * OpenAPI entry. It carries the caller's tenant context like a public one.
+ */
+export interface InternalOperationDefinition extends OperationBase {
+  readonly internal: true;
+  /** The services allowed to call it (the NATS permissions follow, decision 0055). */
+  readonly calledBy: readonly ServiceName[];
+}
+
+/** Any operation of the table. */
+export type OperationDefinition = RouteDefinition | InternalOperationDefinition;
+
+export function isInternal(operation: OperationDefinition): operation is InternalOperationDefinition {
+  return 'internal' in operation && operation.internal;
+}
+
+export const catalogApi = { kind: 'apiKey', product: 'catalog', permission: 'catalog:api', entitlement: true } as const satisfies RouteAuth;
+export const adminAuth = { kind: 'admin' } as const satisfies RouteAuth;

@@ -15,7 +15,7 @@ const VersionsPath = '/api/v1/catalog/entities/{id}/versions';
 const VersionPath = `${VersionsPath}/{versionId}`;
 
 /** Versions of an entity and their markers, answered by the catalog service. */
-export const versionRoutes: RouteDefinition[] = [
+export const versionRoutes = [
   {
     operationId: 'createVersion',
     method: 'POST',
@@ -26,6 +26,7 @@ export const versionRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     body: CreateVersionBody,
     success: { status: 201, description: 'the version, with `upload` when the source is an upload', schema: CreatedVersion },
     errors: [400, 404, 409, 413, 415],
@@ -39,6 +40,7 @@ export const versionRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: IdParams,
+    resources: { id: 'entity' },
     query: ListVersionsQuery,
     success: {
       status: 200,
@@ -57,6 +59,7 @@ export const versionRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: VersionParams,
+    resources: { id: 'entity', versionId: 'version' },
     success: { status: 200, description: 'the version', schema: Version },
     errors: [404],
   },
@@ -69,6 +72,7 @@ export const versionRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: VersionParams,
+    resources: { id: 'entity', versionId: 'version' },
     body: UpdateVersionBody,
     success: { status: 200, description: 'the version after the change', schema: Version },
     errors: [400, 404],
@@ -82,6 +86,7 @@ export const versionRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: VersionParams,
+    resources: { id: 'entity', versionId: 'version' },
     success: { status: 204, description: 'deleted' },
     errors: [404],
   },
@@ -94,8 +99,9 @@ export const versionRoutes: RouteDefinition[] = [
     service: 'catalog',
     auth: catalogApi,
     params: VersionParams,
+    resources: { id: 'entity', versionId: 'version' },
     body: PutMarkersBody,
     success: { status: 200, description: 'the version with its new markers', schema: Version },
     errors: [400, 404],
   },
-];
+] as const satisfies readonly RouteDefinition[];

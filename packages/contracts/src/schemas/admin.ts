@@ -43,10 +43,12 @@ export const ApiKey = Type.Object({
 });
 export type ApiKey = Static<typeof ApiKey>;
 
-export const IssuedApiKey = Type.Object(
-  { id: Uuid, key: Type.String({ description: 'the whole key, shown once: sk_ + key id + secret' }) },
-  { additionalProperties: true },
-);
+/** A key as issued or rotated: the key's fields and, this once, the whole key. */
+export const IssuedApiKey = Type.Composite([
+  ApiKey,
+  Type.Object({ key: Type.String({ description: 'the whole key, shown once: sk_ + key id + secret' }) }),
+]);
+export type IssuedApiKey = Static<typeof IssuedApiKey>;
 
 export const CreateApiKeyBody = Type.Object(
   { name: Name, permissions: Type.Array(PermissionSchema, { uniqueItems: true, minItems: 1 }) },

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TArray, type TBoolean, type TNull, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
 
 export const Uuid = Type.String({
   format: 'uuid',
@@ -72,13 +72,19 @@ export const ErrorBody = Type.Object({
 });
 export type ErrorBody = Static<typeof ErrorBody>;
 
+type PageProperties<K extends string, T extends TSchema> = { [P in K]: TArray<T> } & {
+  nextCursor: TUnion<[TString, TNull]>;
+  hasMore: TBoolean;
+};
+
 /** A page of a keyset-paginated list: `{<items>, nextCursor, hasMore}`. */
-export function Page<T extends TSchema>(itemsName: string, item: T) {
-  return Type.Object({
+export function Page<K extends string, T extends TSchema>(itemsName: K, item: T) {
+  const properties = {
     [itemsName]: Type.Array(item),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `after` for the next page; null when there is none' }),
     hasMore: Type.Boolean(),
-  });
+  } as PageProperties<K, T>;
+  return Type.Object(properties);
 }
 
 export const PageQuery = Type.Object(

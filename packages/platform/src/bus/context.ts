@@ -9,6 +9,12 @@ import { extractTraceContext, injectTraceHeaders } from '../telemetry.js';
  * What a synchronous call carries besides its payload: who calls (tenant, key, its permissions,
  * source system), which request it belongs to, and the W3C trace context.
  */
+/**
+ * The tenant of a call that acts for no tenant (the admin area, locating a listener): operations
+ * that are not tenant-scoped accept it; every other one refuses it as no valid tenant.
+ */
+export const NO_TENANT = 'none';
+
 export interface CallContext {
   tenantId: string;
   keyId: string | null;

@@ -39,7 +39,7 @@ export function assetClient(rpc: RpcCallSettings): AssetClient {
   return {
     async createForVersion(call, { entityId, versionId }, upload) {
       const body: CreateAssetRpcBody = { retention: 'attached', upload, entityId, versionId };
-      const reply = await callRpc(rpc, service, 'createAsset', { params: {}, query: {}, body }, call);
+      const reply = await callRpc(rpc, service, 'createVersionAsset', { params: {}, query: {}, body }, call);
       return unwrap<AssetWithUpload>(reply);
     },
     async get(call, assetId) {

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { newId, notFound } from '@catalog/platform';
 import type {
   ApiKey,
-  BindSourceSystemBody,
   CreateApiKeyBody,
   CreateOrganizationBody,
+  IssuedApiKey,
   Organization,
   UpdateOrganizationBody,
 } from '@catalog/contracts';
@@ -12,18 +12,6 @@ import { issueKey } from './api-keys.js';
 import { findOrganization, insertOrganization, updateOrganization, type OrganizationRow } from '../persistence/organizations.js';
 import { insertApiKey, listActiveKeys, replaceSecret, revokeKey, setSourceSystem, type ApiKeyRow } from '../persistence/api-keys.js';
 import type { GatewayDb } from '../persistence/tables.js';
-
-/** A validated admin request and the status and body that answer it. */
-export interface LocalRequest {
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
-export interface LocalResult {
-  status: number;
-  body?: unknown;
-}
-export type LocalHandler = (request: LocalRequest) => Promise<LocalResult>;
 
 function organizationJson(row: OrganizationRow): Organization {
   return {
@@ -47,64 +35,69 @@ function apiKeyJson(row: ApiKeyRow): ApiKey {
   };
 }
 
-/** The admin area: organisations, plan products, API keys and their source-system bindings. */
-export function adminHandlers(db: Kysely<GatewayDb>): Record<string, LocalHandler> {
-  const organizationOr404 = async (id: string): Promise<OrganizationRow> => {
-    const row = await findOrganization(db, id);
-    if (!row) throw notFound('organization');
-    return row;
-  };
-  return {
-    async createOrganization({ body }) {
-      const input = body as CreateOrganizationBody;
-      const row = await insertOrganization(db, { id: newId(), name: input.name, products: [...input.products] });
-      return { status: 201, body: organizationJson(row) };
-    },
-    async getOrganization({ params }) {
-      return { status: 200, body: organizationJson(await organizationOr404(params.orgId!)) };
-    },
-    async updateOrganization({ params, body }) {
-      const input = body as UpdateOrganizationBody;
-      const row = await updateOrganization(db, params.orgId!, { name: input.name, products: input.products && [...input.products] });
-      if (!row) throw notFound('organization');
-      return { status: 200, body: organizationJson(row) };
-    },
-    async createApiKey({ params, body }) {
-      const input = body as CreateApiKeyBody;
-      await organizationOr404(params.orgId!);
-      const id = newId();
-      const { key, secretHash } = issueKey(id);
-      const row = await insertApiKey(db, {
-        id,
-        organization_id: params.orgId!,
-        name: input.name,
-        secret_hash: secretHash,
-        permissions: [...input.permissions],
-      });
-      return { status: 201, body: { ...apiKeyJson(row), key } };
-    },
-    async listApiKeys({ params }) {
-      await organizationOr404(params.orgId!);
-      return { status: 200, body: { apiKeys: (await listActiveKeys(db, params.orgId!)).map(apiKeyJson) } };
-    },
-    async rotateApiKey({ params }) {
-      const { key, secretHash } = issueKey(params.keyId!);
-      const row = await replaceSecret(db, params.keyId!, secretHash);
-      if (!row) throw notFound('api key');
-      return { status: 200, body: { ...apiKeyJson(row), key } };
-    },
-    async revokeApiKey({ params }) {
-      if (!(await revokeKey(db, params.keyId!))) throw notFound('api key');
-      return { status: 204 };
-    },
-    async bindSourceSystem({ params, body }) {
-      const row = await setSourceSystem(db, params.keyId!, (body as BindSourceSystemBody).name);
-      if (!row) throw notFound('api key');
-      return { status: 200, body: apiKeyJson(row) };
-    },
-    async unbindSourceSystem({ params }) {
-      if (!(await setSourceSystem(db, params.keyId!, null))) throw notFound('api key');
-      return { status: 204 };
-    },
-  };
+/**
+ * The admin area: organisations with their plan products, API keys and their source-system
+ * bindings. Each function is one operation of the admin routes (http/admin-operations.ts).
+ */
+export interface AdminDeps {
+  db: Kysely<GatewayDb>;
+}
+
+async function organizationOr404(deps: AdminDeps, id: string): Promise<OrganizationRow> {
+  const row = await findOrganization(deps.db, id);
+  if (!row) throw notFound('organization');
+  return row;
+}
+
+export async function createOrganization(deps: AdminDeps, input: CreateOrganizationBody): Promise<Organization> {
+  return organizationJson(await insertOrganization(deps.db, { id: newId(), name: input.name, products: [...input.products] }));
+}
+
+export async function getOrganization(deps: AdminDeps, id: string): Promise<Organization> {
+  return organizationJson(await organizationOr404(deps, id));
+}
+
+export async function changeOrganization(deps: AdminDeps, id: string, input: UpdateOrganizationBody): Promise<Organization> {
+  const row = await updateOrganization(deps.db, id, { name: input.name, products: input.products && [...input.products] });
+  if (!row) throw notFound('organization');
+  return organizationJson(row);
+}
+
+/** A new key of the organisation; the whole key is in this answer only. */
+export async function createApiKey(deps: AdminDeps, organizationId: string, input: CreateApiKeyBody): Promise<IssuedApiKey> {
+  await organizationOr404(deps, organizationId);
+  const id = newId();
+  const { key, secretHash } = issueKey(id);
+  const row = await insertApiKey(deps.db, {
+    id,
+    organization_id: organizationId,
+    name: input.name,
+    secret_hash: secretHash,
+    permissions: [...input.permissions],
+  });
+  return { ...apiKeyJson(row), key };
+}
+
+export async function listApiKeys(deps: AdminDeps, organizationId: string): Promise<{ apiKeys: ApiKey[] }> {
+  await organizationOr404(deps, organizationId);
+  return { apiKeys: (await listActiveKeys(deps.db, organizationId)).map(apiKeyJson) };
+}
+
+/** A new secret for the key; the old one stops working at once. */
+export async function rotateApiKey(deps: AdminDeps, keyId: string): Promise<IssuedApiKey> {
+  const { key, secretHash } = issueKey(keyId);
+  const row = await replaceSecret(deps.db, keyId, secretHash);
+  if (!row) throw notFound('api key');
+  return { ...apiKeyJson(row), key };
+}
+
+export async function revokeApiKey(deps: AdminDeps, keyId: string): Promise<void> {
+  if (!(await revokeKey(deps.db, keyId))) throw notFound('api key');
+}
+
+/** Binds the key to a named source system (`null`: the key's own `public-api:<keyId>` again). */
+export async function bindSourceSystem(deps: AdminDeps, keyId: string, name: string | null): Promise<ApiKey> {
+  const row = await setSourceSystem(deps.db, keyId, name);
+  if (!row) throw notFound('api key');
+  return apiKeyJson(row);
 }

@@ -1,17 +1,14 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
-import { assetListenerSubject } from '@catalog/contracts';
-import { AppError, type HttpContext, type NatsConnection } from '@catalog/platform';
+import { AppError, callRpc, NO_TENANT, type HttpContext, type RpcCallSettings } from '@catalog/platform';
 import { uploadUpstreamUrl } from './request-target.js';
 import { forward, relayResponse, upstreamFailure, type UpstreamTimeouts } from './upstream.js';
 
 export interface BlobProxySettings {
-  nc: NatsConnection;
-  natsPrefix: string;
+  /** The bus, for `locateAssetListener` (its timeout is the longest wait for the answer). */
+  rpc: RpcCallSettings;
   /** Fixed base URL of the asset service's listener; unset: asked over NATS for every upload. */
   assetHttpUrl?: string | undefined;
-  /** Longest wait for a discovery answer over NATS. */
-  discoveryTimeoutMs: number;
   /** Connect and idle limits of every request to an asset listener. */
   upstream: UpstreamTimeouts;
 }
@@ -48,16 +45,15 @@ function downloadLocation(reply: unknown): URL {
  * URLs are never logged (the access log shows the path only; the signature is in the query).
  */
 export function blobProxy(settings: BlobProxySettings): BlobProxy {
-  async function listener(): Promise<string> {
+  async function listener(requestId: string): Promise<string> {
     if (settings.assetHttpUrl) return settings.assetHttpUrl;
-    try {
-      const reply = await settings.nc.request(assetListenerSubject(settings.natsPrefix), '', { timeout: settings.discoveryTimeoutMs });
-      const { url } = reply.json<{ url?: unknown }>();
-      if (typeof url !== 'string' || !URL.canParse(url)) throw new Error('no url in the discovery answer');
-      return url;
-    } catch {
-      throw unavailable();
-    }
+    const call = { tenantId: NO_TENANT, keyId: null, sourceSystem: 'gateway', requestId };
+    const reply = await callRpc(settings.rpc, 'asset', 'locateAssetListener', { params: {}, query: {}, body: null }, call).catch(
+      () => null,
+    );
+    const url = reply?.ok ? (reply.body as { url?: unknown } | null)?.url : undefined;
+    if (typeof url !== 'string' || !URL.canParse(url)) throw unavailable();
+    return url;
   }
 
   return {
@@ -67,7 +63,7 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
         ctx.set('Allow', 'PUT');
         throw new AppError(405, 'method_not_allowed', 'send the file with PUT');
       }
-      const target = uploadUpstreamUrl(ctx.req.url ?? '', await listener());
+      const target = uploadUpstreamUrl(ctx.req.url ?? '', await listener(ctx.state.requestId));
       const headers: OutgoingHttpHeaders = { 'x-request-id': ctx.state.requestId };
       for (const name of ['content-type', 'content-length', 'transfer-encoding'] as const) {
         const value = ctx.get(name);

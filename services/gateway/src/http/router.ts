@@ -6,18 +6,20 @@ import {
   badRequest,
   callRpc,
   JsonText,
-  notFound,
+  NO_TENANT,
   readJsonBody,
+  replyBodyBudget,
   unauthorized,
   type HttpContext,
   type CallContext,
   type HttpState,
+  type Operation,
   type RpcCallSettings,
+  type RpcRequest,
 } from '@catalog/platform';
-import { buildOpenApiDocument, requestValidator, routes, type RouteDefinition } from '@catalog/contracts';
+import { buildOpenApiDocument, routes, type RouteDefinition } from '@catalog/contracts';
 import { admit, authenticate, authorize } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
-import type { LocalHandler } from '../domain/admin.js';
 
 export interface RouterSettings {
   /** The gateway database's pool, for the per-request key lookup (a prepared statement). */
@@ -27,8 +29,8 @@ export interface RouterSettings {
   bodyLimitBytes: number;
   /** A JSON body must arrive whole within this once its reading starts (HTTP_REQUEST_TIMEOUT_MS). */
   bodyTimeoutMs: number;
-  /** Operations the gateway answers itself (the admin area), by operation id. */
-  localHandlers: Record<string, LocalHandler>;
+  /** Operations the gateway answers itself (the admin area). */
+  localOperations: readonly Operation[];
   /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
   stream?: (ctx: HttpContext, reply: unknown) => Promise<void>;
 }
@@ -50,9 +52,10 @@ function flattenQuery(query: Record<string, string | string[] | undefined>): Rec
 
 /**
  * The public router, derived from the route table: for each operation, authenticate (API key or
- * admin token), authorise (403 permission, 402 plan), validate params/query/body against the
- * route's schemas (400; malformed ids are unknown ids, 404), then answer locally or call the
- * owning service over NATS and relay its status and body.
+ * admin token), authorise (403 permission, 402 plan), read the JSON body, then call the owning
+ * service over NATS and relay its status and body, or answer locally (the admin area). The
+ * request is checked against the operation's schemas once, at the edge of the service that
+ * answers it (`defineOperation`), the gateway included for its own operations.
  */
 export function publicRouter(settings: RouterSettings): Router<HttpState> {
   const router = new Router<HttpState>();
@@ -61,16 +64,16 @@ export function publicRouter(settings: RouterSettings): Router<HttpState> {
     ctx.type = 'application/json';
     ctx.body = openApi;
   });
-  for (const route of routes) {
-    const local = route.service === 'gateway' ? settings.localHandlers[route.operationId] : undefined;
-    if (route.service === 'gateway' && !local) throw new Error(`no gateway handler for ${route.operationId}`);
+  for (const route of routes as readonly RouteDefinition[]) {
+    const local =
+      route.service === 'gateway' ? settings.localOperations.find((o) => o.definition.operationId === route.operationId) : undefined;
+    if (route.service === 'gateway' && !local) throw new Error(`no gateway operation for ${route.operationId}`);
     router.register(koaPath(route.path), [route.method], operationHandler(settings, route, local));
   }
   return router;
 }
 
-function operationHandler(settings: RouterSettings, route: RouteDefinition, local: LocalHandler | undefined) {
-  const validator = requestValidator(route);
+function operationHandler(settings: RouterSettings, route: RouteDefinition, local: Operation | undefined) {
   const auth = route.auth;
   const limit =
     route.rateLimit && auth.kind === 'apiKey'
@@ -83,29 +86,30 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
         }
       : null;
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
-    let call: Omit<CallContext, 'requestId'> | null = null;
+    let call: CallContext = { tenantId: NO_TENANT, keyId: null, sourceSystem: 'admin', requestId: ctx.state.requestId };
     if (route.auth.kind === 'apiKey') {
       const caller = await authenticate(settings.pool, ctx.get('authorization') || undefined, limit);
       authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
       if (limit) admit(caller, limit.perMinute);
-      call = { tenantId: caller.tenantId, keyId: caller.keyId, permissions: caller.permissions, sourceSystem: caller.sourceSystem };
+      call = {
+        tenantId: caller.tenantId,
+        keyId: caller.keyId,
+        permissions: caller.permissions,
+        sourceSystem: caller.sourceSystem,
+        requestId: ctx.state.requestId,
+      };
     } else if (route.auth.kind === 'admin') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       if (!match || !tokensEqual(match[1]!, settings.adminToken)) throw unauthorized('missing or invalid admin token');
     }
     const body = route.body ? await readJsonBody(ctx, settings.bodyLimitBytes, { timeoutMs: settings.bodyTimeoutMs }) : refuseBody(ctx);
-    const checked = validator.validate({ params: ctx.params as Record<string, string>, query: flattenQuery(ctx.query), body });
-    if (!checked.ok) {
-      if (checked.part === 'params') throw notFound('resource');
-      throw badRequest(checked.part === 'query' ? 'invalid_query' : 'invalid_body', `invalid ${checked.part}`, { fields: checked.issues });
-    }
-    const request = { params: checked.params, query: checked.query, body: checked.body ?? null };
+    const request: RpcRequest = { params: ctx.params as Record<string, string>, query: flattenQuery(ctx.query), body };
     if (local) {
-      const result = await local(request);
-      respond(ctx, result.status, result.body);
+      const result = await local.handle(request, call, { maxBodyBytes: replyBodyBudget(settings.rpc.nc) });
+      respond(ctx, result.status ?? route.success.status, result.body);
       return;
     }
-    const reply = await callRpc(settings.rpc, route.service, route.operationId, request, { ...call!, requestId: ctx.state.requestId });
+    const reply = await callRpc(settings.rpc, route.service, route.operationId, request, call);
     if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
     if (route.success.stream) {
       if (!settings.stream) throw new Error(`no stream handler for ${route.operationId}`);
@@ -119,7 +123,7 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
 
 /**
  * An operation that takes no body: none is read (so no size, type or time limit of a body applies
- * to it), and one that is sent is 400 `invalid_body`, as the validator says it.
+ * to it), and one that is sent is 400 `invalid_body`, as the operation's checks would say it.
  */
 function refuseBody(ctx: HttpContext): undefined {
   const length = ctx.get('content-length');

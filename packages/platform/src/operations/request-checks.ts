@@ -1,52 +1,36 @@
-import { requestValidator, routeById } from '@catalog/contracts';
-import {
-  AppError,
-  badRequest,
-  isUuid,
-  notFound,
-  type CallContext,
-  type RpcHandler,
-  type RpcReplyLimits,
-  type RpcResult,
-} from '@catalog/platform';
+import { requestValidator, type OperationBase } from '@catalog/contracts';
+import { AppError, badRequest, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { RpcRequest } from '../bus/rpc.js';
 
-export interface ValidatedRequest {
+/** A request that passed its operation's schemas, with their defaults applied. */
+export interface CheckedRequest {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
 }
 
-export interface OperationSettings {
-  /**
-   * What the path parameters name, for the 404 of an unknown or malformed one: one name for all
-   * ("entity"), or one per parameter (`{id: 'entity', versionId: 'version'}`).
-   */
-  resource: string | Record<string, string>;
-  handle: (request: ValidatedRequest, call: CallContext, reply: RpcReplyLimits) => Promise<RpcResult>;
-}
-
 /**
- * Wraps an operation of the route table: the request is checked again against the route's schemas
- * (the gateway did so already; this keeps the service safe for any other caller and applies the
- * schema defaults), with the gateway's answers: a bad path parameter is an unknown resource (404),
- * a bad query or body is 400 with the offending fields. Beyond the schemas, what Postgres would
- * refuse with an error is refused here first: ids must be plain UUIDs (ajv's uuid format also
- * admits a `urn:uuid:` prefix), strings must not hold NUL characters, and the tenant of the call
- * context must be a UUID.
+ * The checks of one operation's requests, compiled once from its schemas in the table: a bad path
+ * parameter is an unknown resource (404, named by the operation's `resources`), a bad query or body
+ * is 400 with the offending fields. Beyond the schemas, what Postgres would refuse with an error is
+ * refused here first: ids must be plain UUIDs (ajv's uuid format also admits a `urn:uuid:` prefix),
+ * strings must not hold NUL characters, and a tenant-scoped call must carry a UUID tenant.
  */
-export function validatedHandler(operationId: string, settings: OperationSettings): RpcHandler {
-  const validator = requestValidator(routeById(operationId));
-  const resourceOf = (param: string | undefined): string =>
-    typeof settings.resource === 'string'
-      ? settings.resource
-      : ((param !== undefined ? settings.resource[param] : undefined) ?? 'resource');
-  return async (request, call, reply) => {
-    if (!isUuid(call.tenantId)) throw new AppError(400, 'bad_envelope', 'the call context carries no valid tenant id');
-    const raw = (typeof request === 'object' && request !== null ? request : {}) as Partial<ValidatedRequest>;
+export function requestChecks(operation: OperationBase): (request: unknown, tenantId: string) => CheckedRequest {
+  const validator = requestValidator(operation);
+  const resourceOf = (param: string | undefined): string => (param !== undefined ? operation.resources?.[param] : undefined) ?? 'resource';
+  // Admin routes and operations that say so act for no tenant; every other one needs a UUID tenant.
+  const adminRoute = 'auth' in operation && (operation as { auth: { kind: string } }).auth.kind !== 'apiKey';
+  const tenantScoped = operation.tenantScoped !== false && !adminRoute;
+  return (request, tenantId) => {
+    if (tenantScoped && !isUuid(tenantId)) throw new AppError(400, 'bad_envelope', 'the call context carries no valid tenant id');
+    const raw = (isRecord(request) ? request : {}) as Partial<RpcRequest>;
     const checked = validator.validate({
       params: isRecord(raw.params) ? (raw.params as Record<string, string>) : {},
       query: isRecord(raw.query) ? raw.query : {},
-      body: raw.body ?? undefined,
+      // An internal caller writes `body: null` for "no body"; to an operation that takes one, null is a bad body.
+      body: raw.body === null && !operation.body ? undefined : raw.body,
     });
     if (!checked.ok) {
       if (checked.part === 'params') throw notFound(resourceOf(checked.issues[0]?.path.split('/')[1]));
@@ -65,7 +49,7 @@ export function validatedHandler(operationId: string, settings: OperationSetting
         });
       }
     }
-    return settings.handle({ params: checked.params, query: checked.query, body: checked.body }, call, reply);
+    return { params: checked.params, query: checked.query, body: checked.body };
   };
 }
 

@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, ReleaseAssetRpcBody } from '../schemas/assets.js';
+import { IdParams } from '../schemas/common.js';
+import type { InternalOperationDefinition } from './types.js';
+
+/**
+ * Operations services call among themselves over the bus, never public (no route, no OpenAPI
+ * entry). Listed here with the public ones so that every bus subject, its schemas and who may call
+ * it are in one table (the NATS permissions are derived from it, decision 0055).
+ */
+export const internalOperations = [
+  {
+    operationId: 'createVersionAsset',
+    internal: true,
+    service: 'asset',
+    calledBy: ['catalog'],
+    summary: "A new asset for a version's upload: attached to the entity and version the catalog names, awaiting its upload",
+    body: CreateAssetRpcBody,
+    success: { status: 201, description: 'the asset (PENDING_UPLOAD) and its upload target', schema: AssetWithUpload },
+  },
+  {
+    operationId: 'attachAsset',
+    internal: true,
+    service: 'asset',
+    calledBy: ['catalog'],
+    summary: 'Make an existing asset the file of a version (it stops expiring)',
+    params: IdParams,
+    resources: { id: 'asset' },
+    body: AttachAssetRpcBody,
+    success: { status: 200, description: 'the asset', schema: Asset },
+  },
+  {
+    operationId: 'releaseAsset',
+    internal: true,
+    service: 'asset',
+    calledBy: ['catalog'],
+    summary: "Undo attachAsset for a version that was never written: released only if still that version's file",
+    params: IdParams,
+    resources: { id: 'asset' },
+    body: ReleaseAssetRpcBody,
+    success: { status: 200, description: 'whether it was released', schema: Type.Object({ released: Type.Boolean() }) },
+  },
+  {
+    operationId: 'locateAssetListener',
+    internal: true,
+    service: 'asset',
+    calledBy: ['gateway'],
+    tenantScoped: false,
+    summary: "The base URL of an asset replica's HTTP listener, where the gateway streams a signed upload",
+    success: { status: 200, description: 'the listener', schema: Type.Object({ url: Type.String() }) },
+  },
+] as const satisfies readonly InternalOperationDefinition[];

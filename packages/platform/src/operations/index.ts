@@ -1,0 +1,2 @@
+export * from './define-operation.js';
+export * from './request-checks.js';

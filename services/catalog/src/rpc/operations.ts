@@ -1,0 +1,19 @@
+import type { Kysely, Logger, Operation } from '@catalog/platform';
+import type { AssetClient } from '../integration/asset-client.js';
+import type { CatalogDb } from '../persistence/tables.js';
+import { entityOperations } from './entity-operations.js';
+import { entityTypeOperations } from './entity-type-operations.js';
+import { versionOperations } from './version-operations.js';
+
+export interface CatalogOperationDeps {
+  db: Kysely<CatalogDb>;
+  /** The asset service, for the files of versions. */
+  assets: AssetClient;
+  maxVersionsPerEntity: number;
+  logger: Logger;
+}
+
+/** Every operation the catalog answers on the bus (its entries of the operation table). */
+export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
+  return [...entityOperations(deps), ...entityTypeOperations(deps), ...versionOperations(deps)];
+}
