@@ -99,11 +99,14 @@ describe('asset operations for the catalog (NATS)', () => {
     expect(bad).toMatchObject({ ok: false, error: { status: 400, code: 'invalid_body' } });
   });
 
-  it('the public createAsset takes only the public body: naming an entity or a version is the internal operation\'s', async () => {
+  it("the public createAsset takes only the public body: naming an entity or a version is the internal operation's", async () => {
     const upload = { filename: 'x.wav', contentType: 'audio/wav', size: 10 };
     for (const extra of [{ entityId: newId() }, { versionId: newId() }]) {
       const bad = await call('createAsset', tenantA, { body: { retention: 'attached', upload, ...extra } });
-      expect(bad).toMatchObject({ ok: false, error: { status: 400, code: 'invalid_body', details: { fields: [{ message: 'is not a known field' }] } } });
+      expect(bad).toMatchObject({
+        ok: false,
+        error: { status: 400, code: 'invalid_body', details: { fields: [{ message: 'is not a known field' }] } },
+      });
     }
   });
 
