@@ -1,6 +1,6 @@
 export * from './backoff.js';
 export * from './bus/index.js';
-export * from './config.js';
+export * from './config/index.js';
 export * from './db/index.js';
 export * from './errors.js';
 export * from './http/index.js';

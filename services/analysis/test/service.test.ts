@@ -8,7 +8,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@catalog/testing';
-import { readAnalysisConfig, startAnalysisService } from '../src/index.js';
+import { analysisConfig, startAnalysisService } from '../src/index.js';
 
 let database: TestDatabase;
 
@@ -19,7 +19,7 @@ afterAll(() => database.drop());
 
 test('starts: migrates its schema, registers on NATS, answers health checks, stops cleanly', async () => {
   const { natsUrl } = testInfrastructure();
-  const config = readConfig(readAnalysisConfig, {
+  const config = readConfig(analysisConfig, {
     ...(await serviceEnvironment(database, ['analysis'])),
     NATS_PREFIX: uniqueNatsPrefix(),
     ANALYSIS_HTTP_PORT: '0',

@@ -1,4 +1,4 @@
-export { readCatalogConfig, type CatalogConfig } from './config.js';
+export { catalogConfig, type CatalogConfig } from './config.js';
 export { startCatalogService, type CatalogServiceHandle, type CatalogServiceOptions } from './service.js';
 export { catalogHandlers, CATALOG_OPERATIONS, type CatalogHandlerDeps, type CatalogOperation } from './rpc/handlers.js';
 export { catalogMigrations } from './migrations/index.js';

@@ -8,7 +8,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@catalog/testing';
-import { readLibraryConfig, startLibraryService } from '../src/index.js';
+import { libraryConfig, startLibraryService } from '../src/index.js';
 
 let database: TestDatabase;
 
@@ -19,7 +19,7 @@ afterAll(() => database.drop());
 
 test('starts: migrates its schema, registers on NATS, answers health checks, stops cleanly', async () => {
   const { natsUrl } = testInfrastructure();
-  const config = readConfig(readLibraryConfig, {
+  const config = readConfig(libraryConfig, {
     ...(await serviceEnvironment(database, ['library'])),
     NATS_PREFIX: uniqueNatsPrefix(),
     LIBRARY_HTTP_PORT: '0',
