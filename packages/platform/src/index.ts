@@ -9,6 +9,7 @@ export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './outbox/index.js';
+export * from './package-version.js';
 export * from './periodic.js';
 export * from './telemetry.js';
 export * from './runtime.js';
