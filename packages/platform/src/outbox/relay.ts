@@ -50,7 +50,7 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-export const OUTBOX_RELAY_DEFAULTS = {
+const OUTBOX_RELAY_DEFAULTS = {
   batchSize: 500,
   pollIntervalMs: 50,
   retentionMs: 7 * 24 * 3600_000,
