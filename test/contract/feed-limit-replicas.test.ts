@@ -1,5 +1,5 @@
 import { readConfig } from '@catalog/platform';
-import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
+import { gatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
 import { testLogger } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
@@ -10,7 +10,7 @@ let secondGateway: GatewayHandle;
 beforeAll(async () => {
   system = await startSystem();
   // A second replica of the gateway: same database, same NATS prefix, its own port.
-  secondGateway = await startGateway(readConfig(readGatewayConfig, system.env), { logger: testLogger('gateway-2') });
+  secondGateway = await startGateway(readConfig(gatewayConfig, system.env), { logger: testLogger('gateway-2') });
 });
 afterAll(async () => {
   await secondGateway?.runtime.stop();

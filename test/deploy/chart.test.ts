@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { serviceVariables, type ServiceName } from '../../scripts/config-doc.js';
 
 /**
  * The Helm chart (charts/catalog-service): rendered by the real helm binary (HELM_BIN, or the one
@@ -66,24 +67,10 @@ const envOf = (d: Manifest): Map<string, any> => new Map(container(d).env.map((e
 const deployment = (manifests: Manifest[], service: string) =>
   ofKind(manifests, 'Deployment').find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === service)!;
 
-/** Every environment variable name the services' code reads (config readers and process.env). */
-function variablesTheCodeReads(): Set<string> {
-  const names = new Set<string>();
-  const scan = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) scan(path);
-      else if (entry.name.endsWith('.ts')) {
-        const text = readFileSync(path, 'utf8');
-        for (const m of text.matchAll(/env\s*\.\w+\(\s*[`'"]([A-Z][A-Z0-9_]*)[`'"]/g)) names.add(m[1]!);
-        for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]!);
-        for (const m of text.matchAll(/\$\{serviceName\.toUpperCase\(\)\}(_[A-Z_]+)/g))
-          for (const s of SERVICES) names.add(`${s.toUpperCase()}${m[1]}`);
-      }
-    }
-  };
-  for (const dir of ['packages/platform/src', ...SERVICES.map((s) => `services/${s}/src`)]) scan(join(repoRoot, dir));
-  return names;
+/** Whether `service` reads `name`: a variable of its configuration schema, or one of the process's (OpenTelemetry's, NODE_ENV). */
+function reads(service: string, name: string): boolean {
+  const variables = serviceVariables(service as ServiceName).map((v) => v.name);
+  return variables.includes(name) || name.startsWith('OTEL_') || name === 'NODE_ENV';
 }
 
 describe('helm chart', () => {
@@ -137,17 +124,12 @@ describe('helm chart', () => {
     }
   });
 
-  test('every variable the chart sets is one the services read; secrets only by reference', async () => {
-    const read = variablesTheCodeReads();
+  test('every variable the chart sets is one its service reads; secrets only by reference', async () => {
     for (const backend of ['s3', 'fs']) {
       const manifests = await render('existingSecret=catalog-secrets', `blob.backend=${backend}`, 'otlpEndpoint=http://otel:4318');
-      for (const d of ofKind(manifests, 'Deployment')) {
-        for (const [name, entry] of envOf(d)) {
-          expect({ service: d.metadata.name, name, read: read.has(name) || name.startsWith('OTEL_') || name === 'NODE_ENV' }).toEqual({
-            service: d.metadata.name,
-            name,
-            read: true,
-          });
+      for (const service of SERVICES) {
+        for (const [name, entry] of envOf(deployment(manifests, service))) {
+          expect({ service, name, read: reads(service, name) }).toEqual({ service, name, read: true });
           if (/SECRET|TOKEN|PASSWORD|DATABASE_URL|ACCESS_KEY/.test(name)) {
             expect(entry.value).toBeUndefined();
             expect(entry.valueFrom.secretKeyRef).toEqual(expect.objectContaining({ name: 'catalog-secrets', key: name }));

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig, type Logger } from '@catalog/platform';
 import { createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
-import { readGatewayConfig, startGateway } from '@catalog/gateway';
-import { readCatalogConfig, startCatalogService, type CatalogServiceOptions } from '@catalog/catalog';
-import { readAssetConfig, startAssetService } from '@catalog/asset';
-import { readAnalysisConfig, startAnalysisService } from '@catalog/analysis';
-import { readEventsConfig, startEventsService } from '@catalog/events';
-import { readLibraryConfig, startLibraryService } from '@catalog/library';
+import { gatewayConfig, startGateway } from '@catalog/gateway';
+import { catalogConfig, startCatalogService, type CatalogServiceOptions } from '@catalog/catalog';
+import { assetConfig, startAssetService } from '@catalog/asset';
+import { analysisConfig, startAnalysisService } from '@catalog/analysis';
+import { eventsConfig, startEventsService } from '@catalog/events';
+import { libraryConfig, startLibraryService } from '@catalog/library';
 
 export const ADMIN_TOKEN = 'system-test-admin-token';
 
@@ -57,14 +57,14 @@ export async function startSystem(overrides: Record<string, string> = {}, option
   const running: Stoppable[] = [];
   try {
     // The gateway first: its address is the public base of the signed upload URLs (PUBLIC_BASE_URL).
-    const gateway = await startGateway(readConfig(readGatewayConfig, env), { logger });
+    const gateway = await startGateway(readConfig(gatewayConfig, env), { logger });
     running.push(gateway.runtime);
     env.PUBLIC_BASE_URL ??= gateway.url;
-    running.push(await startCatalogService(readConfig(readCatalogConfig, env), { ...options.catalog, logger }));
-    running.push(await startAssetService(readConfig(readAssetConfig, env), { logger }));
-    running.push(await startAnalysisService(readConfig(readAnalysisConfig, env), { logger }));
-    running.push(await startEventsService(readConfig(readEventsConfig, env), { logger }));
-    running.push(await startLibraryService(readConfig(readLibraryConfig, env), { logger }));
+    running.push(await startCatalogService(readConfig(catalogConfig, env), { ...options.catalog, logger }));
+    running.push(await startAssetService(readConfig(assetConfig, env), { logger }));
+    running.push(await startAnalysisService(readConfig(analysisConfig, env), { logger }));
+    running.push(await startEventsService(readConfig(eventsConfig, env), { logger }));
+    running.push(await startLibraryService(readConfig(libraryConfig, env), { logger }));
     return {
       baseUrl: gateway.url,
       env,

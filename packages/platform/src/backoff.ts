@@ -17,7 +17,7 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-export const BACKOFF_DEFAULTS = { minMs: 100, maxMs: 5_000, factor: 2, jitter: 0.5 } as const;
+const BACKOFF_DEFAULTS = { minMs: 100, maxMs: 5_000, factor: 2, jitter: 0.5 } as const;
 
 /**
  * Exponential backoff with jitter and a cap: the one retry pacing of the platform (outbox relay,

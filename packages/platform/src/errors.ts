@@ -29,7 +29,6 @@ export interface ErrorPayload {
 export const badRequest = (code: string, message: string, details?: Record<string, unknown>): AppError =>
   new AppError(400, code, message, details);
 export const unauthorized = (message = 'missing or invalid API key'): AppError => new AppError(401, 'unauthorized', message);
-export const paymentRequired = (code: string, message: string): AppError => new AppError(402, code, message);
 export const forbidden = (message: string, details?: Record<string, unknown>): AppError => new AppError(403, 'forbidden', message, details);
 export const notFound = (what: string): AppError => new AppError(404, 'not_found', `${what} not found`);
 export const conflict = (code: string, message: string, details?: Record<string, unknown>): AppError =>
@@ -40,7 +39,3 @@ export const unsupportedMediaType = (message: string, details?: Record<string, u
   new AppError(415, 'unsupported_media_type', message, details);
 export const tooManyRequests = (message: string, retryAfterSeconds: number): AppError =>
   new AppError(429, 'rate_limited', message, { retryAfterSeconds });
-
-export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError;
-}

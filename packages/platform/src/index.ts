@@ -1,7 +1,7 @@
 export * from './backoff.js';
 export * from './bus/index.js';
 export * from './operations/index.js';
-export * from './config.js';
+export * from './config/index.js';
 export * from './db/index.js';
 export * from './errors.js';
 export * from './http/index.js';
@@ -10,6 +10,7 @@ export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './outbox/index.js';
+export * from './package-version.js';
 export * from './periodic.js';
 export * from './telemetry.js';
 export * from './runtime.js';

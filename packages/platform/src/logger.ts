@@ -4,7 +4,7 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
 export type { Logger } from 'pino';
 
 /** Paths whose values never reach a log line: credentials, keys, secrets, signatures. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'authorization',
   'headers.authorization',
   'req.headers.authorization',

@@ -72,7 +72,7 @@ function labelText(labels: Labels): string {
 export const processMetrics: MetricsRegistry = createMetricsRegistry();
 
 /** Counters the platform keeps (names and meaning are part of the operations contract, decision 0053). */
-export const PLATFORM_COUNTERS = {
+const PLATFORM_COUNTERS = {
   deadLetters: ['catalog_dead_letters_total', 'Messages parked in the dead-letter stream, by consumer and reason'],
   retries: [
     'catalog_message_retries_total',

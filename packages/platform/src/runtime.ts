@@ -5,7 +5,7 @@ import { connectBus, pingBus, type NatsConnection } from './bus/connect.js';
 import { callContextKeys, type CallContextKeys } from './bus/context.js';
 import { serveRpc, type RpcHandler } from './bus/rpc.js';
 import { subjectsFor, type Subjects } from './bus/subjects.js';
-import type { CommonConfig } from './config.js';
+import type { CommonConfig } from './config/index.js';
 import { createDatabase, pingDatabase, type Database } from './db/database.js';
 import { migrateSchema, type Migrations } from './db/migrate.js';
 import { assertSafeDatabaseRole } from './db/roles.js';

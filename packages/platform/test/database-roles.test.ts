@@ -4,7 +4,7 @@ import {
   createDatabase,
   enableTenantRlsV1,
   migrateSchema,
-  readCommonConfig,
+  commonConfig,
   readConfig,
   runAsLeader,
   SCHEMA_OWNER_ROLE,
@@ -74,7 +74,7 @@ async function loginRole(attributes: string, grant?: string): Promise<string> {
 }
 
 function start(databaseUrl: string, extra: Record<string, string> = {}, logger = testLogger('roles')): Promise<ServiceRuntime<unknown>> {
-  const config = readConfig((reader) => readCommonConfig(reader, SCHEMA, 0), {
+  const config = readConfig(commonConfig(SCHEMA, 0), {
     ...env,
     ROLETEST_DATABASE_URL: databaseUrl,
     NATS_PREFIX: uniqueNatsPrefix('roles'),

@@ -11,7 +11,7 @@ import {
   subjectsFor,
   withSpan,
   readConfig,
-  readCommonConfig,
+  commonConfig,
 } from '@catalog/platform';
 import {
   createTestDatabase,
@@ -105,7 +105,7 @@ describe('readiness', () => {
   afterAll(() => database.drop());
 
   test('/readyz answers 200 while Postgres and NATS answer, 503 when NATS is gone; /healthz stays 200', async () => {
-    const config = readConfig((env) => readCommonConfig(env, 'probe', 0), {
+    const config = readConfig(commonConfig('probe', 0), {
       ...(await serviceEnvironment(database, ['probe'])),
       NATS_PREFIX: uniqueNatsPrefix(),
       PROBE_HTTP_PORT: '0',

@@ -1,12 +1,11 @@
-import { ConfigError, cursorCodec, envelopeFromRow, envelopeOf, newId, readConfig, readCommonConfig, AppError } from '@catalog/platform';
+import { ConfigError, cursorCodec, envelopeFromRow, envelopeOf, newId, readConfig, commonConfig, AppError } from '@catalog/platform';
 import { capturingLogger } from '@catalog/testing';
 
 const SECRET = 'units-test-call-context-secret-0123456789';
 
 describe('config', () => {
   test('names every bad variable in one error', () => {
-    const read = () =>
-      readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'mysql://x', DB_POOL_SIZE: 'lots', LOG_LEVEL: 'loud' });
+    const read = () => readConfig(commonConfig('catalog', 8081), { DATABASE_URL: 'mysql://x', DB_POOL_SIZE: 'lots', LOG_LEVEL: 'loud' });
     expect(read).toThrow(ConfigError);
     try {
       read();
@@ -19,11 +18,11 @@ describe('config', () => {
   });
 
   test('missing required variables are named', () => {
-    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), {})).toThrow(/DATABASE_URL is required/);
+    expect(() => readConfig(commonConfig('catalog', 8081), {})).toThrow(/DATABASE_URL is required/);
   });
 
   test('defaults apply', () => {
-    const config = readConfig((env) => readCommonConfig(env, 'catalog', 8081), {
+    const config = readConfig(commonConfig('catalog', 8081), {
       DATABASE_URL: 'postgres://u@h/db',
       CALL_CONTEXT_SECRET: SECRET,
     });
@@ -49,13 +48,13 @@ describe('config', () => {
       NATS_PASSWORD: 'shared-pw',
       CALL_CONTEXT_SECRET: SECRET,
     };
-    expect(readConfig((e) => readCommonConfig(e, 'catalog', 8081), env)).toMatchObject({
+    expect(readConfig(commonConfig('catalog', 8081), env)).toMatchObject({
       databaseUrl: 'postgres://catalog_app:pw@h/db',
       migrationDatabaseUrl: 'postgres://catalog_app:pw@h/db',
       natsUser: 'catalog',
       natsPassword: 'catalog-pw',
     });
-    expect(readConfig((e) => readCommonConfig(e, 'asset', 8082), env)).toMatchObject({
+    expect(readConfig(commonConfig('asset', 8082), env)).toMatchObject({
       databaseUrl: 'postgres://shared@h/db',
       natsUser: 'someone',
       natsPassword: 'shared-pw',
@@ -63,14 +62,14 @@ describe('config', () => {
   });
 
   test('the call context secret is required and at least 32 characters; a NATS password needs its user', () => {
-    expect(() => readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' })).toThrow(
+    expect(() => readConfig(commonConfig('catalog', 8081), { DATABASE_URL: 'postgres://u@h/db' })).toThrow(
       /CALL_CONTEXT_SECRET is required/,
     );
+    expect(() => readConfig(commonConfig('catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: 'short' })).toThrow(
+      /CALL_CONTEXT_SECRET must be at least 32 characters/,
+    );
     expect(() =>
-      readConfig((env) => readCommonConfig(env, 'catalog', 8081), { DATABASE_URL: 'postgres://u@h/db', CALL_CONTEXT_SECRET: 'short' }),
-    ).toThrow(/CALL_CONTEXT_SECRET must be at least 32 characters/);
-    expect(() =>
-      readConfig((env) => readCommonConfig(env, 'catalog', 8081), {
+      readConfig(commonConfig('catalog', 8081), {
         DATABASE_URL: 'postgres://u@h/db',
         CALL_CONTEXT_SECRET: SECRET,
         NATS_PASSWORD: 'pw',

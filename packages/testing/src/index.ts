@@ -1,17 +1,10 @@
 /** Test fixtures of the workspaces' tests and the benchmarks (never a runtime dependency). */
-export {
-  createTestDatabase,
-  ensureTestRoles,
-  SERVICE_SCHEMAS,
-  testInfrastructure,
-  uniqueNatsPrefix,
-  type TestDatabase,
-} from './infrastructure.js';
+export { createTestDatabase, ensureTestRoles, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from './infrastructure.js';
 export { ensureLocalCredentials, natsUsers, readLocalCredentials, testCredentials, type LocalCredentials } from './local-credentials.js';
 export { natsCredentialsOf, serviceEnvironment, testBus, testCallContext } from './service-environment.js';
 export { capturingLogger, testLogger } from './logging.js';
 export { eventually } from './eventually.js';
-export { natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
+export { startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
 export { publishEvent, readDeadLetters, testBusEvent, untilConsumerSettled, type ParkedMessage } from './events-stream.js';

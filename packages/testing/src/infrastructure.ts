@@ -18,7 +18,7 @@ export function testInfrastructure(): { databaseUrl: string; natsUrl: string } {
 }
 
 /** The schemas (and so the login roles `<schema>_app`) of the six services. */
-export const SERVICE_SCHEMAS = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'] as const;
+const SERVICE_SCHEMAS = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'] as const;
 
 export interface TestDatabase {
   /** As the server's administrator (a superuser: bypasses row-level security; for checks only). */

@@ -23,7 +23,7 @@ export interface OwnNatsServer {
   stop(): Promise<void>;
 }
 
-export function natsServerBinary(): string {
+function natsServerBinary(): string {
   const fromEnv = process.env.NATS_SERVER_BIN;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   const onPath = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).stdout.trim();

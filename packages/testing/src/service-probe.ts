@@ -8,6 +8,8 @@ export interface ServiceProbe {
   tables: string[];
   /** Names of the NATS services that answered a ping for this service. */
   registered: string[];
+  /** The versions they announced. */
+  versions: string[];
   ready: { status: number; body: unknown };
 }
 
@@ -30,12 +32,16 @@ export async function probeRunningService(
   }
   const observer = await testBus('probe', { url: settings.natsUrl });
   const registered: string[] = [];
+  const versions: string[] = [];
   try {
-    for await (const identity of await new Svcm(observer).client().ping(runtime.name)) registered.push(identity.name);
+    for await (const identity of await new Svcm(observer).client().ping(runtime.name)) {
+      registered.push(identity.name);
+      versions.push(identity.version);
+    }
   } finally {
     await observer.drain();
   }
   if (!runtime.http) throw new Error(`${runtime.name} has no HTTP listener`);
   const response = await fetch(`${runtime.http.url}/readyz`);
-  return { tables, registered, ready: { status: response.status, body: await response.json() } };
+  return { tables, registered, versions, ready: { status: response.status, body: await response.json() } };
 }

@@ -1,7 +1,5 @@
-import { readCommonConfig, type CommonConfig, type EnvReader } from '@catalog/platform';
+import { commonConfig, type ConfigOf } from '@catalog/platform';
 
-export type AnalysisConfig = CommonConfig;
+export const analysisConfig = commonConfig('analysis', 8083);
 
-export function readAnalysisConfig(env: EnvReader): AnalysisConfig {
-  return readCommonConfig(env, 'analysis', 8083);
-}
+export type AnalysisConfig = ConfigOf<typeof analysisConfig>;

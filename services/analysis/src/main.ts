@@ -1,9 +1,9 @@
 import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
-import { readAnalysisConfig } from './config.js';
+import { analysisConfig } from './config.js';
 import { startAnalysisService } from './service.js';
 
 try {
-  const config = readConfig(readAnalysisConfig);
+  const config = readConfig(analysisConfig);
   const runtime = await startAnalysisService(config);
   logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);

@@ -1,4 +1,4 @@
-import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { AnalysisConfig } from './config.js';
 import { analysisMigrations } from './migrations/index.js';
 
@@ -8,7 +8,7 @@ export async function startAnalysisService(config: AnalysisConfig, options: { lo
     config,
     schema: 'analysis',
     migrations: analysisMigrations,
-    version: '0.1.0',
+    version: packageVersion(import.meta.url),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {

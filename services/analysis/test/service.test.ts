@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readConfig } from '@catalog/platform';
 import {
   createTestDatabase,
@@ -8,7 +9,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@catalog/testing';
-import { readAnalysisConfig, startAnalysisService } from '../src/index.js';
+import { analysisConfig, startAnalysisService } from '../src/index.js';
 
 let database: TestDatabase;
 
@@ -17,9 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-test('starts: migrates its schema, registers on NATS, answers health checks, stops cleanly', async () => {
+test('starts: migrates its schema, registers on NATS with the version of its package.json, answers health checks, stops cleanly', async () => {
   const { natsUrl } = testInfrastructure();
-  const config = readConfig(readAnalysisConfig, {
+  const config = readConfig(analysisConfig, {
     ...(await serviceEnvironment(database, ['analysis'])),
     NATS_PREFIX: uniqueNatsPrefix(),
     ANALYSIS_HTTP_PORT: '0',
@@ -30,6 +31,8 @@ test('starts: migrates its schema, registers on NATS, answers health checks, sto
     const probe = await probeRunningService(runtime, { databaseUrl: database.url, natsUrl, schema: 'analysis' });
     expect(probe.tables).toContain('kysely_migration');
     expect(probe.registered).toContain('analysis');
+    // The version it announces is its package.json's.
+    expect(probe.versions).toEqual([JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version]);
     expect(probe.ready).toEqual({ status: 200, body: { status: 'ready' } });
   } finally {
     await runtime.stop();

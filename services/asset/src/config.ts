@@ -1,72 +1,154 @@
-import { readCommonConfig, readEventConsumerConfig, type CommonConfig, type EnvReader, type EventConsumerConfig } from '@catalog/platform';
+import { commonConfig, defineConfig, Env, eventConsumerEnv, type ConfigCheck, type ConfigOf, type EnvValues } from '@catalog/platform';
 // Type only: the minio client itself is loaded lazily, with the s3 backend.
 import type { S3Settings } from './blob/s3-store.js';
 
 export type BlobConfig = { backend: 'fs'; dir: string } | ({ backend: 's3' } & S3Settings);
 
-export interface AssetConfig extends CommonConfig {
-  blob: BlobConfig;
-  /** Base of the public URLs (the gateway), e.g. https://api.example.com; fs upload URLs start with it. */
-  publicBaseUrl: string;
-  /** Base URL at which the gateway reaches this replica's HTTP listener; defaults to the bound address. */
-  internalUrl: string | undefined;
-  /** HMAC key of signed blob URLs (fs); the same on every replica. Unset: random per process (one replica only). */
-  signingSecret: string | undefined;
-  maxUploadBytes: number;
-  uploadUrlTtlSeconds: number;
-  /** An asset still awaiting its upload expires this long after its upload URL did. */
-  unconfirmedGraceSeconds: number;
-  /** A confirmed standalone asset expires this long after confirmation. */
-  standaloneRetentionSeconds: number;
-  sweepIntervalMs: number;
-  sweepBatchSize: number;
-  /** The durable consumer of the catalog's `version.deleted` events, which releases deleted versions' files. */
-  versionEvents: EventConsumerConfig;
-  /** Lifetime of the internal download URLs the gateway follows at once. */
-  downloadUrlTtlSeconds: number;
-  ffprobePath: string;
-  /** Longest a confirmation may read audio headers with ffprobe. */
-  probeTimeoutMs: number;
-}
-
+const common = commonConfig('asset', 8082);
 const GiB = 1024 * 1024 * 1024;
+const HTTP = ['http', 'https'];
 
-export function readAssetConfig(env: EnvReader): AssetConfig {
-  const common = readCommonConfig(env, 'asset', 8082);
-  const backend = env.oneOf('BLOB_BACKEND', ['fs', 's3'] as const, 'fs');
-  let blob: BlobConfig;
-  if (backend === 's3') {
-    const endpoint = env.url('S3_ENDPOINT', undefined, ['http', 'https']);
-    blob = {
-      backend,
-      endpoint,
-      publicEndpoint: env.url('S3_PUBLIC_ENDPOINT', endpoint, ['http', 'https']),
-      accessKey: env.string('S3_ACCESS_KEY'),
-      secretKey: env.secret('S3_SECRET_KEY', undefined, 8),
-      bucket: env.string('S3_BUCKET', 'catalog-assets'),
-      region: env.string('S3_REGION', 'us-east-1'),
-    };
-  } else {
-    blob = { backend, dir: env.string('BLOB_DIR', 'data/blobs') };
-  }
-  const gatewayPort = env.optionalString('PORT');
+const blobEnv = Env.group({
+  backend: Env.oneOf(['fs', 's3'], {
+    env: 'BLOB_BACKEND',
+    default: 'fs',
+    description:
+      'Where the files are: `fs` (a directory) or `s3` (S3 or MinIO); with `s3`, uploads must declare `upload.size` (decision 0059).',
+  }),
+  dir: Env.string({ env: 'BLOB_DIR', default: 'data/blobs', description: 'The directory of the `fs` backend.' }),
+  endpoint: Env.optional(
+    Env.url({ env: 'S3_ENDPOINT', protocols: HTTP, description: 'Where the service reaches S3; required with `s3`.' }),
+  ),
+  publicEndpoint: Env.optional(
+    Env.url({
+      env: 'S3_PUBLIC_ENDPOINT',
+      protocols: HTTP,
+      defaultText: '`S3_ENDPOINT`',
+      description: 'Where clients reach S3 (upload URLs are signed for this host).',
+    }),
+  ),
+  accessKey: Env.optional(Env.secret({ env: 'S3_ACCESS_KEY', description: 'Required with `s3`.' })),
+  secretKey: Env.optional(Env.secret({ env: 'S3_SECRET_KEY', minLength: 8, description: 'Required with `s3`.' })),
+  bucket: Env.string({ env: 'S3_BUCKET', default: 'catalog-assets', description: 'The bucket of the files (`s3`).' }),
+  region: Env.string({ env: 'S3_REGION', default: 'us-east-1', description: 'The region URLs are signed for (`s3`).' }),
+});
+
+function blobConfig(
+  { backend, dir, endpoint, publicEndpoint, accessKey, secretKey, bucket, region }: EnvValues<typeof blobEnv>,
+  check: ConfigCheck,
+): BlobConfig {
+  if (backend === 'fs') return { backend, dir };
+  const s3Endpoint = check.required('S3_ENDPOINT', endpoint);
   return {
-    ...common,
-    blob,
-    publicBaseUrl: env
-      .url('PUBLIC_BASE_URL', `http://localhost:${gatewayPort && gatewayPort !== '0' ? gatewayPort : '8080'}`, ['http', 'https'])
-      .replace(/\/+$/, ''),
-    internalUrl: env.optionalString('ASSET_INTERNAL_URL')?.replace(/\/+$/, ''),
-    signingSecret: env.optionalString('BLOB_SIGNING_SECRET') === undefined ? undefined : env.secret('BLOB_SIGNING_SECRET', undefined, 32),
-    maxUploadBytes: env.int('ASSET_MAX_BYTES', 4 * GiB, { min: 1 }),
-    uploadUrlTtlSeconds: env.int('ASSET_UPLOAD_URL_TTL_SECONDS', 3600, { min: 1, max: 7 * 24 * 3600 }),
-    unconfirmedGraceSeconds: env.int('ASSET_UNCONFIRMED_GRACE_SECONDS', 24 * 3600, { min: 0 }),
-    standaloneRetentionSeconds: env.int('ASSET_STANDALONE_RETENTION_SECONDS', 24 * 3600, { min: 1 }),
-    sweepIntervalMs: env.int('ASSET_SWEEP_INTERVAL_MS', 60_000, { min: 10 }),
-    sweepBatchSize: env.int('ASSET_SWEEP_BATCH_SIZE', 100, { min: 1, max: 10_000 }),
-    versionEvents: readEventConsumerConfig(env, 'ASSET_VERSION_EVENTS', 'asset-version-events'),
-    downloadUrlTtlSeconds: env.int('ASSET_DOWNLOAD_URL_TTL_SECONDS', 60, { min: 1, max: 3600 }),
-    ffprobePath: env.string('FFPROBE_PATH', 'ffprobe'),
-    probeTimeoutMs: env.int('ASSET_PROBE_TIMEOUT_MS', 30_000, { min: 100 }),
+    backend,
+    endpoint: s3Endpoint,
+    publicEndpoint: publicEndpoint ?? s3Endpoint,
+    accessKey: check.required('S3_ACCESS_KEY', accessKey),
+    secretKey: check.required('S3_SECRET_KEY', secretKey),
+    bucket,
+    region,
   };
 }
+
+/** `http://localhost:<PORT>`: the gateway on this machine (`npm start`). */
+const localGateway = (port: number | undefined): string => `http://localhost:${port ? port : 8080}`;
+
+export const assetConfig = defineConfig(
+  Env.group({
+    common: common.schema,
+    blob: blobEnv,
+    gatewayPort: Env.optional(
+      Env.integer({
+        env: 'PORT',
+        minimum: 0,
+        maximum: 65535,
+        description: "The gateway's port on this machine, for `PUBLIC_BASE_URL`'s default.",
+      }),
+    ),
+    publicBaseUrl: Env.optional(
+      Env.url({
+        env: 'PUBLIC_BASE_URL',
+        protocols: HTTP,
+        defaultText: 'http://localhost:`PORT` (8080)',
+        description: 'Base of the public URLs (the gateway), e.g. https://api.example.com; `fs` upload URLs start with it.',
+      }),
+    ),
+    internalUrl: Env.optional(
+      Env.string({
+        env: 'ASSET_INTERNAL_URL',
+        defaultText: 'the bound address',
+        description: "Base URL at which the gateway reaches this replica's HTTP listener.",
+      }),
+    ),
+    signingSecret: Env.optional(
+      Env.secret({
+        env: 'BLOB_SIGNING_SECRET',
+        minLength: 32,
+        defaultText: 'random per process (one replica only)',
+        description: 'HMAC key of the signed blob URLs (`fs`), the same on every replica.',
+      }),
+    ),
+    maxUploadBytes: Env.integer({ env: 'ASSET_MAX_BYTES', default: 4 * GiB, minimum: 1, description: 'Largest file accepted.' }),
+    uploadUrlTtlSeconds: Env.integer({
+      env: 'ASSET_UPLOAD_URL_TTL_SECONDS',
+      default: 3600,
+      minimum: 1,
+      maximum: 7 * 24 * 3600,
+      description: 'Lifetime of an upload URL.',
+    }),
+    unconfirmedGraceSeconds: Env.integer({
+      env: 'ASSET_UNCONFIRMED_GRACE_SECONDS',
+      default: 24 * 3600,
+      minimum: 0,
+      description: 'An asset still awaiting its upload expires this long after its upload URL did.',
+    }),
+    standaloneRetentionSeconds: Env.integer({
+      env: 'ASSET_STANDALONE_RETENTION_SECONDS',
+      default: 24 * 3600,
+      minimum: 1,
+      description: 'A confirmed standalone asset expires this long after its confirmation.',
+    }),
+    sweepIntervalMs: Env.integer({
+      env: 'ASSET_SWEEP_INTERVAL_MS',
+      default: 60_000,
+      minimum: 10,
+      description: 'How often the retention sweeper runs.',
+    }),
+    sweepBatchSize: Env.integer({
+      env: 'ASSET_SWEEP_BATCH_SIZE',
+      default: 100,
+      minimum: 1,
+      maximum: 10_000,
+      description: 'Expired assets the sweeper removes per round.',
+    }),
+    /** The durable consumer of the catalog's `version.deleted` events, which releases deleted versions' files. */
+    versionEvents: eventConsumerEnv('ASSET_VERSION_EVENTS', 'asset-version-events'),
+    downloadUrlTtlSeconds: Env.integer({
+      env: 'ASSET_DOWNLOAD_URL_TTL_SECONDS',
+      default: 60,
+      minimum: 1,
+      maximum: 3600,
+      description: 'Lifetime of the internal download URLs the gateway follows at once.',
+    }),
+    ffprobePath: Env.string({
+      env: 'FFPROBE_PATH',
+      default: 'ffprobe',
+      description: 'The ffprobe program; `/readyz` fails while it cannot run.',
+    }),
+    probeTimeoutMs: Env.integer({
+      env: 'ASSET_PROBE_TIMEOUT_MS',
+      default: 30_000,
+      minimum: 100,
+      description: 'Longest a confirmation may read audio headers with ffprobe.',
+    }),
+  }),
+  ({ common: commonValues, blob, gatewayPort, publicBaseUrl, internalUrl, ...own }, check) => ({
+    ...common.build(commonValues, check),
+    ...own,
+    blob: blobConfig(blob, check),
+    publicBaseUrl: (publicBaseUrl ?? localGateway(gatewayPort)).replace(/\/+$/, ''),
+    internalUrl: internalUrl?.replace(/\/+$/, ''),
+  }),
+);
+
+export type AssetConfig = ConfigOf<typeof assetConfig>;

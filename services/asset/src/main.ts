@@ -1,9 +1,9 @@
 import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
-import { readAssetConfig } from './config.js';
+import { assetConfig } from './config.js';
 import { startAssetService } from './service.js';
 
 try {
-  const config = readConfig(readAssetConfig);
+  const config = readConfig(assetConfig);
   const runtime = await startAssetService(config);
   logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);

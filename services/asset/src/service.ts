@@ -1,4 +1,11 @@
-import { startEventConsumer, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import {
+  packageVersion,
+  startEventConsumer,
+  startPeriodicTask,
+  startServiceRuntime,
+  type Logger,
+  type ServiceRuntime,
+} from '@catalog/platform';
 import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret } from './blob/index.js';
 import type { AssetConfig } from './config.js';
 import { AssetService } from './domain/assets.js';
@@ -29,7 +36,7 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
     config,
     schema: 'asset',
     migrations: assetMigrations,
-    version: '0.1.0',
+    version: packageVersion(import.meta.url),
     // Asset events go from the outbox to the events stream, where the catalog learns status changes.
     outbox: true,
     ...(options.logger ? { logger: options.logger } : {}),

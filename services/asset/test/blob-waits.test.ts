@@ -9,7 +9,7 @@ import {
   type FsBlobStore,
   type StagedUpload,
 } from '../src/blob/index.js';
-import { readAssetConfig } from '../src/config.js';
+import { assetConfig } from '../src/config.js';
 import { AssetService } from '../src/domain/assets.js';
 import { ffprobeAudio } from '../src/media/probe.js';
 import { createAsset, put, startStack, type Backend, type Stack } from './support.js';
@@ -55,7 +55,7 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
   beforeAll(async () => {
     stack = await startStack(backend);
     key = (await stack.api.tenant()).key;
-    const config = readConfig(readAssetConfig, stack.env);
+    const config = readConfig(assetConfig, stack.env);
     const signer = createUrlSigner(stack.env.BLOB_SIGNING_SECRET!);
     store = await createBlobStore(config, signer, testLogger('blob-waits'));
     assets = new AssetService({

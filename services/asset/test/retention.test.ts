@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { readConfig } from '@catalog/platform';
 import { eventually, testLogger } from '@catalog/testing';
-import { readAssetConfig, startAssetService } from '../src/index.js';
+import { assetConfig, startAssetService } from '../src/index.js';
 import { put, startStack, type Stack } from './support.js';
 
 /**
@@ -60,7 +60,7 @@ describe('retention sweeper', () => {
     expect((await read(attached)).expiresAt).toBeNull();
 
     // A second replica sweeps at the same time as the first.
-    const replica = await startAssetService(readConfig(readAssetConfig, { ...stack.env, ASSET_SWEEP_INTERVAL_MS: '3600000' }), {
+    const replica = await startAssetService(readConfig(assetConfig, { ...stack.env, ASSET_SWEEP_INTERVAL_MS: '3600000' }), {
       logger: testLogger('replica'),
     });
     try {

@@ -16,8 +16,8 @@ import {
   type ApiClient,
   type TestDatabase,
 } from '@catalog/testing';
-import { readGatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
-import { readAssetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
+import { gatewayConfig, startGateway, type GatewayHandle } from '@catalog/gateway';
+import { assetConfig, startAssetService, type AssetServiceHandle } from '../src/index.js';
 
 export const ADMIN_TOKEN = 'asset-test-admin-token';
 
@@ -84,9 +84,9 @@ export async function startStack(backend: Backend, overrides: Record<string, str
   owner.on('error', () => undefined);
   let gateway: GatewayHandle | undefined;
   try {
-    gateway = await startGateway(readConfig(readGatewayConfig, env), { logger });
+    gateway = await startGateway(readConfig(gatewayConfig, env), { logger });
     env.PUBLIC_BASE_URL = gateway.url;
-    const asset = await startAssetService(readConfig(readAssetConfig, env), { logger });
+    const asset = await startAssetService(readConfig(assetConfig, env), { logger });
     const api = apiClient(gateway.url);
     return {
       baseUrl: gateway.url,

@@ -1,4 +1,4 @@
-export { readCatalogConfig, type CatalogConfig } from './config.js';
+export { catalogConfig, type CatalogConfig } from './config.js';
 export { startCatalogService, type CatalogServiceHandle, type CatalogServiceOptions } from './service.js';
 export { catalogOperations, type CatalogOperationDeps } from './rpc/operations.js';
 export { catalogMigrations } from './migrations/index.js';

@@ -1,9 +1,9 @@
 import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
-import { readCatalogConfig } from './config.js';
+import { catalogConfig } from './config.js';
 import { startCatalogService } from './service.js';
 
 try {
-  const config = readConfig(readCatalogConfig);
+  const config = readConfig(catalogConfig);
   const runtime = await startCatalogService(config);
   logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);

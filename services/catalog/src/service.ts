@@ -1,4 +1,11 @@
-import { startEventConsumer, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import {
+  packageVersion,
+  startEventConsumer,
+  startPeriodicTask,
+  startServiceRuntime,
+  type Logger,
+  type ServiceRuntime,
+} from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
 import { applyAssetEvent } from './domain/asset-events.js';
 import {
@@ -11,7 +18,6 @@ import { assetClient, type AssetClient } from './integration/asset-client.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
 import { catalogOperations } from './rpc/operations.js';
-import { packageVersion } from './version.js';
 
 export interface CatalogServiceHandle extends ServiceRuntime<CatalogDb> {
   /** Runs one pass of the attach-intent sweeper now (it also runs every CATALOG_ATTACH_SWEEP_INTERVAL_MS). */
@@ -35,7 +41,7 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
     config,
     schema: 'catalog',
     migrations: catalogMigrations,
-    version: packageVersion(),
+    version: packageVersion(import.meta.url),
     outbox: config.outbox,
     ...(options.logger ? { logger: options.logger } : {}),
   });

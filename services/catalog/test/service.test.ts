@@ -2,7 +2,7 @@ import pg from 'pg';
 import { eventType, operationsOf, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
 import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
-import { catalogMigrations, catalogOperations, readCatalogConfig, startCatalogService } from '../src/index.js';
+import { catalogConfig, catalogMigrations, catalogOperations, startCatalogService } from '../src/index.js';
 import { ENTITY_FIELD_ORDER } from '../src/domain/changed-fields.js';
 import { assetClient } from '../src/integration/asset-client.js';
 import { startHarness, type CatalogHarness } from './support.js';
@@ -21,7 +21,7 @@ describe('service', () => {
   test('answers /healthz and /readyz on its HTTP port; stop() stops its endpoints', async () => {
     const port = await freePort();
     const natsPrefix = uniqueNatsPrefix('catready');
-    const config = readConfig(readCatalogConfig, {
+    const config = readConfig(catalogConfig, {
       ...(await serviceEnvironment(h.database, ['catalog'])),
       NATS_PREFIX: natsPrefix,
       CATALOG_HTTP_PORT: String(port),

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { readAssetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
+import { assetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
 import {
   AppError,
   callRpc,
@@ -25,7 +25,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@catalog/testing';
-import { readCatalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
+import { catalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
 
 /** A tenant calling as the gateway would for one API key. */
 export interface Caller {
@@ -135,7 +135,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     ...(blobDir ? { BLOB_DIR: blobDir, BLOB_SIGNING_SECRET: randomBytes(32).toString('hex') } : {}),
     ...options.env,
   };
-  const config = readConfig(readCatalogConfig, env);
+  const config = readConfig(catalogConfig, env);
   let failingReleases = 0;
   let lateAttaches = 0;
   let delayedAttach: (() => Promise<unknown>) | undefined;
@@ -171,7 +171,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   const sql = new pg.Client({ connectionString: database.url });
   try {
     service = await startCatalogService(config, { logger: testLogger('catalog'), wrapAssetClient });
-    if (options.withAssets) asset = await startAssetService(readConfig(readAssetConfig, env), { logger: testLogger('asset') });
+    if (options.withAssets) asset = await startAssetService(readConfig(assetConfig, env), { logger: testLogger('asset') });
     client = await testBus(`${label}-client`);
     await sql.connect();
   } catch (error) {

@@ -1,13 +1,4 @@
-import { DEFAULT_MAX_ATTEMPTS, readCommonConfig, type BackoffOptions, type CommonConfig, type EnvReader } from '@catalog/platform';
-
-export interface EventsConfig extends CommonConfig {
-  /**
-   * HMAC key of feed cursors. Every replica must use the same one (a cursor issued by one replica
-   * is read by another); changing it makes every outstanding cursor malformed.
-   */
-  feedCursorSecret: string;
-  feedWriter: FeedWriterConfig;
-}
+import { commonConfig, defineConfig, DEFAULT_MAX_ATTEMPTS, Env, type BackoffOptions, type ConfigOf } from '@catalog/platform';
 
 export interface FeedWriterConfig {
   /** Durable consumer name on the events stream. */
@@ -25,21 +16,66 @@ export interface FeedWriterConfig {
   retry?: BackoffOptions;
 }
 
+const common = commonConfig('events', 8084);
 const DEVELOPMENT_CURSOR_SECRET = 'development-only-feed-cursor-secret';
 
-export function readEventsConfig(env: EnvReader): EventsConfig {
-  const production = env.optionalString('NODE_ENV') === 'production';
-  return {
-    ...readCommonConfig(env, 'events', 8084),
+export const eventsConfig = defineConfig(
+  Env.group({
+    common: common.schema,
+    nodeEnv: Env.optional(Env.string({ env: 'NODE_ENV', description: '`production` makes `FEED_CURSOR_SECRET` required.' })),
+    feedCursorSecret: Env.optional(
+      Env.secret({
+        env: 'FEED_CURSOR_SECRET',
+        minLength: 32,
+        defaultText: 'a fixed development key; required when `NODE_ENV=production`',
+        description:
+          'HMAC key of the feed cursors, the same on every replica (a cursor issued by one is read by another); changing it makes ' +
+          'every outstanding cursor malformed.',
+      }),
+    ),
+    feedWriter: Env.group({
+      durable: Env.string({ env: 'FEED_CONSUMER_NAME', default: 'events-feed', description: 'Durable consumer of the feed writer.' }),
+      maxBatch: Env.integer({
+        env: 'FEED_WRITER_MAX_BATCH',
+        default: 1000,
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Events stored per feed transaction at most.',
+      }),
+      maxAckPending: Env.integer({
+        env: 'FEED_CONSUMER_MAX_ACK_PENDING',
+        default: 5000,
+        minimum: 1,
+        description: 'Unacknowledged deliveries the consumer allows; acks follow each committed batch.',
+      }),
+      ackWaitMs: Env.integer({
+        env: 'FEED_CONSUMER_ACK_WAIT_MS',
+        default: 30_000,
+        minimum: 1000,
+        description: 'An event not acknowledged within this is redelivered.',
+      }),
+      leaseRetryMs: Env.integer({
+        env: 'FEED_WRITER_LEASE_RETRY_MS',
+        default: 1000,
+        minimum: 50,
+        description: 'How often a replica that does not write the feed tries to take over.',
+      }),
+      maxAttempts: Env.integer({
+        env: 'FEED_WRITER_MAX_ATTEMPTS',
+        default: DEFAULT_MAX_ATTEMPTS,
+        minimum: 1,
+        maximum: 100,
+        description: 'Attempts at an event Postgres refuses before it is parked in the dead letters (decision 0053).',
+      }),
+    }),
+  }),
+  ({ common: commonValues, nodeEnv, feedCursorSecret, feedWriter }, check) => ({
+    ...common.build(commonValues, check),
     // Required in production; elsewhere a fixed development key keeps local runs and tests simple.
-    feedCursorSecret: env.secret('FEED_CURSOR_SECRET', production ? undefined : DEVELOPMENT_CURSOR_SECRET, 32),
-    feedWriter: {
-      durable: env.string('FEED_CONSUMER_NAME', 'events-feed'),
-      maxBatch: env.int('FEED_WRITER_MAX_BATCH', 1000, { min: 1, max: 10_000 }),
-      maxAckPending: env.int('FEED_CONSUMER_MAX_ACK_PENDING', 5000, { min: 1 }),
-      ackWaitMs: env.int('FEED_CONSUMER_ACK_WAIT_MS', 30_000, { min: 1000 }),
-      leaseRetryMs: env.int('FEED_WRITER_LEASE_RETRY_MS', 1000, { min: 50 }),
-      maxAttempts: env.int('FEED_WRITER_MAX_ATTEMPTS', DEFAULT_MAX_ATTEMPTS, { min: 1, max: 100 }),
-    },
-  };
-}
+    feedCursorSecret:
+      nodeEnv === 'production' ? check.required('FEED_CURSOR_SECRET', feedCursorSecret) : (feedCursorSecret ?? DEVELOPMENT_CURSOR_SECRET),
+    feedWriter,
+  }),
+);
+
+export type EventsConfig = ConfigOf<typeof eventsConfig>;

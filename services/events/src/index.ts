@@ -1,4 +1,4 @@
-export { readEventsConfig, type EventsConfig } from './config.js';
+export { eventsConfig, type EventsConfig } from './config.js';
 export { startEventsService } from './service.js';
 export { eventsMigrations } from './migrations/index.js';
 export { feedCursors, type FeedCursors } from './feed/cursor.js';

@@ -1,9 +1,9 @@
 import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
-import { readEventsConfig } from './config.js';
+import { eventsConfig } from './config.js';
 import { startEventsService } from './service.js';
 
 try {
-  const config = readConfig(readEventsConfig);
+  const config = readConfig(eventsConfig);
   const runtime = await startEventsService(config);
   logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);

@@ -1,4 +1,4 @@
-import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { EventsConfig } from './config.js';
 import { feedCursors } from './feed/cursor.js';
 import { listEventsOperation } from './feed/handler.js';
@@ -14,7 +14,7 @@ export async function startEventsService(config: EventsConfig, options: { logger
     config,
     schema: 'events',
     migrations: eventsMigrations,
-    version: '0.1.0',
+    version: packageVersion(import.meta.url),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {

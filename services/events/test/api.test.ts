@@ -12,7 +12,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@catalog/testing';
-import { readCatalogConfig, startCatalogService } from '@catalog/catalog';
+import { catalogConfig, startCatalogService } from '@catalog/catalog';
 import { subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
 import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';
 
@@ -98,7 +98,7 @@ beforeAll(async () => {
     GATEWAY_HTTP_PORT: '0',
   };
   const logger = testLogger('api');
-  catalog = (await startCatalogService(readConfig(readCatalogConfig, env), { logger })) as ServiceRuntime<unknown>;
+  catalog = (await startCatalogService(readConfig(catalogConfig, env), { logger })) as ServiceRuntime<unknown>;
   events = await startEvents(env);
   for (let i = 0; i < 2; i += 1) {
     const port = await freePort();

@@ -33,7 +33,7 @@ import {
   testLogger,
   type TestDatabase,
 } from '@catalog/testing';
-import { readEventsConfig, startEventsService } from '../src/index.js';
+import { eventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/feed/page.js';
 
 export const PRODUCER = 'producer';
@@ -181,7 +181,7 @@ export async function eventsEnv(
 }
 
 export async function startEvents(env: Record<string, string>): Promise<ServiceRuntime<unknown>> {
-  return startEventsService(readConfig(readEventsConfig, env), { logger: testLogger('events') });
+  return startEventsService(readConfig(eventsConfig, env), { logger: testLogger('events') });
 }
 
 /** The events service as a separate process, so a test can kill it without any clean-up. */

@@ -1,46 +1,87 @@
-import { readCommonConfig, type CommonConfig, type EnvReader } from '@catalog/platform';
-import type { IpRateLimitSettings } from './http/ip-rate-limit.js';
-import type { UpstreamTimeouts } from './http/upstream.js';
+import { commonConfig, defineConfig, Env, type ConfigOf } from '@catalog/platform';
 
-export interface GatewayConfig extends CommonConfig {
-  adminToken: string;
-  bodyLimitBytes: number;
-  rpcTimeoutMs: number;
-  /**
-   * Proxies in front of the gateway that append to X-Forwarded-For (an ingress controller: 1); the
-   * client is the address the outermost of them saw. 0: the socket address (decision 0008).
-   */
-  trustProxyHops: number;
-  ipRateLimit: IpRateLimitSettings;
-  /** Fixed base URL of the asset service's HTTP listener; unset: found over NATS. */
-  assetHttpUrl: string | undefined;
-  /** Longest wait for an asset listener's address over NATS. */
-  assetDiscoveryTimeoutMs: number;
-  /** Connect and idle limits of the proxied uploads and downloads (decision 0050). */
-  upstream: UpstreamTimeouts;
-}
+const common = commonConfig('gateway', 8080, { portVariable: 'PORT' });
 
-export function readGatewayConfig(env: EnvReader): GatewayConfig {
-  const common = readCommonConfig(env, 'gateway', 8080);
-  // TRUST_PROXY=true (before TRUST_PROXY_HOPS) meant one proxy in front.
-  const legacyTrustProxy = env.optionalString('TRUST_PROXY') === undefined ? false : env.bool('TRUST_PROXY', false);
-  return {
-    ...common,
-    httpPort: env.int('PORT', 8080, { min: 0, max: 65535 }),
-    adminToken: env.secret('ADMIN_TOKEN', undefined, 16),
-    bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024 }),
-    rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100 }),
-    trustProxyHops: env.int('TRUST_PROXY_HOPS', legacyTrustProxy ? 1 : 0, { min: 0, max: 10 }),
-    ipRateLimit: {
-      perMinute: env.int('IP_RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }),
-      burst: env.int('IP_RATE_LIMIT_BURST', 600, { min: 1 }),
-      maxAddresses: env.int('IP_RATE_LIMIT_MAX_ADDRESSES', 100_000, { min: 1 }),
-    },
-    assetHttpUrl: env.optionalString('ASSET_HTTP_URL') === undefined ? undefined : env.url('ASSET_HTTP_URL', undefined, ['http', 'https']),
-    assetDiscoveryTimeoutMs: env.int('ASSET_DISCOVERY_TIMEOUT_MS', 2_000, { min: 50 }),
-    upstream: {
-      connectMs: env.int('UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, { min: 50 }),
-      idleMs: env.int('UPSTREAM_IDLE_TIMEOUT_MS', 60_000, { min: 50 }),
-    },
-  };
-}
+export const gatewayConfig = defineConfig(
+  Env.group({
+    common: common.schema,
+    adminToken: Env.secret({ env: 'ADMIN_TOKEN', minLength: 16, description: 'Bearer token of the admin API.' }),
+    bodyLimitBytes: Env.integer({
+      env: 'BODY_LIMIT_BYTES',
+      default: 1024 * 1024,
+      minimum: 1024,
+      description: 'Largest JSON request body.',
+    }),
+    rpcTimeoutMs: Env.integer({
+      env: 'RPC_TIMEOUT_MS',
+      default: 10_000,
+      minimum: 100,
+      description: 'Longest wait for a service to answer.',
+    }),
+    trustProxyHops: Env.optional(
+      Env.integer({
+        env: 'TRUST_PROXY_HOPS',
+        minimum: 0,
+        maximum: 10,
+        defaultText: '0 (1 with `TRUST_PROXY=true`)',
+        description:
+          'Proxies in front of the gateway that append to X-Forwarded-For (an ingress controller: 1); the client is the address ' +
+          'the outermost of them saw; 0: the socket address (decision 0008).',
+      }),
+    ),
+    legacyTrustProxy: Env.optional(
+      Env.boolean({ env: 'TRUST_PROXY', description: 'Before `TRUST_PROXY_HOPS`: `true` meant one proxy in front.' }),
+    ),
+    ipRateLimit: Env.group({
+      perMinute: Env.integer({
+        env: 'IP_RATE_LIMIT_PER_MINUTE',
+        default: 6000,
+        minimum: 0,
+        description: 'Requests per minute from one address.',
+      }),
+      burst: Env.integer({ env: 'IP_RATE_LIMIT_BURST', default: 600, minimum: 1, description: 'Requests one address may send at once.' }),
+      maxAddresses: Env.integer({
+        env: 'IP_RATE_LIMIT_MAX_ADDRESSES',
+        default: 100_000,
+        minimum: 1,
+        description: 'Addresses the limiter remembers at most.',
+      }),
+    }),
+    assetHttpUrl: Env.optional(
+      Env.url({
+        env: 'ASSET_HTTP_URL',
+        protocols: ['http', 'https'],
+        defaultText: 'found over NATS',
+        description: "Fixed base URL of the asset service's HTTP listener.",
+      }),
+    ),
+    assetDiscoveryTimeoutMs: Env.integer({
+      env: 'ASSET_DISCOVERY_TIMEOUT_MS',
+      default: 2_000,
+      minimum: 50,
+      description: "Longest wait for an asset listener's address over NATS.",
+    }),
+    /** Connect and idle limits of the proxied uploads and downloads (decision 0050). */
+    upstream: Env.group({
+      connectMs: Env.integer({
+        env: 'UPSTREAM_CONNECT_TIMEOUT_MS',
+        default: 5_000,
+        minimum: 50,
+        description: 'Longest wait to connect to the asset listener of an upload or download (decision 0050).',
+      }),
+      idleMs: Env.integer({
+        env: 'UPSTREAM_IDLE_TIMEOUT_MS',
+        default: 60_000,
+        minimum: 50,
+        description: 'A proxied upload or download on which no byte moves for this long is cut (decision 0050).',
+      }),
+    }),
+  }),
+  ({ common: commonValues, trustProxyHops, legacyTrustProxy, ...own }, check) => ({
+    ...common.build(commonValues, check),
+    ...own,
+    trustProxyHops: trustProxyHops ?? (legacyTrustProxy ? 1 : 0),
+  }),
+);
+
+export type GatewayConfig = ConfigOf<typeof gatewayConfig>;

@@ -1,9 +1,9 @@
 import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
-import { readGatewayConfig } from './config.js';
+import { gatewayConfig } from './config.js';
 import { startGateway } from './service.js';
 
 try {
-  const config = readConfig(readGatewayConfig);
+  const config = readConfig(gatewayConfig);
   const { runtime } = await startGateway(config);
   logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);

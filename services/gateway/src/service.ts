@@ -1,4 +1,4 @@
-import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
 import { adminOperations } from './http/admin-operations.js';
 import { mountGateway } from './http/app.js';
@@ -20,7 +20,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     config,
     schema: 'gateway',
     migrations: gatewayMigrations,
-    version: '0.1.0',
+    version: packageVersion(import.meta.url),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readConfig } from '@catalog/platform';
 import { createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
-import { readGatewayConfig, startGateway, type GatewayHandle } from '../src/index.js';
+import { gatewayConfig, startGateway, type GatewayHandle } from '../src/index.js';
 
 export const ADMIN_TOKEN = 'gateway-test-admin-token';
 
@@ -29,7 +29,7 @@ export async function startTestGateway(overrides: Record<string, string> = {}): 
     ...overrides,
   };
   try {
-    const gateway = await startGateway(readConfig(readGatewayConfig, env), { logger: testLogger('gateway') });
+    const gateway = await startGateway(readConfig(gatewayConfig, env), { logger: testLogger('gateway') });
     return {
       gateway,
       database,

@@ -1,7 +1,5 @@
-import { readCommonConfig, type CommonConfig, type EnvReader } from '@catalog/platform';
+import { commonConfig, type ConfigOf } from '@catalog/platform';
 
-export type LibraryConfig = CommonConfig;
+export const libraryConfig = commonConfig('library', 8085);
 
-export function readLibraryConfig(env: EnvReader): LibraryConfig {
-  return readCommonConfig(env, 'library', 8085);
-}
+export type LibraryConfig = ConfigOf<typeof libraryConfig>;

@@ -1,9 +1,9 @@
 import { createLogger, logUnhandledRejections, readConfig, stopOnSignals } from '@catalog/platform';
-import { readLibraryConfig } from './config.js';
+import { libraryConfig } from './config.js';
 import { startLibraryService } from './service.js';
 
 try {
-  const config = readConfig(readLibraryConfig);
+  const config = readConfig(libraryConfig);
   const runtime = await startLibraryService(config);
   logUnhandledRejections(runtime.logger);
   stopOnSignals(runtime.logger, () => runtime.stop(), config.shutdownTimeoutMs + 5_000);

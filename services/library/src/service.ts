@@ -1,4 +1,4 @@
-import { startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
 import { libraryMigrations } from './migrations/index.js';
 
@@ -8,7 +8,7 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     config,
     schema: 'library',
     migrations: libraryMigrations,
-    version: '0.1.0',
+    version: packageVersion(import.meta.url),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {

@@ -4,7 +4,7 @@ import type { EventTypeDefinition } from './types.js';
 type JsonSchema = Record<string, unknown>;
 
 /** A one-line description of a (TypeBox, i.e. JSON Schema) type for the events reference. */
-export function describeSchema(schema: JsonSchema): string {
+function describeSchema(schema: JsonSchema): string {
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' \\| ');
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map(describeSchema).join(' \\| ');

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Line, Timestamp, Uuid } from './common.js';
 
-export const PRODUCTS = ['catalog', 'library'] as const;
+const PRODUCTS = ['catalog', 'library'] as const;
 export type Product = (typeof PRODUCTS)[number];
-export const PERMISSIONS = ['catalog:api', 'catalog:analysis', 'library:api'] as const;
+const PERMISSIONS = ['catalog:api', 'catalog:analysis', 'library:api'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 const ProductSchema = Type.Union(PRODUCTS.map((p) => Type.Literal(p)));

@@ -16,7 +16,6 @@ const Db = (description: string) => Type.Union([Type.Number(), Type.Null()], { d
 
 /** Integrated loudness targets of the two profiles (decision 0081). */
 export const LOUDNESS_PROFILE_TARGETS = { broadcast: -23, streaming: -16 } as const;
-export type LoudnessProfile = keyof typeof LOUDNESS_PROFILE_TARGETS;
 
 export const LoudnessOptions = Type.Object(
   {

@@ -14,7 +14,7 @@ export const AssetStatusSchema = Type.Union(ASSET_STATUSES.map((s) => Type.Liter
  * `standalone`: a temporary file that belongs to no entity, removed after the retention period.
  * `attached`: a file kept for as long as the catalog uses it (a version's file).
  */
-export const ASSET_RETENTIONS = ['standalone', 'attached'] as const;
+const ASSET_RETENTIONS = ['standalone', 'attached'] as const;
 export type AssetRetention = (typeof ASSET_RETENTIONS)[number];
 export const AssetRetentionSchema = Type.Union(ASSET_RETENTIONS.map((r) => Type.Literal(r)));
 

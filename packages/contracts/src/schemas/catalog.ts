@@ -39,7 +39,7 @@ export const CreateEntityBody = Type.Object(
 export type CreateEntityBody = Static<typeof CreateEntityBody>;
 
 /** Most entities one batch creation takes (decision 0007). */
-export const MAX_ENTITY_BATCH = 100;
+const MAX_ENTITY_BATCH = 100;
 
 export const CreateEntitiesBody = Type.Object(
   { entities: Type.Array(CreateEntityBody, { minItems: 1, maxItems: MAX_ENTITY_BATCH }) },

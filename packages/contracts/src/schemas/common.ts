@@ -87,12 +87,4 @@ export function Page<K extends string, T extends TSchema>(itemsName: K, item: T)
   return Type.Object(properties);
 }
 
-export const PageQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Cursor(512, 'opaque cursor from a previous page')),
-  },
-  { additionalProperties: false },
-);
-
 export const IdParams = Type.Object({ id: Uuid });

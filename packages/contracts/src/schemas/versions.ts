@@ -9,7 +9,6 @@ import { Cursor, Line, Timestamp, Uuid } from './common.js';
 
 /** A version's kind is the kind of its file: AUDIO, ARTWORK or VIDEO. */
 export const VERSION_KINDS = ASSET_KINDS;
-export type VersionKind = AssetKind;
 export const VersionKindSchema = AssetKindSchema;
 
 /** The version types a radio catalog uses, per kind; `other` is allowed for every kind. */
@@ -34,9 +33,7 @@ export const VERSION_TYPES_BY_KIND = {
   VIDEO: ['video_clip', 'lyric_video', 'live', 'teaser', 'other'],
 } as const satisfies Record<AssetKind, readonly string[]>;
 
-export const VERSION_TYPES = [...new Set(Object.values(VERSION_TYPES_BY_KIND).flat())] as Array<
-  (typeof VERSION_TYPES_BY_KIND)[AssetKind][number]
->;
+const VERSION_TYPES = [...new Set(Object.values(VERSION_TYPES_BY_KIND).flat())] as Array<(typeof VERSION_TYPES_BY_KIND)[AssetKind][number]>;
 export type VersionType = (typeof VERSION_TYPES)[number];
 export const VersionTypeSchema = Type.Union(
   VERSION_TYPES.map((t) => Type.Literal(t)),
@@ -56,8 +53,8 @@ export type MarkerType = (typeof MARKER_TYPES)[number];
 export const MarkerTypeSchema = Type.Union(MARKER_TYPES.map((t) => Type.Literal(t)));
 
 /** 24 hours: no broadcast file is longer. */
-export const MAX_MARKER_POSITION_MS = 24 * 3600 * 1000;
-export const MAX_MARKERS = 100;
+const MAX_MARKER_POSITION_MS = 24 * 3600 * 1000;
+const MAX_MARKERS = 100;
 
 export const Marker = Type.Object(
   {
@@ -148,7 +145,7 @@ export const UpdateVersionBody = Type.Object(
 export type UpdateVersionBody = Static<typeof UpdateVersionBody>;
 
 /** Most versions one page of the listing asks for (decision 0052). */
-export const MAX_VERSIONS_PAGE = 500;
+const MAX_VERSIONS_PAGE = 500;
 
 export const ListVersionsQuery = Type.Object(
   {

@@ -16,7 +16,7 @@ export interface BusSettings {
  * Where the replies to a user's requests arrive. Each user receives on `_INBOX.<user>.>` only
  * (the server's permissions say so), so no other client can read its replies.
  */
-export function busInboxPrefix(user: string | undefined): string {
+function busInboxPrefix(user: string | undefined): string {
   if (user === undefined) return '_INBOX';
   if (!/^[A-Za-z0-9_-]+$/.test(user)) throw new Error(`invalid NATS user "${user}": letters, digits, _ and - only`);
   return `_INBOX.${user}`;

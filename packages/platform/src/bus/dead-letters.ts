@@ -13,7 +13,7 @@ import type { Subjects } from './subjects.js';
  * say where it came from and why it was parked. Bounded: 30 days, 100,000 messages, 256 MiB,
  * the oldest dropped first.
  */
-export const DEAD_LETTER_LIMITS = {
+const DEAD_LETTER_LIMITS = {
   maxAgeMs: 30 * 24 * 3600_000,
   maxMsgs: 100_000,
   maxBytes: 256 * 1024 * 1024,
@@ -98,7 +98,7 @@ export async function ensureDeadLetterStream(nc: NatsConnection, subjects: Subje
  * `Nats-Msg-Id` is its stream, sequence and consumer. Rejects when NATS does not take it (the
  * caller keeps the message and tries again).
  */
-export async function parkDeadLetter(nc: NatsConnection, subjects: Subjects, letter: DeadLetter): Promise<void> {
+async function parkDeadLetter(nc: NatsConnection, subjects: Subjects, letter: DeadLetter): Promise<void> {
   const h = natsHeaders();
   h.set(DEAD_LETTER_HEADERS.subject, letter.subject);
   h.set(DEAD_LETTER_HEADERS.stream, letter.stream);

@@ -1,6 +1,6 @@
 import { jetstream, type JsMsg } from '@nats-io/jetstream';
 import { createBackoff, type BackoffOptions } from '../backoff.js';
-import type { EnvReader } from '../config.js';
+import { Env } from '../config/env-schema.js';
 import type { Logger } from '../logger.js';
 import { platformCounter, processMetrics, type Counter, type MetricsRegistry } from '../metrics.js';
 import { sleep } from '../sleep.js';
@@ -44,21 +44,37 @@ export interface EventConsumer {
   stop(): Promise<void>;
 }
 
-/**
- * `<name>_CONSUMER` (default `defaultDurable`), `<name>_ACK_WAIT_MS` (30000),
- * `<name>_MAX_ACK_PENDING` (1000) and `<name>_MAX_ATTEMPTS` (5): the settings of a service's
- * durable consumer.
- */
-export function readEventConsumerConfig(env: EnvReader, name: string, defaultDurable: string): EventConsumerConfig {
-  return {
-    durable: env.string(`${name}_CONSUMER`, defaultDurable),
-    ackWaitMs: env.int(`${name}_ACK_WAIT_MS`, 30_000, { min: 1_000 }),
-    maxAckPending: env.int(`${name}_MAX_ACK_PENDING`, 1_000, { min: 1 }),
-    maxAttempts: env.int(`${name}_MAX_ATTEMPTS`, DEFAULT_MAX_ATTEMPTS, { min: 1, max: 100 }),
-  };
-}
-
 export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/** The variables of a service's durable consumer: `<name>_CONSUMER`, `_ACK_WAIT_MS`, `_MAX_ACK_PENDING`, `_MAX_ATTEMPTS`. */
+export function eventConsumerEnv(name: string, defaultDurable: string) {
+  return Env.group({
+    durable: Env.string({
+      env: `${name}_CONSUMER`,
+      default: defaultDurable,
+      description: 'Durable consumer on the events stream, shared by the replicas.',
+    }),
+    ackWaitMs: Env.integer({
+      env: `${name}_ACK_WAIT_MS`,
+      default: 30_000,
+      minimum: 1_000,
+      description: 'An event not acknowledged within this is redelivered.',
+    }),
+    maxAckPending: Env.integer({
+      env: `${name}_MAX_ACK_PENDING`,
+      default: 1_000,
+      minimum: 1,
+      description: 'Events delivered and not yet acknowledged at most.',
+    }),
+    maxAttempts: Env.integer({
+      env: `${name}_MAX_ATTEMPTS`,
+      default: DEFAULT_MAX_ATTEMPTS,
+      minimum: 1,
+      maximum: 100,
+      description: 'Attempts at an event the handler rejects before it is parked in the dead letters (decision 0053).',
+    }),
+  });
+}
 
 /** What handling one message needs. */
 interface Follower {

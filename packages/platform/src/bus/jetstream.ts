@@ -29,7 +29,7 @@ export interface EventsStreamSettings {
   duplicateWindowMs?: number;
 }
 
-export const EVENTS_STREAM_DEFAULTS = {
+const EVENTS_STREAM_DEFAULTS = {
   maxAgeMs: 7 * 24 * 3600_000,
   duplicateWindowMs: 10 * 60_000,
 } as const;
@@ -37,7 +37,6 @@ export const EVENTS_STREAM_DEFAULTS = {
 /** JetStream API error codes used here (nats-server `errors.json`). */
 const STREAM_NAME_IN_USE = 10058;
 const STREAM_NOT_FOUND = 10059;
-const CONSUMER_NOT_FOUND = 10014;
 
 export function isJetStreamApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.code === code;
@@ -50,10 +49,6 @@ export function isStreamMissing(error: unknown): boolean {
   const name = (error as { name?: string } | null)?.name;
   const message = (error as { message?: string } | null)?.message ?? '';
   return name === 'NoRespondersError' || /no responders/i.test(message);
-}
-
-export function isConsumerMissing(error: unknown): boolean {
-  return isJetStreamApiError(error, CONSUMER_NOT_FOUND) || isJetStreamApiError(error, STREAM_NOT_FOUND);
 }
 
 /**

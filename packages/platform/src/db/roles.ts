@@ -118,7 +118,7 @@ interface RoleFacts {
  * sets) for schema `schema`: a superuser or BYPASSRLS role (also through membership of one)
  * escapes row-level security, and so does the owner of a table (or a member of it).
  */
-export async function databaseRoleProblems(pool: pg.Pool, schema: string): Promise<string[]> {
+async function databaseRoleProblems(pool: pg.Pool, schema: string): Promise<string[]> {
   const { rows } = await pool.query<RoleFacts>(
     `select r.rolname, r.rolsuper, r.rolbypassrls,
             array(select p.rolname::text from pg_roles p

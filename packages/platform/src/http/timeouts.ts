@@ -1,4 +1,4 @@
-import type { EnvReader } from '../config.js';
+import { Env } from '../config/env-schema.js';
 
 /**
  * How long every HTTP listener waits for a client (decision 0050). A client that sends its
@@ -36,15 +36,42 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   bodyMinBytesPerSecond: 256,
 };
 
-/** The HTTP timeouts of a service from its environment (`HTTP_*_MS`), defaults above. */
-export function readHttpTimeouts(env: EnvReader): HttpTimeouts {
-  const d = DEFAULT_HTTP_TIMEOUTS;
-  return {
-    headersTimeoutMs: env.int('HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, { min: 100 }),
-    requestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, { min: 100 }),
-    keepAliveTimeoutMs: env.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, { min: 100 }),
-    idleTimeoutMs: env.int('HTTP_IDLE_TIMEOUT_MS', d.idleTimeoutMs, { min: 100 }),
-    bodyReadTimeoutMs: env.int('HTTP_BODY_READ_TIMEOUT_MS', d.bodyReadTimeoutMs, { min: 100 }),
-    bodyMinBytesPerSecond: env.int('HTTP_BODY_MIN_BYTES_PER_SECOND', d.bodyMinBytesPerSecond, { min: 0 }),
-  };
-}
+/** The HTTP timeouts of a service from its environment (`HTTP_*`), defaults above. */
+export const httpTimeoutsEnv = Env.group({
+  headersTimeoutMs: Env.integer({
+    env: 'HTTP_HEADERS_TIMEOUT_MS',
+    default: DEFAULT_HTTP_TIMEOUTS.headersTimeoutMs,
+    minimum: 100,
+    description: 'The header section of a request must arrive within this (decision 0050).',
+  }),
+  requestTimeoutMs: Env.integer({
+    env: 'HTTP_REQUEST_TIMEOUT_MS',
+    default: DEFAULT_HTTP_TIMEOUTS.requestTimeoutMs,
+    minimum: 100,
+    description: 'A request that is not a streamed upload must arrive whole within this.',
+  }),
+  keepAliveTimeoutMs: Env.integer({
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    default: DEFAULT_HTTP_TIMEOUTS.keepAliveTimeoutMs,
+    minimum: 100,
+    description: "An idle keep-alive connection is closed after this; keep it above a load balancer's idle timeout.",
+  }),
+  idleTimeoutMs: Env.integer({
+    env: 'HTTP_IDLE_TIMEOUT_MS',
+    default: DEFAULT_HTTP_TIMEOUTS.idleTimeoutMs,
+    minimum: 100,
+    description: 'A connection that carries no byte either way for this long during a request is closed.',
+  }),
+  bodyReadTimeoutMs: Env.integer({
+    env: 'HTTP_BODY_READ_TIMEOUT_MS',
+    default: DEFAULT_HTTP_TIMEOUTS.bodyReadTimeoutMs,
+    minimum: 100,
+    description: 'The window over which a request body must progress by `HTTP_BODY_MIN_BYTES_PER_SECOND`, else 408.',
+  }),
+  bodyMinBytesPerSecond: Env.integer({
+    env: 'HTTP_BODY_MIN_BYTES_PER_SECOND',
+    default: DEFAULT_HTTP_TIMEOUTS.bodyMinBytesPerSecond,
+    minimum: 0,
+    description: 'Least average rate of a request body over each `HTTP_BODY_READ_TIMEOUT_MS` window.',
+  }),
+});

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import { jetstream } from '@nats-io/jetstream';
 import type pg from 'pg';
 import { encodeBusEvent, envelopeFromRow, type BusEvent, type EventEnvelopeRow } from '../bus/event-message.js';
@@ -7,7 +8,7 @@ import { maxPayload } from '../bus/payload-size.js';
 import type { NatsConnection } from '../bus/connect.js';
 import { createBackoff } from '../backoff.js';
 import type { Subjects } from '../bus/subjects.js';
-import type { EnvReader } from '../config.js';
+import { Env } from '../config/env-schema.js';
 import { assertIdentifier } from '../db/database.js';
 import { runAsLeader, type Leadership } from '../db/leader.js';
 import type { Logger } from '../logger.js';
@@ -49,7 +50,7 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-export const OUTBOX_RELAY_DEFAULTS = {
+const OUTBOX_RELAY_DEFAULTS = {
   batchSize: 500,
   pollIntervalMs: 50,
   retentionMs: 7 * 24 * 3600_000,
@@ -60,13 +61,34 @@ export const OUTBOX_RELAY_DEFAULTS = {
   leaseRetryMs: 1_000,
 } as const;
 
-/** Relay settings from the environment, for services that run one (`OUTBOX_*`). */
-export function readOutboxRelayConfig(env: EnvReader): OutboxRelayOptions {
-  return {
-    batchSize: env.int('OUTBOX_BATCH_SIZE', OUTBOX_RELAY_DEFAULTS.batchSize, { min: 1, max: 5_000 }),
-    pollIntervalMs: env.int('OUTBOX_POLL_INTERVAL_MS', OUTBOX_RELAY_DEFAULTS.pollIntervalMs, { min: 5, max: 60_000 }),
-    retentionMs: env.int('OUTBOX_RETENTION_DAYS', 7, { min: 1, max: 365 }) * 24 * 3600_000,
-  };
+/** The relay's settings a service reads from its environment (`OUTBOX_*`). */
+export const outboxRelayEnv = Env.group({
+  batchSize: Env.integer({
+    env: 'OUTBOX_BATCH_SIZE',
+    default: OUTBOX_RELAY_DEFAULTS.batchSize,
+    minimum: 1,
+    maximum: 5_000,
+    description: 'Outbox rows read and published per round.',
+  }),
+  pollIntervalMs: Env.integer({
+    env: 'OUTBOX_POLL_INTERVAL_MS',
+    default: OUTBOX_RELAY_DEFAULTS.pollIntervalMs,
+    minimum: 5,
+    maximum: 60_000,
+    description: 'Longest wait between rounds when no NOTIFY arrives.',
+  }),
+  retentionDays: Env.integer({
+    env: 'OUTBOX_RETENTION_DAYS',
+    default: 7,
+    minimum: 1,
+    maximum: 365,
+    description: 'Published outbox rows are deleted after this many days.',
+  }),
+});
+
+/** The relay options of `outboxRelayEnv`'s values. */
+export function outboxRelayOptions({ retentionDays, ...options }: Static<typeof outboxRelayEnv>): OutboxRelayOptions {
+  return { ...options, retentionMs: retentionDays * 24 * 3600_000 };
 }
 
 /** The position before every outbox row: a relay (a new leader) starts by reading from there. */

@@ -1,3 +1,3 @@
 export { midiFile, type MidiNote, type MidiSong } from './midi.js';
 export { cadence, demoSong, drumPattern, type Mode } from './patterns.js';
-export { renderSong, SOUNDFONT, type RenderOptions } from './render.js';
+export { renderSong, type RenderOptions } from './render.js';

@@ -8,7 +8,7 @@ import { midiFile, type MidiSong } from './midi.js';
 const run = promisify(execFile);
 
 /** Debian's fluid-soundfont-gm (scripts/lib/infra.sh ensure_audio_tools installs it); SOUNDFONT overrides. */
-export const SOUNDFONT = process.env.SOUNDFONT ?? '/usr/share/sounds/sf2/FluidR3_GM.sf2';
+const SOUNDFONT = process.env.SOUNDFONT ?? '/usr/share/sounds/sf2/FluidR3_GM.sf2';
 
 /** Longest a render may take (a 5-minute song takes a few seconds). */
 const RENDER_TIMEOUT_MS = 180_000;

@@ -7,7 +7,7 @@ import { analysisSettings } from './options.js';
 import { buildPipeline } from './pipeline.js';
 
 /** Longest an analysis may take by default (probe and decode together). */
-export const DEFAULT_ANALYSIS_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_ANALYSIS_TIMEOUT_MS = 10 * 60_000;
 /** Longest ffprobe may read the headers. */
 const PROBE_TIMEOUT_MS = 30_000;
 

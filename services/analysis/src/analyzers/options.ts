@@ -1,11 +1,4 @@
-import {
-  ANALYSIS_TYPES,
-  AnalysisOptions,
-  FINGERPRINT_LIMITS,
-  LOUDNESS_PROFILE_TARGETS,
-  WAVEFORM_LIMITS,
-  type AnalysisType,
-} from '@catalog/contracts';
+import { ANALYSIS_TYPES, AnalysisOptions, FINGERPRINT_LIMITS, LOUDNESS_PROFILE_TARGETS, WAVEFORM_LIMITS } from '@catalog/contracts';
 import { Value } from '@sinclair/typebox/value';
 import { AnalysisError } from './errors.js';
 import type { WaveformSettings } from './waveform/waveform-analyzer.js';
@@ -45,8 +38,4 @@ export function analysisSettings(types: readonly string[], options: unknown = {}
       splitChannels: waveform.splitChannels ?? false,
     }),
   };
-}
-
-export function isRequested(types: readonly AnalysisType[], ...wanted: AnalysisType[]): boolean {
-  return wanted.some((type) => types.includes(type));
 }

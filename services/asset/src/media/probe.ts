@@ -13,7 +13,7 @@ export interface ProbeResult {
 export type AudioProbe = (path: string) => Promise<ProbeResult>;
 
 /** ffprobe could not be run at all: an error of the deployment, not of the file (503, the asset keeps waiting). */
-export function probeUnavailable(ffprobePath: string, reason: string): AppError {
+function probeUnavailable(ffprobePath: string, reason: string): AppError {
   return new AppError(
     503,
     'service_unavailable',
@@ -27,7 +27,7 @@ export function probeUnavailable(ffprobePath: string, reason: string): AppError 
  * ffprobe open a network address or another local file; only the demuxers of the accepted audio
  * formats; headers only (the file is not decoded).
  */
-export function probeArguments(path: string): string[] {
+function probeArguments(path: string): string[] {
   if (!isAbsolute(path)) throw new Error('ffprobe reads absolute local paths only');
   return [
     '-v',
@@ -70,7 +70,7 @@ export function ffprobeAudio(ffprobePath: string, timeoutMs: number): AudioProbe
     });
 }
 
-export function parseProbeOutput(output: string): ProbeResult {
+function parseProbeOutput(output: string): ProbeResult {
   try {
     const parsed = JSON.parse(output) as { streams?: Array<{ codec_type?: string }>; format?: { duration?: string } };
     const audio = (parsed.streams ?? []).some((s) => s.codec_type === 'audio');

@@ -13,7 +13,7 @@ const countOrNull = (value: unknown): value is number | null => value === null |
  * The facts every asset event carries (contracts/events/asset.ts: status, kind, contentType, size,
  * durationMs); further fields are additive payload extensions and are ignored here.
  */
-export function assetFactsOf(data: Record<string, unknown>): AssetFacts | null {
+function assetFactsOf(data: Record<string, unknown>): AssetFacts | null {
   const { status, kind, contentType, size, durationMs } = data;
   if (!(ASSET_STATUSES as readonly unknown[]).includes(status) || !(ASSET_KINDS as readonly unknown[]).includes(kind)) return null;
   if (typeof contentType !== 'string' || !countOrNull(size) || !countOrNull(durationMs)) return null;

@@ -35,8 +35,7 @@ export interface EntityDeps {
   db: Kysely<CatalogDb>;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+const DEFAULT_PAGE_SIZE = 50;
 
 export interface EntityPage {
   entities: Entity[];

@@ -19,7 +19,7 @@ export interface EntityTypeDeps {
  * Entity types a tenant may configure: their listing is one reply, which must fit the bus
  * (decision 0052); a thousand is far more than a station uses and ~250 KB listed.
  */
-export const MAX_ENTITY_TYPES = 1000;
+const MAX_ENTITY_TYPES = 1000;
 
 function isAnalysisType(value: string): value is AnalysisType {
   return (ANALYSIS_TYPES as readonly string[]).includes(value);
@@ -43,7 +43,7 @@ function sameAnalyses(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
-export function entityTypeView(row: EntityTypeRow): EntityType {
+function entityTypeView(row: EntityTypeRow): EntityType {
   return {
     name: row.name,
     automaticAnalyses: normalizeStored(row.automatic_analyses),

@@ -4,7 +4,7 @@ import { badRequest, unsupportedMediaType } from '@catalog/platform';
 const TOP_LEVEL_KIND: Record<string, AssetKind> = { audio: 'AUDIO', image: 'ARTWORK', video: 'VIDEO' };
 
 /** The kind a content type belongs to by its top-level type (audio/*, image/*, video/*), or null. */
-export function kindOfContentType(contentType: string): AssetKind | null {
+function kindOfContentType(contentType: string): AssetKind | null {
   return TOP_LEVEL_KIND[contentType.trim().toLowerCase().split('/')[0] ?? ''] ?? null;
 }
 

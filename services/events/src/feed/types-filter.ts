@@ -5,7 +5,7 @@ import { eventTypes, RESERVED_EVENT_TYPES } from '@catalog/contracts';
 export const FEED_PRODUCT = 'catalog';
 
 /** Types a client may name in `types`: every registered type of the product, and the reserved ones. */
-export const knownFeedTypes: ReadonlySet<string> = new Set([
+const knownFeedTypes: ReadonlySet<string> = new Set([
   ...eventTypes.filter((e) => e.product === FEED_PRODUCT).map((e) => e.type),
   ...RESERVED_EVENT_TYPES,
 ]);

@@ -8,7 +8,7 @@ import { LevelCrossings } from './level-crossings.js';
  * crossing over the whole file, so a pause inside the audio (between sentences, a break in the
  * song) never ends it early: the last word of a speech is before cue out and segue.
  */
-export const CUE_THRESHOLDS_LU = {
+const CUE_THRESHOLDS_LU = {
   /** cue in / cue out: 10 ms sub-blocks, far below the programme, above hiss and reverb tails' ends. */
   cue: -35,
   /** intro end / outro start: short-term (3 s) loudness at the level of the body of the track. */

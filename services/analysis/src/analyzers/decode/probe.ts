@@ -46,7 +46,7 @@ interface ProbeJson {
   format?: Record<string, string | undefined>;
 }
 
-export function parseProbe(output: string): TechnicalResult {
+function parseProbe(output: string): TechnicalResult {
   let parsed: ProbeJson;
   try {
     parsed = JSON.parse(output) as ProbeJson;

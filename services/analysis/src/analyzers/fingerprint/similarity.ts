@@ -1,5 +1,5 @@
 /** Sub-fingerprints per second of Chromaprint's default algorithm (11025 Hz, hop 1365.33 samples). */
-export const ITEMS_PER_SECOND = 11_025 / 1_365.333;
+const ITEMS_PER_SECOND = 11_025 / 1_365.333;
 /** Alignments tried either way: a shift of up to 15 s (leading silence, a shorter intro). */
 const MAX_OFFSET_ITEMS = Math.round(15 * ITEMS_PER_SECOND);
 /** The shorter fingerprint must overlap the other over at least this share of itself. */

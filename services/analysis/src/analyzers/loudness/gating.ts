@@ -1,7 +1,7 @@
 import { lufs } from './meter.js';
 
 /** BS.1770-4 absolute gate (LUFS). */
-export const ABSOLUTE_GATE = -70;
+const ABSOLUTE_GATE = -70;
 const BIN_LU = 0.01;
 const TOP_LUFS = 30;
 const BINS = Math.round((TOP_LUFS - ABSOLUTE_GATE) / BIN_LU);

@@ -3,9 +3,9 @@ import { kWeightedEnergy, kWeightingHighPass, kWeightingShelf, type Biquad } fro
 /** The meter's grain: 10 ms sub-blocks (cue points read these). */
 export const SUB_BLOCK_SECONDS = 0.01;
 /** Momentary and short-term loudness are measured every 100 ms (BS.1770 gating blocks overlap 75 %). */
-export const STEP_SUB_BLOCKS = 10;
-export const MOMENTARY_SUB_BLOCKS = 40;
-export const SHORT_TERM_SUB_BLOCKS = 300;
+const STEP_SUB_BLOCKS = 10;
+const MOMENTARY_SUB_BLOCKS = 40;
+const SHORT_TERM_SUB_BLOCKS = 300;
 
 /** What the meter reports; powers are channel-weighted mean squares of the K-weighted signal. */
 export interface LoudnessListener {

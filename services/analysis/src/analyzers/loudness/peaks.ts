@@ -4,7 +4,7 @@ const TAPS = 12;
 const BLOCK = 16;
 
 /** Oversampling of BS.1770-4 annex 2: 4x below 96 kHz, 2x below 192 kHz, none above. */
-export function oversamplingFactor(sampleRate: number): number {
+function oversamplingFactor(sampleRate: number): number {
   return sampleRate < 96_000 ? 4 : sampleRate < 192_000 ? 2 : 1;
 }
 
@@ -12,7 +12,7 @@ export function oversamplingFactor(sampleRate: number): number {
  * Polyphase branches of a Kaiser-windowed sinc interpolator cut off at the input's Nyquist
  * frequency; each branch normalised to unit gain at DC.
  */
-export function interpolationPhases(factor: number): Float64Array[] {
+function interpolationPhases(factor: number): Float64Array[] {
   const length = factor * TAPS;
   const centre = (length - 1) / 2;
   const beta = 6;

@@ -1,8 +1,8 @@
 import { combSalience, type StreamingAutocorrelation } from './periodicity.js';
 
 /** The tempo range reported (beats per minute). */
-export const MIN_BPM = 60;
-export const MAX_BPM = 200;
+const MIN_BPM = 60;
+const MAX_BPM = 200;
 const GRID_BPM = 0.05;
 const HARMONICS = 4;
 /** Mild preference for moderate tempi: log-normal around 120 BPM, one octave wide. */
@@ -66,7 +66,7 @@ export function chooseOctave(bpm: number, strength: Float32Array, frameRate: num
  * onset strength folded onto one period. Folded in stretches of FOLD_PERIODS periods, each
  * aligned on its own strongest phase, so that a tempo slightly off does not smear the phases.
  */
-export function offbeatRatio(strength: Float32Array, period: number): number {
+function offbeatRatio(strength: Float32Array, period: number): number {
   const total = new Float64Array(PHASE_BINS);
   const stretch = Math.round(FOLD_PERIODS * period);
   const profile = new Float64Array(PHASE_BINS);

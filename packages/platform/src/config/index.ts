@@ -1,0 +1,3 @@
+export * from './common.js';
+export * from './env-schema.js';
+export * from './read-config.js';
