@@ -27,8 +27,9 @@ import {
   type TestDatabase,
 } from '@catalog/testing';
 import { eventsMigrations } from '../src/index.js';
-import { startFeedWriter } from '../src/writer/feed-writer.js';
-import { MAX_FEED_EVENT_BYTES } from '../src/writer/stream-entries.js';
+import { startFeedWriter } from '../src/messaging/feed-writer.js';
+import { MAX_FEED_EVENT_BYTES } from '../src/messaging/stream-entries.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
 
 /**
@@ -96,7 +97,7 @@ test("bad messages between good events: every tenant's feed keeps flowing, the b
   seq.huge = await publishEvent(nc, subjects, bad.huge);
   seq.good4 = await publishEvent(nc, subjects, good[4]!);
 
-  let events: ServiceRuntime<unknown> | null = null;
+  let events: ServiceRuntime<EventsDb> | null = null;
   let client: FeedClient | null = null;
   try {
     events = await startEvents(
@@ -151,7 +152,7 @@ test('Postgres unavailable for a while parks nothing, even beside a poison event
   const target = new URL(testDb.url);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   // The writer's pool goes through the proxy; its lease connection does not, so it stays the writer.
-  const database = createDatabase<unknown>({ url: proxy.urlFor(testDb.url), schema: 'events', role: 'events_app', poolSize: 2 });
+  const database = createDatabase<EventsDb>({ url: proxy.urlFor(testDb.url), schema: 'events', role: 'events_app', poolSize: 2 });
   database.pool.on('error', () => undefined);
   const metrics = createMetricsRegistry();
   const writer = startFeedWriter({

@@ -10,6 +10,7 @@ import {
 } from '@catalog/platform';
 import { createTestDatabase, eventually, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents } from './support.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 
 let testDb: TestDatabase;
 let nc: NatsConnection;
@@ -43,7 +44,7 @@ test('messages delivered to a writer that died are read from the stream at once,
   expect(taken).toHaveLength(5);
 
   for (const e of published.slice(5)) await js.publish(subjects.events('catalog', e.type), encodeBusEvent(e), { msgID: e.id });
-  let events: ServiceRuntime<unknown> | null = null;
+  let events: ServiceRuntime<EventsDb> | null = null;
   const client = await feedClient(testInfrastructure().natsUrl, subjects);
   try {
     events = await startEvents(

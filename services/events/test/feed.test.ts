@@ -2,7 +2,7 @@ import { jetstream } from '@nats-io/jetstream';
 import pg from 'pg';
 import { encodeBusEvent, newId, sql, subjectsFor, type NatsConnection } from '@catalog/platform';
 import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
-import { feedCursors } from '../src/feed/cursor.js';
+import { feedCursors } from '../src/domain/feed-cursor.js';
 import {
   busEvent,
   entityCreated,
