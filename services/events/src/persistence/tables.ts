@@ -1,25 +1,15 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { EventEnvelopeRow } from '@catalog/platform';
 
 /**
- * One stored event of a tenant's feed (migrations 0001-0003). The writer inserts rows of every
- * tenant in one statement from a JSON record set (`storeEvents`); pages are read by one statement
- * that joins their `body` (`feedPageStatement`).
+ * One stored event of a tenant's feed (migrations 0001-0003): the envelope's columns, as in the
+ * outbox. The writer inserts rows of every tenant in one statement from a JSON record set
+ * (`storeEvents`); pages are read by one statement that joins their `body` (`feedPageStatement`).
  */
-export interface FeedTable {
+export interface FeedTable extends EventEnvelopeRow {
   /** The inserting transaction's id (xid8, as text): pages follow `(tx_id, id)` order. */
   tx_id: ColumnType<string, never, never>;
-  id: string;
   tenant_id: string;
-  product: string;
-  type: string;
-  occurred_at: Date;
-  resource_kind: string;
-  resource_id: string | null;
-  dmrn: string | null;
-  source_system: string;
-  batch_id: string;
-  schema_version: number;
-  data: unknown;
   /** The JSON text of the event's public envelope, which pages are made of (decision 0034). */
   body: string;
   received_at: Generated<Date>;
