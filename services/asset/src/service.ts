@@ -6,13 +6,20 @@ import {
   type Logger,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret, type BlobStore, type UrlSigner } from './blob/index.js';
+import {
+  createBlobStore,
+  createUrlSigner,
+  FsBlobStore,
+  randomSigningSecret,
+  type BlobStore,
+  type UrlSigner,
+} from './persistence/blob/index.js';
 import type { AssetConfig } from './config.js';
 import type { AssetDeps } from './domain/assets.js';
 import { releaseVersionAsset } from './domain/release.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
-import { ffprobeAudio, ffprobeReadiness } from './media/probe.js';
+import { ffprobeAudio, ffprobeReadiness } from './domain/probe.js';
 import { assetMigrations } from './migrations/index.js';
 import type { AssetDb } from './persistence/tables.js';
 import { assetOperations } from './rpc/operations.js';

@@ -8,12 +8,12 @@ import {
   type BlobStore,
   type FsBlobStore,
   type StagedUpload,
-} from '../src/blob/index.js';
+} from '../src/persistence/blob/index.js';
 import { assetConfig } from '../src/config.js';
 import type { AssetDeps } from '../src/domain/assets.js';
 import { confirmAsset } from '../src/domain/confirmation.js';
 import { commitUpload } from '../src/domain/fs-uploads.js';
-import { ffprobeAudio } from '../src/media/probe.js';
+import { ffprobeAudio } from '../src/domain/probe.js';
 import { createAsset, put, startStack, type Backend, type Stack } from './support.js';
 
 /**

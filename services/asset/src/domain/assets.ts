@@ -1,7 +1,7 @@
 import type { Asset } from '@catalog/contracts';
 import { conflict, inTenantTransaction, notFound, type CallContext, type Kysely, type Logger } from '@catalog/platform';
-import type { BlobStore, UrlSigner } from '../blob/index.js';
-import type { AudioProbe } from '../media/probe.js';
+import type { BlobStore, UrlSigner } from '../persistence/blob/index.js';
+import type { AudioProbe } from './probe.js';
 import { recordAssetEvent, type Writer } from '../messaging/events.js';
 import { findAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';

@@ -1,6 +1,6 @@
 import type { Asset } from '@catalog/contracts';
 import { conflict, inTenantTransaction, notFound, type CallContext, type Transaction } from '@catalog/platform';
-import type { BlobDigest, BlobStat } from '../blob/index.js';
+import type { BlobDigest, BlobStat } from '../persistence/blob/index.js';
 import { recordAssetEvent } from '../messaging/events.js';
 import { findAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';

@@ -1,5 +1,5 @@
 import { inTenantTransaction, type Kysely } from '@catalog/platform';
-import type { StagedUpload } from '../blob/index.js';
+import type { StagedUpload } from '../persistence/blob/index.js';
 import { findAsset, lockUpload, updateAsset } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { uploadClosed } from './asset-errors.js';

@@ -9,7 +9,7 @@ import {
   unsupportedMediaType,
   type CallContext,
 } from '@catalog/platform';
-import { objectKey, type BlobStore } from '../blob/index.js';
+import { objectKey, type BlobStore } from '../persistence/blob/index.js';
 import { recordAssetEvent } from '../messaging/events.js';
 import { findAsset, insertAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import { expiredError } from './asset-errors.js';

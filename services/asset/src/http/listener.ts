@@ -11,7 +11,7 @@ import {
   type HttpState,
   type Kysely,
 } from '@catalog/platform';
-import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../blob/index.js';
+import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../persistence/blob/index.js';
 import { assertUploadOpen, commitUpload } from '../domain/fs-uploads.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { parseRange } from './range.js';
