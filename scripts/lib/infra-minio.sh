@@ -54,15 +54,9 @@ start_minio() {
   INFRA_MINIO_STARTED=0
 
   ensure_minio || return 1
-  if _infra_tcp_open "$port"; then
-    if _infra_is_minio "$port"; then
-      infra_log "reusing MinIO already listening on 127.0.0.1:$port"
-      _infra_export_s3 "$port"
-      return 0
-    fi
-    infra_err "127.0.0.1:$port is in use by something that is not MinIO"
-    return 1
-  fi
+  local reuse=0
+  _infra_reuse_listener MinIO "$port" _infra_is_minio _infra_export_s3 || reuse=$?
+  ((reuse == 2)) || return "$reuse"
 
   data_dir=$(_infra_abspath "$data_dir") || {
     infra_err "cannot create $data_dir"

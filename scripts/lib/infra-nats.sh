@@ -73,15 +73,9 @@ start_nats() {
   fi
   ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$(dirname "$data_dir")/credentials.json}" || return 1
 
-  if _infra_tcp_open "$port"; then
-    if _infra_is_nats "$port"; then
-      infra_log "reusing NATS already listening on 127.0.0.1:$port"
-      _infra_export_nats_url "$port"
-      return 0
-    fi
-    infra_err "127.0.0.1:$port is in use by something that is not NATS"
-    return 1
-  fi
+  local reuse=0
+  _infra_reuse_listener NATS "$port" _infra_is_nats _infra_export_nats_url || reuse=$?
+  ((reuse == 2)) || return "$reuse"
 
   data_dir=$(_infra_abspath "$data_dir") || {
     infra_err "cannot create $data_dir"

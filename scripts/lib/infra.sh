@@ -147,6 +147,20 @@ infra_tools_dir() {
   printf '%s\n' "$dir"
 }
 
+# _infra_reuse_listener NAME PORT IS_FN EXPORT_FN : when something listens on 127.0.0.1:PORT,
+# reuses it if `IS_FN PORT` recognises it as NAME (`EXPORT_FN PORT` exports its address; status 0)
+# or fails (status 1); status 2 when nothing listens there (start one).
+_infra_reuse_listener() {
+  _infra_tcp_open "$2" || return 2
+  if "$3" "$2"; then
+    infra_log "reusing $1 already listening on 127.0.0.1:$2"
+    "$4" "$2"
+    return 0
+  fi
+  infra_err "127.0.0.1:$2 is in use by something that is not $1"
+  return 1
+}
+
 # ---------------------------------------------------------------------------
 # node_modules
 
