@@ -58,10 +58,7 @@ start_minio() {
   _infra_reuse_listener MinIO "$port" _infra_is_minio _infra_export_s3 || reuse=$?
   ((reuse == 2)) || return "$reuse"
 
-  data_dir=$(_infra_abspath "$data_dir") || {
-    infra_err "cannot create $data_dir"
-    return 1
-  }
+  data_dir=$(_infra_abspath "$data_dir") || return 1
   mkdir -p "$data_dir/data"
   logfile=$data_dir/minio.log
   pidfile=$data_dir/minio.pid

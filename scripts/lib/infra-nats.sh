@@ -77,10 +77,7 @@ start_nats() {
   _infra_reuse_listener NATS "$port" _infra_is_nats _infra_export_nats_url || reuse=$?
   ((reuse == 2)) || return "$reuse"
 
-  data_dir=$(_infra_abspath "$data_dir") || {
-    infra_err "cannot create $data_dir"
-    return 1
-  }
+  data_dir=$(_infra_abspath "$data_dir") || return 1
   mkdir -p "$data_dir/jetstream"
   logfile=$data_dir/nats.log
   pidfile=$data_dir/nats.pid

@@ -169,10 +169,7 @@ start_postgres() {
   fi
 
   user=$(_infra_pg_user) || return 1
-  data_dir=$(_infra_abspath "$data_dir") || {
-    infra_err "cannot create $data_dir"
-    return 1
-  }
+  data_dir=$(_infra_abspath "$data_dir") || return 1
   if [[ ${EUID:-$(id -u)} -eq 0 ]]; then
     if [[ $(stat -c %U "$data_dir") != "$user" ]]; then
       chown -R "$user:" "$data_dir"

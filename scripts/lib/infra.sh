@@ -129,8 +129,12 @@ _infra_pid_alive() {
   fi
 }
 
+# _infra_abspath DIR : makes DIR and prints its absolute path, or says it cannot and fails.
 _infra_abspath() {
-  mkdir -p "$1" && (cd "$1" && pwd -P)
+  if ! mkdir -p "$1" || ! (cd "$1" && pwd -P); then
+    infra_err "cannot create $1"
+    return 1
+  fi
 }
 
 _infra_log_tail() {
@@ -218,10 +222,7 @@ _infra_local_servers() {
 # ensure_local_credentials FILE
 ensure_local_credentials() {
   local file=${1:?usage: ensure_local_credentials FILE} dir
-  dir=$(_infra_abspath "$(dirname "$file")") || {
-    infra_err "cannot create $(dirname "$file")"
-    return 1
-  }
+  dir=$(_infra_abspath "$(dirname "$file")") || return 1
   file="$dir/$(basename "$file")"
   _infra_local_servers credentials "$file" || {
     infra_err "cannot create the credentials file $file"
