@@ -4,19 +4,12 @@
  * authentication, no NATS hop and no second process.
  */
 import Koa from 'koa';
+import type { EntitiesTable } from '@catalog/catalog';
 import { createDatabase, inTenantScope } from '@catalog/platform';
 
+/** The catalog's own table type: the baseline reads the same rows. */
 interface Db {
-  entities: {
-    id: string;
-    tenant_id: string;
-    type: string;
-    title: string;
-    artist: string | null;
-    dmrn: string | null;
-    created_at: Date;
-    updated_at: Date;
-  };
+  entities: EntitiesTable;
 }
 
 const port = Number(process.env.PORT ?? 8090);

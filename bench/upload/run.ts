@@ -125,15 +125,17 @@ async function main(): Promise<void> {
 
     if (phasePeaks) resetPeaks();
     const downloaded = join(work, 'downloaded.wav');
-    const downloadSeconds = await timed('curl', [
-      '-sS',
-      '-f',
-      '-o',
-      downloaded,
-      '-H',
-      `authorization: ${auth.authorization}`,
-      `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`,
-    ]);
+    const downloadOnce = (): Promise<number> =>
+      timed('curl', [
+        '-sS',
+        '-f',
+        '-o',
+        downloaded,
+        '-H',
+        `authorization: ${auth.authorization}`,
+        `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`,
+      ]);
+    const downloadSeconds = await downloadOnce();
     const downloadPeakRssMiB = phasePeaks ? peaks() : null;
     const downloadedSha = await sha256(downloaded);
     if (downloadedSha !== sourceSha) throw new Error('the downloaded bytes differ from the uploaded ones');
@@ -145,15 +147,7 @@ async function main(): Promise<void> {
     let coldDownloadPeakRssMiB: { gateway: number; asset: number } | null = null;
     if (await timed('sync', []).then(() => dropPageCache())) {
       if (phasePeaks) resetPeaks();
-      coldDownloadSeconds = await timed('curl', [
-        '-sS',
-        '-f',
-        '-o',
-        downloaded,
-        '-H',
-        `authorization: ${auth.authorization}`,
-        `${gatewayUrl}/api/v1/catalog/assets/${created.assetId}/download`,
-      ]);
+      coldDownloadSeconds = await downloadOnce();
       coldDownloadPeakRssMiB = phasePeaks ? peaks() : null;
       if ((await sha256(downloaded)) !== sourceSha) throw new Error('the cold download differs from the uploaded bytes');
       rmSync(downloaded);

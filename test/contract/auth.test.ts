@@ -1,20 +1,13 @@
-import { apiClient, expectError } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { expectError } from '../support/api.js';
+import { useSystem } from '../support/use-system.js';
 
-let system: RunningSystem;
-let api: ReturnType<typeof apiClient>;
+const sut = useSystem();
 
-beforeAll(async () => {
-  system = await startSystem();
-  api = apiClient(system.baseUrl);
-});
-afterAll(() => system.stop());
-
-const list = (key?: string) => api.request('GET', '/api/v1/catalog/entities', key === undefined ? {} : { key });
+const list = (key?: string) => sut.api.request('GET', '/api/v1/catalog/entities', key === undefined ? {} : { key });
 
 describe('authentication (part 5)', () => {
   test('a valid key with catalog:api on a catalog plan is served', async () => {
-    const { key } = await api.tenant();
+    const { key } = await sut.api.tenant();
     const response = await list(key);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ entities: [], nextCursor: null, hasMore: false });
@@ -25,31 +18,31 @@ describe('authentication (part 5)', () => {
   });
 
   test('malformed keys and headers → 401', async () => {
-    const { key } = await api.tenant();
+    const { key } = await sut.api.tenant();
     for (const bad of ['sk_nope', key.slice(0, -1), `${key}x`, key.replace('sk_', 'pk_'), 'Basic abc']) {
       expectError(await list(bad), 401, 'unauthorized');
     }
-    expectError(await api.request('GET', '/api/v1/catalog/entities', { headers: { authorization: key } }), 401, 'unauthorized');
-    expectError(await api.request('GET', '/api/v1/catalog/entities', { headers: { authorization: 'Bearer' } }), 401, 'unauthorized');
+    expectError(await sut.api.request('GET', '/api/v1/catalog/entities', { headers: { authorization: key } }), 401, 'unauthorized');
+    expectError(await sut.api.request('GET', '/api/v1/catalog/entities', { headers: { authorization: 'Bearer' } }), 401, 'unauthorized');
   });
 
   test('a well-formed key with a wrong secret → 401', async () => {
-    const { key } = await api.tenant();
+    const { key } = await sut.api.tenant();
     const forged = `${key.slice(0, 35)}${'A'.repeat(43)}`;
     expectError(await list(forged), 401, 'unauthorized');
   });
 
   test('a revoked key stops working on the next request', async () => {
-    const { key, keyId } = await api.tenant();
+    const { key, keyId } = await sut.api.tenant();
     expect((await list(key)).status).toBe(200);
-    expect((await api.admin('DELETE', `/admin/v1/api-keys/${keyId}`)).status).toBe(204);
+    expect((await sut.api.admin('DELETE', `/admin/v1/api-keys/${keyId}`)).status).toBe(204);
     expectError(await list(key), 401, 'unauthorized');
-    expectError(await api.admin('DELETE', `/admin/v1/api-keys/${keyId}`), 404, 'not_found');
+    expectError(await sut.api.admin('DELETE', `/admin/v1/api-keys/${keyId}`), 404, 'not_found');
   });
 
   test('a rotated key: the old secret stops at once, the new one works with the same key id', async () => {
-    const { key, keyId } = await api.tenant();
-    const rotated = await api.admin('POST', `/admin/v1/api-keys/${keyId}/rotate`);
+    const { key, keyId } = await sut.api.tenant();
+    const rotated = await sut.api.admin('POST', `/admin/v1/api-keys/${keyId}/rotate`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.id).toBe(keyId);
     expect(rotated.body.key).not.toBe(key);
@@ -58,28 +51,28 @@ describe('authentication (part 5)', () => {
   });
 
   test('a key without catalog:api → 403', async () => {
-    const { key } = await api.tenant({ permissions: ['library:api'] });
+    const { key } = await sut.api.tenant({ permissions: ['library:api'] });
     const response = await list(key);
     expectError(response, 403, 'forbidden');
     expect(response.body.error.details).toEqual({ requiredPermission: 'catalog:api' });
   });
 
   test('an organisation without the catalog product → 402; adding it to the plan opens access', async () => {
-    const { key, orgId } = await api.tenant({ products: ['library'] });
+    const { key, orgId } = await sut.api.tenant({ products: ['library'] });
     expectError(await list(key), 402, 'plan_required');
-    expect((await api.admin('PATCH', `/admin/v1/organizations/${orgId}`, { products: ['library', 'catalog'] })).status).toBe(200);
+    expect((await sut.api.admin('PATCH', `/admin/v1/organizations/${orgId}`, { products: ['library', 'catalog'] })).status).toBe(200);
     expect((await list(key)).status).toBe(200);
   });
 
   test('the admin API needs the admin token', async () => {
-    expectError(await api.request('POST', '/admin/v1/organizations', { body: { name: 'x', products: [] } }), 401, 'unauthorized');
-    const { key } = await api.tenant();
-    expectError(await api.request('POST', '/admin/v1/organizations', { key, body: { name: 'x', products: [] } }), 401, 'unauthorized');
+    expectError(await sut.api.request('POST', '/admin/v1/organizations', { body: { name: 'x', products: [] } }), 401, 'unauthorized');
+    const { key } = await sut.api.tenant();
+    expectError(await sut.api.request('POST', '/admin/v1/organizations', { key, body: { name: 'x', products: [] } }), 401, 'unauthorized');
   });
 
   test('keys are listed without secrets', async () => {
-    const { orgId, keyId } = await api.tenant();
-    const listed = await api.admin('GET', `/admin/v1/organizations/${orgId}/api-keys`);
+    const { orgId, keyId } = await sut.api.tenant();
+    const listed = await sut.api.admin('GET', `/admin/v1/organizations/${orgId}/api-keys`);
     expect(listed.status).toBe(200);
     expect(listed.body.apiKeys).toHaveLength(1);
     expect(listed.body.apiKeys[0].id).toBe(keyId);
@@ -87,7 +80,7 @@ describe('authentication (part 5)', () => {
   });
 
   test('the OpenAPI document is public and lists every operation', async () => {
-    const response = await api.request('GET', '/api/v1/openapi.json');
+    const response = await sut.api.request('GET', '/api/v1/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
     expect(response.body.paths['/api/v1/catalog/entities'].post.operationId).toBe('createEntity');

@@ -1,8 +1,7 @@
 import { routes, type RouteDefinition } from '@catalog/contracts';
 import { newId } from '@catalog/platform';
 import type { ApiResponse } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { useSystem } from '../support/use-system.js';
 
 /**
  * Every tenant-scoped operation of the route table, called with another tenant's ids, answers
@@ -90,14 +89,7 @@ const CROSS_TENANT: Record<string, Entry> = {
 
 const tenantScoped = routes.filter((route) => route.auth.kind === 'apiKey');
 
-let system: RunningSystem;
-let api: ReturnType<typeof apiClient>;
-
-beforeAll(async () => {
-  system = await startSystem();
-  api = apiClient(system.baseUrl);
-});
-afterAll(() => system.stop());
+const sut = useSystem();
 
 test('every tenant-scoped route of the route table has an entry, and every entry is a route', () => {
   expect(tenantScoped.map((route) => route.operationId).filter((id) => !(id in CROSS_TENANT))).toEqual([]);
@@ -112,9 +104,9 @@ test('every tenant-scoped route of the route table has an entry, and every entry
 
 /** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
 async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId'>> {
-  const created = await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
+  const created = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
   const entityId = created.body.id as string;
-  const added = await api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
+  const added = await sut.api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
     key,
     body: {
       source: { upload: { filename: 'cover.png', contentType: 'image/png', size: 64 } },
@@ -125,10 +117,10 @@ async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId'>> {
   expect(added.status).toBe(201);
   const put = await fetch(added.body.upload.url, { method: 'PUT', headers: added.body.upload.headers, body: Buffer.alloc(64, 5) });
   expect(put.status).toBeLessThan(300);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${added.body.asset.id}/confirm`, { key })).body.status).toBe('ONLINE');
-  expect((await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } })).status).toBe(
-    200,
-  );
+  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${added.body.asset.id}/confirm`, { key })).body.status).toBe('ONLINE');
+  expect(
+    (await sut.api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } })).status,
+  ).toBe(200);
   return { entityId, versionId: added.body.id, assetId: added.body.asset.id, entityTypeName: 'song' };
 }
 
@@ -138,7 +130,7 @@ function call(route: RouteDefinition, probe: Probe, ids: Ids, key: string): Prom
     if (values[name] === undefined) throw new Error(`${route.operationId}: probe ${probe.label} gives no {${name}}`);
     return values[name];
   });
-  return api.request(route.method, path, { key, ...(probe.body ? { body: probe.body(ids) } : {}) });
+  return sut.api.request(route.method, path, { key, ...(probe.body ? { body: probe.body(ids) } : {}) });
 }
 
 /** What a client sees of an answer, the request id aside (it differs per request by design). */
@@ -151,9 +143,9 @@ const seen = (response: ApiResponse) => ({
 });
 
 test('another tenant’s ids answer exactly like missing ones on every route, and change nothing', async () => {
-  const a = await api.tenant({ name: 'Station A' });
-  const b = await api.tenant({ name: 'Station B' });
-  const ownEntityId = (await api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
+  const a = await sut.api.tenant({ name: 'Station A' });
+  const b = await sut.api.tenant({ name: 'Station B' });
+  const ownEntityId = (await sut.api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
     .id as string;
   const foreign: Ids = { ...(await tenantAData(a.key)), ownEntityId };
   const missing: Ids = { entityId: newId(), versionId: newId(), assetId: newId(), entityTypeName: 'jingle', ownEntityId };
@@ -176,17 +168,19 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   expect(probed).toContain('deleteVersion (entity and version)');
 
   // Tenant A's data is as it was.
-  const entityOfA = await api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}`, { key: a.key });
+  const entityOfA = await sut.api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}`, { key: a.key });
   expect(entityOfA.body).toMatchObject({ title: 'Only for A', externalReferences: { dmrn: null } });
-  const versionOfA = await api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}/versions/${foreign.versionId}`, { key: a.key });
+  const versionOfA = await sut.api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}/versions/${foreign.versionId}`, {
+    key: a.key,
+  });
   expect(versionOfA.body).toMatchObject({
     label: 'Cover of A',
     isPrimary: true,
     markers: [],
     asset: { id: foreign.assetId, status: 'ONLINE' },
   });
-  expect((await api.request('GET', `/api/v1/catalog/entity-types/song`, { key: a.key })).body).toMatchObject({
+  expect((await sut.api.request('GET', `/api/v1/catalog/entity-types/song`, { key: a.key })).body).toMatchObject({
     automaticAnalyses: ['loudness'],
   });
-  expect((await api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/versions`, { key: b.key })).body.versions).toEqual([]);
+  expect((await sut.api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/versions`, { key: b.key })).body.versions).toEqual([]);
 });

@@ -13,7 +13,7 @@ beforeAll(async () => {
   secondGateway = await startGateway(readConfig(gatewayConfig, system.env), { logger: testLogger('gateway-2') });
 });
 afterAll(async () => {
-  await secondGateway?.runtime.stop();
+  await secondGateway?.stop();
   await system?.stop();
 });
 

@@ -1,6 +1,4 @@
-import pg from 'pg';
-import { apiClient } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { useSystem } from '../support/use-system.js';
 
 /**
  * Issue 17, item 2 (decision 0052): no request can make a reply larger than the bus carries, and
@@ -8,20 +6,7 @@ import { startSystem, type RunningSystem } from '../support/system.js';
  * 500 × U+0001 (6 bytes each as JSON), then `GET /api/v1/catalog/entities?limit=200`: a 1.2 MB
  * reply, which made the catalog throw outside any handler and exit.
  */
-let system: RunningSystem;
-let api: ReturnType<typeof apiClient>;
-let db: pg.Client;
-
-beforeAll(async () => {
-  system = await startSystem();
-  api = apiClient(system.baseUrl);
-  db = new pg.Client({ connectionString: system.database.url });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await system.stop();
-});
+const sut = useSystem({ database: true });
 
 /** NATS's default max_payload: no reply of a service may be larger. */
 const MAX_PAYLOAD = 1024 * 1024;
@@ -29,9 +14,9 @@ const CONTROL = '\u0001'.repeat(500);
 
 describe('no reply is larger than the bus carries', () => {
   test('200 entities of 500 × U+0001 (rows written before such text was refused): the catalog stays up, pages stay under max_payload, every entity is reachable', async () => {
-    const { key, orgId } = await api.tenant();
+    const { key, orgId } = await sut.api.tenant();
     // Today the API refuses such titles (below); rows stored before are still listed.
-    const { rows } = await db.query<{ id: string }>(
+    const { rows } = await sut.db.query<{ id: string }>(
       `insert into catalog.entities (id, tenant_id, type, title, artist)
        select gen_random_uuid(), $1, 'song', $2, $2 from generate_series(1, 200) returning id`,
       [orgId, CONTROL],
@@ -42,7 +27,7 @@ describe('no reply is larger than the bus carries', () => {
     let pages = 0;
     do {
       const query: string = after ? `limit=200&after=${encodeURIComponent(after)}` : 'limit=200';
-      const page = await api.request('GET', `/api/v1/catalog/entities?${query}`, { key });
+      const page = await sut.api.request('GET', `/api/v1/catalog/entities?${query}`, { key });
       expect(page.status).toBe(200);
       expect(Buffer.byteLength(JSON.stringify(page.body))).toBeLessThan(MAX_PAYLOAD);
       expect(page.body.entities[0].title).toBe(CONTROL);
@@ -53,7 +38,7 @@ describe('no reply is larger than the bus carries', () => {
     expect(pages).toBeGreaterThan(1);
     expect(seen).toEqual(ids);
     // The catalog is still up.
-    expect((await api.request('GET', `/api/v1/catalog/entities/${ids[0]}`, { key })).status).toBe(200);
+    expect((await sut.api.request('GET', `/api/v1/catalog/entities/${ids[0]}`, { key })).status).toBe(200);
   });
 });
 
@@ -61,9 +46,9 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
   const oneLine = 'must be one line without control characters (no tab or line break) or unpaired surrogates';
 
   test('titles and artists: C0 controls, DEL, C1 controls, tab and line breaks', async () => {
-    const { key } = await api.tenant();
+    const { key } = await sut.api.tenant();
     for (const bad of ['\u0001', 'a\u0000b', 'del\u007f', 'c1\u0085', 'csi\u009b', 'tab\there', 'two\nlines', 'cr\r']) {
-      const response = await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: bad, artist: bad } });
+      const response = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: bad, artist: bad } });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('invalid_body');
       expect(response.body.error.details.fields).toEqual([
@@ -71,7 +56,7 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
         { location: 'body', path: '/artist', message: oneLine },
       ]);
     }
-    const batch = await api.request('POST', '/api/v1/catalog/entities/batch', {
+    const batch = await sut.api.request('POST', '/api/v1/catalog/entities/batch', {
       key,
       body: {
         entities: [
@@ -83,7 +68,7 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
     expect(batch.status).toBe(400);
     expect(batch.body.error.details.fields).toEqual([{ location: 'body', path: '/entities/1/title', message: oneLine }]);
     // What a title may hold: any printable character, astral ones included.
-    const fine = await api.request('POST', '/api/v1/catalog/entities', {
+    const fine = await sut.api.request('POST', '/api/v1/catalog/entities', {
       key,
       body: { type: 'song', title: 'Ça “va” 🎵 — 東京', artist: 'Ünïcødé' },
     });
@@ -92,21 +77,21 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
   });
 
   test('version and marker labels, names of the admin area; an unpaired surrogate (a 500 from Postgres before) too', async () => {
-    const { key } = await api.tenant();
-    const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Labels' } })).body;
-    const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+    const { key } = await sut.api.tenant();
+    const entity = (await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Labels' } })).body;
+    const version = await sut.api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
       key,
       body: { source: { upload: { filename: 'a.wav', contentType: 'audio/wav' } }, label: 'radio\u0007edit', versionType: 'radio_edit' },
     });
     expect([version.status, version.body.error.code, version.body.error.details.fields[0].path]).toEqual([400, 'invalid_body', '/label']);
-    const created = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+    const created = await sut.api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
       key,
       body: { source: { upload: { filename: 'a.wav', contentType: 'audio/wav' } }, label: 'Radio edit', versionType: 'radio_edit' },
     });
     expect(created.status).toBe(201);
     for (const label of ['bell\u0007', 'half \ud83c pair']) {
       // The raw JSON text: JSON.stringify would write the unpaired surrogate as its escape anyway.
-      const markers = await api.request('PUT', `/api/v1/catalog/entities/${entity.id}/versions/${created.body.id}/markers`, {
+      const markers = await sut.api.request('PUT', `/api/v1/catalog/entities/${entity.id}/versions/${created.body.id}/markers`, {
         key,
         rawBody: `{"markers":[{"type":"custom","positionMs":0,"label":${JSON.stringify(label)}}]}`,
       });
@@ -114,7 +99,7 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
       expect(markers.body.error.code).toBe('invalid_body');
       expect(markers.body.error.details.fields).toEqual([{ location: 'body', path: '/markers/0/label', message: oneLine }]);
     }
-    const org = await api.admin('POST', '/admin/v1/organizations', { name: 'Radio\u001b[31m', products: ['catalog'] });
+    const org = await sut.api.admin('POST', '/admin/v1/organizations', { name: 'Radio\u001b[31m', products: ['catalog'] });
     expect([org.status, org.body.error.code, org.body.error.details.fields[0].path]).toEqual([400, 'invalid_body', '/name']);
   });
 });

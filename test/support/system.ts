@@ -58,7 +58,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
   try {
     // The gateway first: its address is the public base of the signed upload URLs (PUBLIC_BASE_URL).
     const gateway = await startGateway(readConfig(gatewayConfig, env), { logger });
-    running.push(gateway.runtime);
+    running.push(gateway);
     env.PUBLIC_BASE_URL ??= gateway.url;
     running.push(await startCatalogService(readConfig(catalogConfig, env), { ...options.catalog, logger }));
     running.push(await startAssetService(readConfig(assetConfig, env), { logger }));

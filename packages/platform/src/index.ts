@@ -14,5 +14,6 @@ export * from './package-version.js';
 export * from './periodic.js';
 export * from './telemetry.js';
 export * from './runtime.js';
+export * from './run-service.js';
 export * from './cursor.js';
 export * from './sleep.js';

@@ -216,24 +216,9 @@ function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, 
       return service;
     },
     async listen(extend, options) {
-      const app = createHttpApp({
-        logger,
-        ready: async () => {
-          await Promise.all([pingDatabase(database.db as never), pingBus(nc), options?.ready?.()]);
-        },
-        accessLog: options?.accessLog ?? false,
-        proxyHops: options?.proxyHops ?? 0,
-        bodyReads: { windowMs: config.http.bodyReadTimeoutMs, minBytesPerSecond: config.http.bodyMinBytesPerSecond },
-        ...(options?.metrics === false ? {} : { metrics: processMetrics }),
-      });
-      extend?.(app);
-      const server = await listen(app, config.httpPort, config.httpHost, {
-        timeouts: config.http,
-        streamedBodies: options?.streamedBodies ?? false,
-      });
+      const server = await listenHttp({ settings, logger, database, nc }, extend, options);
       stops.push(() => server.close(config.shutdownTimeoutMs));
       http = server;
-      logger.info({ address: server.url }, 'http listening');
       return server;
     },
     onStop(stop) {
@@ -251,4 +236,30 @@ function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, 
       logger.info('stopped');
     },
   };
+}
+
+/** The service's HTTP listener: health, readiness (database, bus, `options.ready`), metrics, `extend`'s routes. */
+async function listenHttp<DB>(
+  { settings, logger, database, nc }: Pick<RuntimeParts<DB>, 'settings' | 'logger' | 'database' | 'nc'>,
+  extend?: (app: Koa<HttpState>) => void,
+  options?: ListenerOptions,
+): Promise<RunningServer> {
+  const { config } = settings;
+  const app = createHttpApp({
+    logger,
+    ready: async () => {
+      await Promise.all([pingDatabase(database.db as never), pingBus(nc), options?.ready?.()]);
+    },
+    accessLog: options?.accessLog ?? false,
+    proxyHops: options?.proxyHops ?? 0,
+    bodyReads: { windowMs: config.http.bodyReadTimeoutMs, minBytesPerSecond: config.http.bodyMinBytesPerSecond },
+    ...(options?.metrics === false ? {} : { metrics: processMetrics }),
+  });
+  extend?.(app);
+  const server = await listen(app, config.httpPort, config.httpHost, {
+    timeouts: config.http,
+    streamedBodies: options?.streamedBodies ?? false,
+  });
+  logger.info({ address: server.url }, 'http listening');
+  return server;
 }

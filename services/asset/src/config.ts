@@ -1,6 +1,6 @@
 import { commonConfig, defineConfig, Env, eventConsumerEnv, type ConfigCheck, type ConfigOf, type EnvValues } from '@catalog/platform';
 // Type only: the minio client itself is loaded lazily, with the s3 backend.
-import type { S3Settings } from './blob/s3-store.js';
+import type { S3Settings } from './persistence/blob/s3-store.js';
 
 export type BlobConfig = { backend: 'fs'; dir: string } | ({ backend: 's3' } & S3Settings);
 

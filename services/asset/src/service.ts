@@ -6,13 +6,20 @@ import {
   type Logger,
   type ServiceRuntime,
 } from '@catalog/platform';
-import { createBlobStore, createUrlSigner, FsBlobStore, randomSigningSecret } from './blob/index.js';
+import {
+  createBlobStore,
+  createUrlSigner,
+  FsBlobStore,
+  randomSigningSecret,
+  type BlobStore,
+  type UrlSigner,
+} from './persistence/blob/index.js';
 import type { AssetConfig } from './config.js';
-import { AssetService } from './domain/assets.js';
-import { releaseAsset, releaseVersionAsset } from './domain/release.js';
+import type { AssetDeps } from './domain/assets.js';
+import { releaseVersionAsset } from './domain/release.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
-import { ffprobeAudio, ffprobeReadiness } from './media/probe.js';
+import { ffprobeAudio, ffprobeReadiness } from './domain/probe.js';
 import { assetMigrations } from './migrations/index.js';
 import type { AssetDb } from './persistence/tables.js';
 import { assetOperations } from './rpc/operations.js';
@@ -28,8 +35,9 @@ const STALE_TEMP_MS = 24 * 3600 * 1000;
 
 /**
  * Starts the asset service: migrations, the blob store (fs or s3), its HTTP listener (fs uploads
- * and the internal downloads the gateway streams), the NATS operations, the listener discovery
- * answer, the retention sweeper and the consumer of version deletions that releases their files.
+ * and the internal downloads the gateway streams), the NATS operations (the listener discovery
+ * answer among them), the retention sweeper and the consumer of version deletions that releases
+ * their files.
  */
 export async function startAssetService(config: AssetConfig, options: { logger?: Logger } = {}): Promise<AssetServiceHandle> {
   const runtime = await startServiceRuntime<AssetDb>({
@@ -43,16 +51,9 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
   });
   try {
     const { logger } = runtime;
-    if (!config.signingSecret) {
-      logger.warn(
-        'BLOB_SIGNING_SECRET is not set: signed URLs use a random key of this process, so they fail on other replicas and after a restart',
-      );
-    }
-    const signer = createUrlSigner(config.signingSecret ?? randomSigningSecret());
-    const store = await createBlobStore(config, signer, logger);
-    await store.start();
+    const { store, signer } = await openBlobStore(config, logger);
     let listenerUrl = '';
-    const assets = new AssetService({
+    const deps: AssetDeps = {
       db: runtime.database.db,
       store,
       signer,
@@ -60,45 +61,72 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       probe: ffprobeAudio(config.ffprobePath, config.probeTimeoutMs),
       logger,
       listenerUrl: () => listenerUrl,
-    });
+    };
     const fsStore = store instanceof FsBlobStore ? store : null;
     // Streamed uploads: no limit on a whole request's time, a least rate of its body instead (decision 0050).
     // Readiness also needs ffprobe: without it no audio upload can be confirmed.
     const server = await runtime.listen(
-      (app) => mountBlobRoutes(app, { assets, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }),
-      {
-        streamedBodies: true,
-        ready: ffprobeReadiness(config.ffprobePath),
-      },
+      (app) => mountBlobRoutes(app, { db: deps.db, store, fsStore, signer, maxUploadBytes: config.maxUploadBytes }),
+      { streamedBodies: true, ready: ffprobeReadiness(config.ffprobePath) },
     );
     listenerUrl = config.internalUrl ?? server.url;
-    const releaseDeps = { db: runtime.database.db, policy: config };
-    await runtime.serve(
-      assetOperations({ assets, release: (request) => releaseAsset(releaseDeps, request), listenerUrl: () => listenerUrl }),
-    );
-    const sweeper: SweeperDeps = {
-      db: runtime.database.db,
-      store,
-      logger,
-      batchSize: config.sweepBatchSize,
-      ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
-    };
-    runtime.onStop(
-      startPeriodicTask({ name: 'retention sweep', intervalMs: config.sweepIntervalMs, logger, run: () => sweepOnce(sweeper) }),
-    );
-    const versionEvents = startEventConsumer({
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      logger,
-      ...config.versionEvents,
-      filterSubject: runtime.subjects.events('catalog', 'version.deleted'),
-      handle: (event) => releaseVersionAsset(releaseDeps, event),
-    });
-    runtime.onStop(() => versionEvents.stop());
+    await runtime.serve(assetOperations(deps));
+    const sweep = startSweeper(runtime, config, { store, fsStore });
+    startVersionEvents(runtime, config, deps);
     logger.info({ backend: store.backend }, 'blob store ready');
-    return Object.assign(runtime, { listenerUrl, sweep: () => sweepOnce(sweeper) });
+    return Object.assign(runtime, { listenerUrl, sweep });
   } catch (error) {
     await runtime.stop();
     throw error;
   }
+}
+
+/** The URL signer and the blob store of the configured backend, started. */
+async function openBlobStore(config: AssetConfig, logger: Logger): Promise<{ store: BlobStore; signer: UrlSigner }> {
+  if (!config.signingSecret) {
+    logger.warn(
+      'BLOB_SIGNING_SECRET is not set: signed URLs use a random key of this process, so they fail on other replicas and after a restart',
+    );
+  }
+  const signer = createUrlSigner(config.signingSecret ?? randomSigningSecret());
+  const store = await createBlobStore(config, signer, logger);
+  await store.start();
+  return { store, signer };
+}
+
+/** The retention sweeper, every ASSET_SWEEP_INTERVAL_MS (the fs backend's stale temporary files too); returns one pass. */
+function startSweeper(
+  runtime: ServiceRuntime<AssetDb>,
+  config: AssetConfig,
+  { store, fsStore }: { store: BlobStore; fsStore: FsBlobStore | null },
+): () => Promise<number> {
+  const sweeper: SweeperDeps = {
+    db: runtime.database.db,
+    store,
+    logger: runtime.logger,
+    batchSize: config.sweepBatchSize,
+    ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
+  };
+  runtime.onStop(
+    startPeriodicTask({
+      name: 'retention sweep',
+      intervalMs: config.sweepIntervalMs,
+      logger: runtime.logger,
+      run: () => sweepOnce(sweeper),
+    }),
+  );
+  return () => sweepOnce(sweeper);
+}
+
+/** The consumer of the catalog's `version.deleted` events, which releases the deleted versions' files. */
+function startVersionEvents(runtime: ServiceRuntime<AssetDb>, config: AssetConfig, deps: AssetDeps): void {
+  const versionEvents = startEventConsumer({
+    nc: runtime.nc,
+    subjects: runtime.subjects,
+    logger: runtime.logger,
+    ...config.versionEvents,
+    filterSubject: runtime.subjects.events('catalog', 'version.deleted'),
+    handle: (event) => releaseVersionAsset(deps, event),
+  });
+  runtime.onStop(() => versionEvents.stop());
 }

@@ -8,10 +8,12 @@ import {
   type BlobStore,
   type FsBlobStore,
   type StagedUpload,
-} from '../src/blob/index.js';
+} from '../src/persistence/blob/index.js';
 import { assetConfig } from '../src/config.js';
-import { AssetService } from '../src/domain/assets.js';
-import { ffprobeAudio } from '../src/media/probe.js';
+import type { AssetDeps } from '../src/domain/assets.js';
+import { confirmAsset } from '../src/domain/confirmation.js';
+import { commitUpload } from '../src/domain/fs-uploads.js';
+import { ffprobeAudio } from '../src/domain/probe.js';
 import { createAsset, put, startStack, type Backend, type Stack } from './support.js';
 
 /**
@@ -24,7 +26,7 @@ import { createAsset, put, startStack, type Backend, type Stack } from './suppor
 describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend) => {
   let stack: Stack;
   let key: string;
-  let assets: AssetService;
+  let deps: AssetDeps;
   let store: BlobStore;
   /** Transactions with an xid that waited on the service while the blob store was called. */
   const seen: Array<{ call: string; state: string; query: string }> = [];
@@ -58,7 +60,7 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
     const config = readConfig(assetConfig, stack.env);
     const signer = createUrlSigner(stack.env.BLOB_SIGNING_SECRET!);
     store = await createBlobStore(config, signer, testLogger('blob-waits'));
-    assets = new AssetService({
+    deps = {
       db: stack.asset.database.db,
       store: checking(store),
       signer,
@@ -66,7 +68,7 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
       probe: ffprobeAudio(config.ffprobePath, config.probeTimeoutMs),
       logger: testLogger('blob-waits'),
       listenerUrl: () => stack.asset.listenerUrl,
-    });
+    };
   });
   afterAll(async () => {
     await stack?.stop();
@@ -78,7 +80,7 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
     const [owner] = await stack.query<{ tenant_id: string }>('select tenant_id from asset.assets where id = $1', [created.assetId]);
     expect((await put(created.upload.url, created.upload.headers, { stream: Readable.from([wav]) }, wav.length)).status).toBe(200);
     const call = { tenantId: owner!.tenant_id, keyId: null, sourceSystem: 'test', requestId: 'r' };
-    expect(await assets.confirm(call, created.assetId)).toMatchObject({ status: 'ONLINE', durationMs: 1000 });
+    expect(await confirmAsset(deps, call, created.assetId)).toMatchObject({ status: 'ONLINE', durationMs: 1000 });
     expect(seen).toEqual([]);
   });
 
@@ -93,7 +95,7 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
         expectedSha256: null,
       });
       const watched: StagedUpload = { ...staged, commit: async () => (await openTransactionsWithXid('commit'), staged.commit()) };
-      await assets.commitUpload(ref, watched);
+      await commitUpload(deps, ref, watched);
       expect(seen).toEqual([]);
       const [row] = await stack.query('select uploaded_size from asset.assets where id = $1', [ref.assetId]);
       expect(row).toEqual({ uploaded_size: '16' });

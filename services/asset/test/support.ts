@@ -103,14 +103,14 @@ export async function startStack(backend: Backend, overrides: Record<string, str
       },
       async stop() {
         await asset.stop();
-        await gateway!.runtime.stop();
+        await gateway!.stop();
         await owner.end();
         await database.drop();
         rmSync(blobDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    await gateway?.runtime.stop().catch(() => undefined);
+    await gateway?.stop().catch(() => undefined);
     await owner.end().catch(() => undefined);
     await database.drop().catch(() => undefined);
     throw error;

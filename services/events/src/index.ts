@@ -1,5 +1,5 @@
 export { eventsConfig, type EventsConfig } from './config.js';
 export { startEventsService } from './service.js';
 export { eventsMigrations } from './migrations/index.js';
-export { feedCursors, type FeedCursors } from './feed/cursor.js';
-export { feedPageStatement } from './feed/query.js';
+export { feedCursors, type FeedCursors } from './domain/feed-cursor.js';
+export { feedPageStatement } from './persistence/feed-page.js';

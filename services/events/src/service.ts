@@ -1,16 +1,17 @@
 import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { EventsConfig } from './config.js';
-import { feedCursors } from './feed/cursor.js';
-import { listEventsOperation } from './feed/handler.js';
+import { feedCursors } from './domain/feed-cursor.js';
+import { startFeedWriter } from './messaging/feed-writer.js';
 import { eventsMigrations } from './migrations/index.js';
-import { startFeedWriter } from './writer/feed-writer.js';
+import type { EventsDb } from './persistence/tables.js';
+import { listEventsOperation } from './rpc/operations.js';
 
 /**
  * Starts the events service: migrations of the `events` schema, the feed writer (events stream →
  * `events.feed`, one active replica at a time) and the `listEvents` operation on NATS.
  */
-export async function startEventsService(config: EventsConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<unknown>> {
-  const runtime = await startServiceRuntime<unknown>({
+export async function startEventsService(config: EventsConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<EventsDb>> {
+  const runtime = await startServiceRuntime<EventsDb>({
     config,
     schema: 'events',
     migrations: eventsMigrations,
@@ -18,7 +19,7 @@ export async function startEventsService(config: EventsConfig, options: { logger
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    const db = runtime.database.db as never;
+    const { db } = runtime.database;
     const writer = startFeedWriter({
       db,
       nc: runtime.nc,

@@ -15,6 +15,7 @@ import {
 import { catalogConfig, startCatalogService } from '@catalog/catalog';
 import { subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
 import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 
 /**
  * The feed through the public HTTP API: two gateway processes (separate OS processes, so the
@@ -26,7 +27,7 @@ let testDb: TestDatabase;
 const gatewayProcesses: ChildProcess[] = [];
 const gatewayUrls: string[] = [];
 let catalog: ServiceRuntime<unknown>;
-let events: ServiceRuntime<unknown>;
+let events: ServiceRuntime<EventsDb>;
 let producer: Producer;
 let producerRelay: OutboxRelay;
 let nc: NatsConnection;

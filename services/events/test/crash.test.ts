@@ -26,6 +26,7 @@ import {
   startProducer,
   type Producer,
 } from './support.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 
 let testDb: TestDatabase;
 let producer: Producer;
@@ -211,7 +212,7 @@ test('killing the relay (SIGKILL) during a stream of writes loses nothing and st
 test('killing nats-server (SIGKILL) during a stream of writes loses nothing and stores nothing twice', async () => {
   const server = await startOwnNatsServer();
   const prefix = uniqueNatsPrefix('crashnats');
-  let events: ServiceRuntime<unknown> | null = null;
+  let events: ServiceRuntime<EventsDb> | null = null;
   let relay: OutboxRelay | null = null;
   let nc: NatsConnection | null = null;
   try {

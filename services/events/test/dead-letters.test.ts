@@ -10,25 +10,23 @@ import {
   processMetrics,
   subjectsFor,
   type BusEvent,
-  type NatsConnection,
   type ServiceRuntime,
   type Subjects,
 } from '@catalog/platform';
 import {
-  createTestDatabase,
   eventually,
   publishEvent,
   readDeadLetters,
   startTcpProxy,
-  testBus,
   testInfrastructure,
   testLogger,
   uniqueNatsPrefix,
-  type TestDatabase,
 } from '@catalog/testing';
 import { eventsMigrations } from '../src/index.js';
-import { startFeedWriter } from '../src/writer/feed-writer.js';
-import { MAX_FEED_EVENT_BYTES } from '../src/writer/stream-entries.js';
+import { startFeedWriter } from '../src/messaging/feed-writer.js';
+import { MAX_FEED_EVENT_BYTES } from '../src/messaging/stream-entries.js';
+import type { EventsDb } from '../src/persistence/tables.js';
+import { useDatabaseAndBus } from './database-and-bus.js';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
 
 /**
@@ -36,28 +34,17 @@ import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient 
  * parked at once, events Postgres refuses are isolated from their batch and parked after their
  * attempts, every other event is stored in stream order; Postgres away parks nothing.
  */
-let testDb: TestDatabase;
-let nc: NatsConnection;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('feeddlq');
-  nc = await testBus('feed-dlq-test');
-});
-
-afterAll(async () => {
-  await nc.drain();
-  await testDb.drop();
-});
+const shared = useDatabaseAndBus('feeddlq', 'feed-dlq-test');
 
 async function dropStreams(subjects: Subjects): Promise<void> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(shared.nc);
   await jsm.streams.delete(subjects.eventsStream).catch(() => undefined);
   await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
 }
 
 /** The ids stored in the feed for a tenant, in feed order, read as the owner. */
 async function storedIds(tenantId: string): Promise<string[]> {
-  const owner = new pg.Client({ connectionString: testDb.url });
+  const owner = new pg.Client({ connectionString: shared.testDb.url });
   await owner.connect();
   try {
     const { rows } = await owner.query<{ id: string }>('select id from events.feed where tenant_id = $1 order by tx_id, id', [tenantId]);
@@ -83,24 +70,24 @@ test("bad messages between good events: every tenant's feed keeps flowing, the b
     huge: { ...busEvent(b), data: { note: 'x'.repeat(MAX_FEED_EVENT_BYTES) } },
   };
   // All published before the writer starts: the first batch holds them all, good and bad.
-  await ensureEventsStream(nc, subjects);
+  await ensureEventsStream(shared.nc, subjects);
   const seq: Record<string, number> = {};
-  seq.good0 = await publishEvent(nc, subjects, good[0]!);
-  seq.garbage = await publishEvent(nc, subjects, bad.garbage);
-  seq.good1 = await publishEvent(nc, subjects, good[1]!);
-  seq.nul = await publishEvent(nc, subjects, bad.nul);
-  seq.good2 = await publishEvent(nc, subjects, good[2]!);
-  seq.tenantNotUuid = await publishEvent(nc, subjects, bad.tenantNotUuid);
-  seq.outOfRange = await publishEvent(nc, subjects, bad.outOfRange);
-  seq.good3 = await publishEvent(nc, subjects, good[3]!);
-  seq.huge = await publishEvent(nc, subjects, bad.huge);
-  seq.good4 = await publishEvent(nc, subjects, good[4]!);
+  seq.good0 = await publishEvent(shared.nc, subjects, good[0]!);
+  seq.garbage = await publishEvent(shared.nc, subjects, bad.garbage);
+  seq.good1 = await publishEvent(shared.nc, subjects, good[1]!);
+  seq.nul = await publishEvent(shared.nc, subjects, bad.nul);
+  seq.good2 = await publishEvent(shared.nc, subjects, good[2]!);
+  seq.tenantNotUuid = await publishEvent(shared.nc, subjects, bad.tenantNotUuid);
+  seq.outOfRange = await publishEvent(shared.nc, subjects, bad.outOfRange);
+  seq.good3 = await publishEvent(shared.nc, subjects, good[3]!);
+  seq.huge = await publishEvent(shared.nc, subjects, bad.huge);
+  seq.good4 = await publishEvent(shared.nc, subjects, good[4]!);
 
-  let events: ServiceRuntime<unknown> | null = null;
+  let events: ServiceRuntime<EventsDb> | null = null;
   let client: FeedClient | null = null;
   try {
     events = await startEvents(
-      await eventsEnv(testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: consumer, FEED_WRITER_MAX_ATTEMPTS: '2' }),
+      await eventsEnv(shared.testDb, testInfrastructure().natsUrl, prefix, { FEED_CONSUMER_NAME: consumer, FEED_WRITER_MAX_ATTEMPTS: '2' }),
     );
     client = await feedClient(testInfrastructure().natsUrl, subjects);
     const feedOf = (tenant: string) =>
@@ -116,10 +103,10 @@ test("bad messages between good events: every tenant's feed keeps flowing, the b
       expect(read.ids).toEqual(feedOf(tenant));
     }
     // And it goes on: a later event is stored too.
-    await publishEvent(nc, subjects, good[5]!);
+    await publishEvent(shared.nc, subjects, good[5]!);
     await eventually(async () => ((await readAll(client!, b)).ids.includes(good[5]!.id) ? true : undefined), 30_000);
 
-    const parked = await readDeadLetters(nc, subjects);
+    const parked = await readDeadLetters(shared.nc, subjects);
     const bySeq = new Map(parked.map((p) => [p.streamSeq, p]));
     expect([...bySeq.keys()].sort((x, y) => x - y)).toEqual([seq.garbage, seq.nul, seq.tenantNotUuid, seq.outOfRange, seq.huge]);
     for (const p of parked) expect(p).toMatchObject({ consumer, subject: subjects.events('catalog', 'entity.created') });
@@ -146,20 +133,20 @@ test('Postgres unavailable for a while parks nothing, even beside a poison event
   const prefix = uniqueNatsPrefix('feedaway');
   const subjects = subjectsFor(prefix);
   const consumer = 'feed-away';
-  await migrateSchema({ url: testDb.url, schema: 'events', role: 'events_app', migrations: eventsMigrations });
-  await ensureEventsStream(nc, subjects);
-  const target = new URL(testDb.url);
+  await migrateSchema({ url: shared.testDb.url, schema: 'events', role: 'events_app', migrations: eventsMigrations });
+  await ensureEventsStream(shared.nc, subjects);
+  const target = new URL(shared.testDb.url);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   // The writer's pool goes through the proxy; its lease connection does not, so it stays the writer.
-  const database = createDatabase<unknown>({ url: proxy.urlFor(testDb.url), schema: 'events', role: 'events_app', poolSize: 2 });
+  const database = createDatabase<EventsDb>({ url: proxy.urlFor(shared.testDb.url), schema: 'events', role: 'events_app', poolSize: 2 });
   database.pool.on('error', () => undefined);
   const metrics = createMetricsRegistry();
   const writer = startFeedWriter({
     db: database.db,
-    nc,
+    nc: shared.nc,
     subjects,
     logger: testLogger('feed-writer'),
-    connectionString: testDb.url,
+    connectionString: shared.testDb.url,
     role: 'events_app',
     metrics,
     config: {
@@ -175,25 +162,25 @@ test('Postgres unavailable for a while parks nothing, even beside a poison event
   const tenant = newId();
   try {
     const before = busEvent(tenant);
-    await publishEvent(nc, subjects, before);
+    await publishEvent(shared.nc, subjects, before);
     await eventually(async () => ((await storedIds(tenant)).length === 1 ? true : undefined), 20_000);
 
     await proxy.cut();
     const during = [busEvent(tenant), busEvent(tenant)];
     const poison = { ...busEvent(tenant), sourceSystem: 'nul\u0000here' };
-    await publishEvent(nc, subjects, during[0]!);
-    const poisonSeq = await publishEvent(nc, subjects, poison);
-    await publishEvent(nc, subjects, during[1]!);
+    await publishEvent(shared.nc, subjects, during[0]!);
+    const poisonSeq = await publishEvent(shared.nc, subjects, poison);
+    await publishEvent(shared.nc, subjects, during[1]!);
     const retries = platformCounter(metrics, 'retries');
     // Many more failed attempts than maxAttempts (3) while Postgres is away; nothing parked.
     await eventually(async () => (retries.value({ consumer, kind: 'transient' }) >= 10 ? true : undefined), 20_000);
-    expect(await readDeadLetters(nc, subjects)).toEqual([]);
+    expect(await readDeadLetters(shared.nc, subjects)).toEqual([]);
     expect(retries.value({ consumer, kind: 'rejected' })).toBe(0);
 
     await proxy.restore();
     await eventually(async () => ((await storedIds(tenant)).length === 3 ? true : undefined), 20_000);
     expect(await storedIds(tenant)).toEqual([before.id, during[0]!.id, during[1]!.id]);
-    const parked = await readDeadLetters(nc, subjects);
+    const parked = await readDeadLetters(shared.nc, subjects);
     expect(parked.map((p) => [p.streamSeq, p.reason.split(':')[0]])).toEqual([[poisonSeq, 'rejected']]);
     expect(platformCounter(metrics, 'deadLetters').value({ consumer, reason: 'rejected' })).toBe(1);
   } finally {

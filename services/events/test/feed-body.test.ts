@@ -15,6 +15,7 @@ import {
 import { createTestDatabase, eventually, testBus, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { eventsMigrations } from '../src/index.js';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 
 /** Strings a producer may put in an event: quotes, backslashes, control characters, non-ASCII. */
 const AWKWARD = 'Café "Live" \\ take\n2\t\u0001 \u2028 🎵';
@@ -23,7 +24,7 @@ let testDb: TestDatabase;
 let owner: { url: string };
 let nc: NatsConnection;
 let client: FeedClient;
-let events: ServiceRuntime<unknown> | null = null;
+let events: ServiceRuntime<EventsDb> | null = null;
 const prefix = uniqueNatsPrefix('body');
 const subjects = subjectsFor(prefix);
 

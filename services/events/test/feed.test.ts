@@ -1,8 +1,9 @@
 import { jetstream } from '@nats-io/jetstream';
+import { FeedEvent } from '@catalog/contracts';
 import pg from 'pg';
 import { encodeBusEvent, newId, sql, subjectsFor, type NatsConnection } from '@catalog/platform';
 import { eventually, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
-import { feedCursors } from '../src/feed/cursor.js';
+import { feedCursors } from '../src/domain/feed-cursor.js';
 import {
   busEvent,
   entityCreated,
@@ -79,19 +80,7 @@ describe('the feed', () => {
       producer.database.db,
     );
     expect(first.occurredAt).toBe(rows[0]!.occurred_at.toISOString());
-    expect(Object.keys(first)).toEqual([
-      'id',
-      'type',
-      'occurredAt',
-      'product',
-      'resourceKind',
-      'resourceId',
-      'dmrn',
-      'sourceSystem',
-      'batchId',
-      'schemaVersion',
-      'data',
-    ]);
+    expect(Object.keys(first)).toEqual(Object.keys(FeedEvent.properties));
   });
 
   test('events written in one transaction share a batch id', async () => {

@@ -1,37 +1,20 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { DEFAULT_MAX_PAYLOAD, ensureEventsStream, newId, subjectsFor, type NatsConnection } from '@catalog/platform';
-import {
-  createTestDatabase,
-  eventually,
-  publishEvent,
-  testBus,
-  testInfrastructure,
-  uniqueNatsPrefix,
-  type TestDatabase,
-} from '@catalog/testing';
+import { DEFAULT_MAX_PAYLOAD, ensureEventsStream, newId, subjectsFor } from '@catalog/platform';
+import { eventually, publishEvent, testInfrastructure, uniqueNatsPrefix } from '@catalog/testing';
+import { useDatabaseAndBus } from './database-and-bus.js';
 import { busEvent, eventsEnv, feedClient, startEvents } from './support.js';
 
 /** Decision 0052: a feed page ends before its events would make the reply larger than the bus carries. */
-let testDb: TestDatabase;
-let nc: NatsConnection;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('feedpagesize');
-  nc = await testBus('feed-page-size-test');
-});
-afterAll(async () => {
-  await nc.drain();
-  await testDb.drop();
-});
+const shared = useDatabaseAndBus('feedpagesize', 'feed-page-size-test');
 
 test('events of 60 KB each: pages of at most max_payload, hasMore until the end, every event read once in order', async () => {
   const prefix = uniqueNatsPrefix('pagesize');
   const subjects = subjectsFor(prefix);
-  await ensureEventsStream(nc, subjects);
+  await ensureEventsStream(shared.nc, subjects);
   const tenant = newId();
   const published = Array.from({ length: 40 }, () => ({ ...busEvent(tenant), data: { note: 'é'.repeat(30_000) } }));
-  for (const event of published) await publishEvent(nc, subjects, event);
-  const events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix));
+  for (const event of published) await publishEvent(shared.nc, subjects, event);
+  const events = await startEvents(await eventsEnv(shared.testDb, testInfrastructure().natsUrl, prefix));
   const client = await feedClient(testInfrastructure().natsUrl, subjects);
   try {
     // Everything is stored first, so the first page could hold all 40 (2.4 MB) by count.
@@ -58,7 +41,7 @@ test('events of 60 KB each: pages of at most max_payload, hasMore until the end,
   } finally {
     await client.close();
     await events.stop();
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(shared.nc);
     await jsm.streams.delete(subjects.eventsStream).catch(() => undefined);
     await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
   }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { envelopeOf, newId, subjectsFor, type BusEvent, type ServiceRuntime } from '@catalog/platform';
 import { createTestDatabase, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 
 /**
  * The read side of the feed's snapshot guard (decision 0030, `feedPageStatement`): a page only
@@ -11,7 +12,7 @@ import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient 
  * without the `pg_snapshot_xmin` condition, this test fails: the held row is skipped.)
  */
 let testDb: TestDatabase;
-let events: ServiceRuntime<unknown>;
+let events: ServiceRuntime<EventsDb>;
 let client: FeedClient;
 
 beforeAll(async () => {

@@ -34,7 +34,8 @@ import {
   type TestDatabase,
 } from '@catalog/testing';
 import { eventsConfig, startEventsService } from '../src/index.js';
-import type { FeedPage } from '../src/feed/page.js';
+import type { FeedPage } from '../src/domain/feed-page.js';
+import type { EventsDb } from '../src/persistence/tables.js';
 
 export const PRODUCER = 'producer';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -96,7 +97,7 @@ export async function startProducer(databaseUrl: string): Promise<Producer> {
 export interface FeedPipeline {
   testDb: TestDatabase;
   producer: Producer;
-  events: ServiceRuntime<unknown>;
+  events: ServiceRuntime<EventsDb>;
   nc: NatsConnection;
   relay: OutboxRelay;
   client: FeedClient;
@@ -180,7 +181,7 @@ export async function eventsEnv(
   };
 }
 
-export async function startEvents(env: Record<string, string>): Promise<ServiceRuntime<unknown>> {
+export async function startEvents(env: Record<string, string>): Promise<ServiceRuntime<EventsDb>> {
   return startEventsService(readConfig(eventsConfig, env), { logger: testLogger('events') });
 }
 

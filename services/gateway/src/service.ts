@@ -8,8 +8,8 @@ import { publicRouter } from './http/router.js';
 import { gatewayMigrations } from './migrations/index.js';
 import type { GatewayDb } from './persistence/tables.js';
 
-export interface GatewayHandle {
-  runtime: ServiceRuntime<GatewayDb>;
+export interface GatewayHandle extends ServiceRuntime<GatewayDb> {
+  /** The public listener's base URL and port. */
   url: string;
   port: number;
 }
@@ -52,7 +52,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       streamedBodies: true,
       metrics: false,
     });
-    return { runtime, url: server.url, port: server.port };
+    return Object.assign(runtime, { url: server.url, port: server.port });
   } catch (error) {
     await runtime.stop();
     throw error;

@@ -35,7 +35,7 @@ export async function startTestGateway(overrides: Record<string, string> = {}): 
       database,
       env,
       async stop() {
-        await gateway.runtime.stop();
+        await gateway.stop();
         await database.drop();
       },
     };

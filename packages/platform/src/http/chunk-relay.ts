@@ -64,83 +64,91 @@ export interface ChunkRelayOptions {
  * destroys the source (unless `destroySource: false`); a failing source destroys the destination.
  */
 export function relayChunks(source: Readable, destination: Writable, options: ChunkRelayOptions = {}): ChunkRelay {
-  let resolveFinished!: () => void;
-  let rejectFinished!: (error: ChunkRelayError) => void;
-  const finished = new Promise<void>((resolve, reject) => {
-    resolveFinished = resolve;
-    rejectFinished = reject;
+  const settle = settlement();
+  const detach = attachRelay(source, destination, options.destroySource !== false, settle);
+  source.resume();
+  return {
+    finished: settle.finished,
+    stop() {
+      detach();
+      source.pause();
+      settle.resolve();
+    },
+  };
+}
+
+/** The relay's `finished` promise and what settles it. */
+interface Settlement {
+  finished: Promise<void>;
+  resolve(): void;
+  reject(error: ChunkRelayError): void;
+}
+
+function settlement(): Settlement {
+  let resolve!: () => void;
+  let reject!: (error: ChunkRelayError) => void;
+  const finished = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
   });
   finished.catch(() => undefined); // a caller may only stop() it
+  return { finished, resolve, reject };
+}
 
+/** An event listener as `on` and `off` take it. */
+type Listener = Parameters<Readable['on']>[1];
+
+/** Attaches the relay's listeners to both streams; returns the function that detaches them. */
+function attachRelay(source: Readable, destination: Writable, destroySource: boolean, settle: Settlement): () => void {
   const written = (chunk: Buffer) => (error?: Error | null) => {
     // A failed write may still be referenced by the stream that failed: leave that one to the GC.
     if (!error) releaseChunk(chunk);
   };
-  const onData = (chunk: Buffer): void => {
-    if (!destination.write(chunk, written(chunk))) source.pause();
-  };
-  const onDrain = (): void => {
-    source.resume();
-  };
-  const onEnd = (): void => {
-    destination.end();
-  };
-  const onFinish = (): void => {
-    detach();
-    resolveFinished();
+  // After a failure both streams are left to be destroyed; an error either emits then has been dealt with.
+  const ignoreLaterErrors = (): void => {
+    source.on('error', ignore);
+    destination.on('error', ignore);
   };
   const onSourceError = (error: Error): void => {
     detach();
     ignoreLaterErrors();
     destination.destroy(error);
-    rejectFinished(new ChunkRelayError('source', error));
+    settle.reject(new ChunkRelayError('source', error));
   };
-  const onSourceAborted = (): void => onSourceError(Object.assign(new Error('the source was aborted'), { code: 'ECONNRESET' }));
   const onDestinationError = (error: Error): void => {
     detach();
     ignoreLaterErrors();
-    if (options.destroySource === false) source.pause();
-    else source.destroy();
-    rejectFinished(new ChunkRelayError('destination', error));
+    if (destroySource) source.destroy();
+    else source.pause();
+    settle.reject(new ChunkRelayError('destination', error));
   };
-  const onDestinationClose = (): void => {
-    if (destination.writableFinished) return;
-    onDestinationError(Object.assign(new Error('the destination closed before the end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+  const sourceListeners: Record<string, Listener> = {
+    data: (chunk: Buffer) => {
+      if (!destination.write(chunk, written(chunk))) source.pause();
+    },
+    end: () => destination.end(),
+    error: onSourceError,
+    aborted: () => onSourceError(Object.assign(new Error('the source was aborted'), { code: 'ECONNRESET' })),
   };
-  // After a failure both streams are left to be destroyed; an error either emits then has been dealt with.
-  function ignoreLaterErrors(): void {
-    source.on('error', ignore);
-    destination.on('error', ignore);
-  }
-  function detach(): void {
-    source.off('data', onData);
-    source.off('end', onEnd);
-    source.off('error', onSourceError);
-    source.off('aborted', onSourceAborted);
-    destination.off('drain', onDrain);
-    destination.off('finish', onFinish);
-    destination.off('error', onDestinationError);
-    destination.off('close', onDestinationClose);
-  }
-
-  source.on('data', onData);
-  source.on('end', onEnd);
-  source.on('error', onSourceError);
-  source.on('aborted', onSourceAborted);
-  destination.on('drain', onDrain);
-  destination.on('finish', onFinish);
-  destination.on('error', onDestinationError);
-  destination.on('close', onDestinationClose);
-  source.resume();
-
-  return {
-    finished,
-    stop() {
+  const destinationListeners: Record<string, Listener> = {
+    drain: () => source.resume(),
+    finish: () => {
       detach();
-      source.pause();
-      resolveFinished();
+      settle.resolve();
+    },
+    error: onDestinationError,
+    close: () => {
+      if (destination.writableFinished) return;
+      onDestinationError(Object.assign(new Error('the destination closed before the end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
     },
   };
+  function detach(): void {
+    for (const [event, listener] of Object.entries(sourceListeners)) source.off(event, listener);
+    for (const [event, listener] of Object.entries(destinationListeners)) destination.off(event, listener);
+  }
+  for (const [event, listener] of Object.entries(sourceListeners)) source.on(event, listener);
+  for (const [event, listener] of Object.entries(destinationListeners)) destination.on(event, listener);
+  return detach;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type pg from 'pg';
 import { encodeBusEvent, envelopeFromRow, type BusEvent, type EventEnvelopeRow } from '../bus/event-message.js';
 import { deadLetterSink, type DeadLetter } from '../bus/dead-letters.js';
@@ -130,8 +130,40 @@ class PartialPublishError extends Error {
  */
 export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   const schema = assertIdentifier(settings.schema);
+  const log = settings.logger.child({ component: 'outbox-relay', schema });
+  const ctx: RelayContext = {
+    settings,
+    options: resolvedOptions(settings),
+    schema,
+    table: `${schema}.outbox`,
+    log,
+    js: jetstream(settings.nc),
+    park: deadLetterSink({ nc: settings.nc, subjects: settings.subjects, logger: log }),
+  };
+  const leader = runAsLeader(
+    {
+      connectionString: settings.connectionString,
+      role: settings.role,
+      lockName: `outbox-relay:${schema}`,
+      logger: log,
+      retryMs: ctx.options.leaseRetryMs,
+    },
+    (leadership) => relayAsLeader(ctx, leadership),
+  );
+  log.info('outbox relay started');
+  return {
+    async stop() {
+      await leader.stop();
+      log.info('outbox relay stopped');
+    },
+  };
+}
+
+type ResolvedOptions = Required<OutboxRelayOptions>;
+
+function resolvedOptions(settings: OutboxRelaySettings): ResolvedOptions {
   const d = OUTBOX_RELAY_DEFAULTS;
-  const o = {
+  return {
     batchSize: settings.batchSize ?? d.batchSize,
     pollIntervalMs: settings.pollIntervalMs ?? d.pollIntervalMs,
     retentionMs: settings.retentionMs ?? d.retentionMs,
@@ -142,133 +174,137 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     leaseRetryMs: settings.leaseRetryMs ?? d.leaseRetryMs,
     stream: settings.stream ?? {},
   };
-  const log = settings.logger.child({ component: 'outbox-relay', schema });
-  const js = jetstream(settings.nc);
-  const table = `${schema}.outbox`;
-  const park = deadLetterSink({ nc: settings.nc, subjects: settings.subjects, logger: log });
+}
 
-  // $2/$3: the position after which the rows not yet published lie (see `after` below).
-  const selectRows = `
-    select tx_id::text as tx, seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
-           source_system, batch_id, schema_version, data, occurred_at
-      from ${table}
-     where published_at is null
-       and (tx_id, seq) > ($2::xid8, $3::bigint)
-       and tx_id < pg_snapshot_xmin(pg_current_snapshot())
-     order by tx_id, seq
-     limit $1`;
+/** What a relay's steps share. */
+interface RelayContext {
+  settings: OutboxRelaySettings;
+  options: ResolvedOptions;
+  schema: string;
+  /** `<schema>.outbox`. */
+  table: string;
+  log: Logger;
+  js: JetStreamClient;
+  park(letter: DeadLetter): Promise<void>;
+}
 
-  const publish = async (rows: OutboxRow[]): Promise<string[]> => {
-    const done: string[] = [];
-    for (const window of resourceWindows(rows)) {
-      const results = await Promise.allSettled(
-        window.map((row) => {
-          const subject = settings.subjects.events(row.product, row.type);
-          const data = encodeBusEvent(toBusEvent(row));
-          // An event the bus cannot carry would stop the relay for good: parked, then marked.
-          if (data.length > maxPayload(settings.nc) - PUBLISH_HEADER_ROOM) return park(oversized(schema, row, subject, data));
-          return js.publish(subject, data, { msgID: row.id, timeout: o.publishTimeoutMs });
-        }),
-      );
-      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      window.forEach((row, i) => {
-        if (results[i]?.status === 'fulfilled') done.push(row.seq);
-      });
-      if (failure) throw new PartialPublishError(done, failure.reason);
+/** Where the rounds of one leadership stand. */
+interface RoundState {
+  /**
+   * Every row up to `after` is published. A round reads only rows with tx_id below the oldest
+   * running transaction, all of them visible to it, in (tx_id, seq) order: a row not yet read
+   * can never sort before the last one read. Starting the index scan there skips the entries
+   * of rows already marked, which stay in the partial index until vacuum removes them.
+   */
+  after: { tx: string; seq: string };
+  streamReady: boolean;
+}
+
+/** The rounds of a relay while it leads: woken by NOTIFY or the poll interval, retried with backoff. */
+async function relayAsLeader(ctx: RelayContext, { client, signal }: Leadership): Promise<void> {
+  const o = ctx.options;
+  const wake = wakeSignal(signal);
+  client.on('notification', wake.notify);
+  await client.query(`LISTEN ${outboxChannel(ctx.schema)}`);
+  const state: RoundState = { after: START, streamReady: false };
+  const backoff = createBackoff({ minMs: o.retryMinMs, maxMs: o.retryMaxMs });
+  let nextPruneAt = Date.now();
+  while (!signal.aborted) {
+    if (Date.now() >= nextPruneAt) {
+      nextPruneAt = Date.now() + o.pruneIntervalMs;
+      await pruneOutbox(ctx).catch((error: unknown) => ctx.log.warn({ err: error }, 'pruning the outbox failed'));
     }
-    return done;
-  };
-
-  const markPublished = async (seqs: string[]): Promise<void> => {
-    if (seqs.length === 0) return;
-    await settings.pool.query(`update ${table} set published_at = now() where seq = any($1::bigint[])`, [seqs]);
-  };
-
-  const prune = async (): Promise<void> => {
-    let removed = 0;
-    for (;;) {
-      const result = await settings.pool.query(
-        `delete from ${table} where seq in (
-           select seq from ${table} where published_at < now() - make_interval(secs => $1) limit 5000)`,
-        [o.retentionMs / 1000],
-      );
-      removed += result.rowCount ?? 0;
-      if ((result.rowCount ?? 0) < 5000) break;
-    }
-    if (removed > 0) log.info({ removed }, 'pruned published outbox rows');
-  };
-
-  const relay = async ({ client, signal }: Leadership): Promise<void> => {
-    const wake = wakeSignal(signal);
-    client.on('notification', wake.notify);
-    await client.query(`LISTEN ${outboxChannel(schema)}`);
-    let streamReady = false;
-    // Every row up to `after` is published. A round reads only rows with tx_id below the oldest
-    // running transaction, all of them visible to it, in (tx_id, seq) order: a row not yet read
-    // can never sort before the last one read. Starting the index scan there skips the entries
-    // of rows already marked, which stay in the partial index until vacuum removes them.
-    let after: { tx: string; seq: string } = START;
-    const backoff = createBackoff({ minMs: o.retryMinMs, maxMs: o.retryMaxMs });
-    let nextPruneAt = Date.now();
-    const failed = async (error: unknown, what: string): Promise<void> => {
+    try {
+      const read = await relayRound(ctx, state);
+      backoff.reset();
+      // A full batch means there is probably more to read right away.
+      if (read < o.batchSize) await wake.wait(o.pollIntervalMs);
+    } catch (error) {
+      if (signal.aborted) break;
+      if (isStreamMissing(error)) state.streamReady = false;
       const retryInMs = backoff.nextDelayMs();
-      log.warn({ err: error, retryInMs }, what);
+      ctx.log.warn({ err: error, retryInMs }, 'outbox relay round failed; retrying');
       await wake.wait(retryInMs);
-    };
-    while (!signal.aborted) {
-      if (Date.now() >= nextPruneAt) {
-        nextPruneAt = Date.now() + o.pruneIntervalMs;
-        await prune().catch((error: unknown) => log.warn({ err: error }, 'pruning the outbox failed'));
-      }
-      try {
-        if (!streamReady) {
-          await ensureEventsStream(settings.nc, settings.subjects, o.stream);
-          streamReady = true;
-        }
-        const { rows } = await settings.pool.query<OutboxRow>(selectRows, [o.batchSize, after.tx, after.seq]);
-        if (rows.length > 0) {
-          try {
-            await markPublished(await publish(rows));
-          } catch (error) {
-            after = START; // read again from the oldest row not published
-            if (!(error instanceof PartialPublishError)) throw error;
-            await markPublished(error.published);
-            if (isStreamMissing(error.cause)) streamReady = false;
-            throw error.cause;
-          }
-          const last = rows[rows.length - 1]!;
-          after = { tx: last.tx, seq: last.seq };
-          log.debug({ published: rows.length }, 'published outbox rows');
-        }
-        backoff.reset();
-        // A full batch means there is probably more to read right away.
-        if (rows.length < o.batchSize) await wake.wait(o.pollIntervalMs);
-      } catch (error) {
-        if (signal.aborted) break;
-        if (isStreamMissing(error)) streamReady = false;
-        await failed(error, 'outbox relay round failed; retrying');
-      }
     }
-    client.removeListener('notification', wake.notify);
-  };
+  }
+  client.removeListener('notification', wake.notify);
+}
 
-  const leader = runAsLeader(
-    {
-      connectionString: settings.connectionString,
-      role: settings.role,
-      lockName: `outbox-relay:${schema}`,
-      logger: log,
-      retryMs: o.leaseRetryMs,
-    },
-    relay,
+/** One round: publishes and marks the rows after `state.after`; returns how many it read. */
+async function relayRound(ctx: RelayContext, state: RoundState): Promise<number> {
+  if (!state.streamReady) {
+    await ensureEventsStream(ctx.settings.nc, ctx.settings.subjects, ctx.options.stream);
+    state.streamReady = true;
+  }
+  // $2/$3: the position after which the rows not yet published lie.
+  const { rows } = await ctx.settings.pool.query<OutboxRow>(
+    `select tx_id::text as tx, seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
+            source_system, batch_id, schema_version, data, occurred_at
+       from ${ctx.table}
+      where published_at is null
+        and (tx_id, seq) > ($2::xid8, $3::bigint)
+        and tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by tx_id, seq
+      limit $1`,
+    [ctx.options.batchSize, state.after.tx, state.after.seq],
   );
-  log.info('outbox relay started');
-  return {
-    async stop() {
-      await leader.stop();
-      log.info('outbox relay stopped');
-    },
-  };
+  if (rows.length === 0) return 0;
+  try {
+    await markPublished(ctx, await publishRows(ctx, rows));
+  } catch (error) {
+    state.after = START; // read again from the oldest row not published
+    if (!(error instanceof PartialPublishError)) throw error;
+    await markPublished(ctx, error.published);
+    if (isStreamMissing(error.cause)) state.streamReady = false;
+    throw error.cause;
+  }
+  const last = rows[rows.length - 1]!;
+  state.after = { tx: last.tx, seq: last.seq };
+  ctx.log.debug({ published: rows.length }, 'published outbox rows');
+  return rows.length;
+}
+
+/** Publishes rows window by window (see `resourceWindows`); returns the seqs acknowledged. */
+async function publishRows(ctx: RelayContext, rows: OutboxRow[]): Promise<string[]> {
+  const { nc, subjects } = ctx.settings;
+  const done: string[] = [];
+  for (const window of resourceWindows(rows)) {
+    const results = await Promise.allSettled(
+      window.map((row) => {
+        const subject = subjects.events(row.product, row.type);
+        const data = encodeBusEvent(toBusEvent(row));
+        // An event the bus cannot carry would stop the relay for good: parked, then marked.
+        if (data.length > maxPayload(nc) - PUBLISH_HEADER_ROOM) return ctx.park(oversized(ctx.schema, row, subject, data));
+        return ctx.js.publish(subject, data, { msgID: row.id, timeout: ctx.options.publishTimeoutMs });
+      }),
+    );
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    window.forEach((row, i) => {
+      if (results[i]?.status === 'fulfilled') done.push(row.seq);
+    });
+    if (failure) throw new PartialPublishError(done, failure.reason);
+  }
+  return done;
+}
+
+async function markPublished(ctx: RelayContext, seqs: string[]): Promise<void> {
+  if (seqs.length === 0) return;
+  await ctx.settings.pool.query(`update ${ctx.table} set published_at = now() where seq = any($1::bigint[])`, [seqs]);
+}
+
+/** Deletes published rows older than `retentionMs`, 5000 at a time. */
+async function pruneOutbox(ctx: RelayContext): Promise<void> {
+  let removed = 0;
+  for (;;) {
+    const result = await ctx.settings.pool.query(
+      `delete from ${ctx.table} where seq in (
+         select seq from ${ctx.table} where published_at < now() - make_interval(secs => $1) limit 5000)`,
+      [ctx.options.retentionMs / 1000],
+    );
+    removed += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < 5000) break;
+  }
+  if (removed > 0) ctx.log.info({ removed }, 'pruned published outbox rows');
 }
 
 /** Room for the headers of a publish (`Nats-Msg-Id`). */

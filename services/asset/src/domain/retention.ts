@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AssetRetention } from '@catalog/contracts';
 import type { Logger } from '@catalog/platform';
-import type { BlobStore } from '../blob/index.js';
+import type { BlobStore } from '../persistence/blob/index.js';
 import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
 import {
   actAsTenant,

@@ -1,13 +1,23 @@
 import type Koa from 'koa';
 import type { Next } from 'koa';
 import contentDisposition from 'content-disposition';
-import { AppError, badRequest, conflict, payloadTooLarge, sendStreamBody, type HttpContext, type HttpState } from '@catalog/platform';
-import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../blob/index.js';
-import type { AssetService } from '../domain/assets.js';
+import {
+  AppError,
+  badRequest,
+  conflict,
+  payloadTooLarge,
+  sendStreamBody,
+  type HttpContext,
+  type HttpState,
+  type Kysely,
+} from '@catalog/platform';
+import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../persistence/blob/index.js';
+import { assertUploadOpen, commitUpload } from '../domain/fs-uploads.js';
+import type { AssetDb } from '../persistence/tables.js';
 import { parseRange } from './range.js';
 
 export interface ListenerDeps {
-  assets: AssetService;
+  db: Kysely<AssetDb>;
   store: BlobStore;
   /** Present with the fs backend only: it receives the uploads. */
   fsStore: FsBlobStore | null;
@@ -74,9 +84,9 @@ async function receiveUpload(ctx: HttpContext, deps: ListenerDeps, fsStore: FsBl
         receivedSize: length,
       });
     }
-    await deps.assets.assertUploadOpen(ref);
+    await assertUploadOpen(deps, ref);
     const staged = await fsStore.stage(grant.key, ctx.req, { maxBytes, expectedSize: grant.size, expectedSha256: grant.sha256 });
-    await deps.assets.commitUpload(ref, staged);
+    await commitUpload(deps, ref, staged);
     ctx.status = 200;
     ctx.set('ETag', `"${staged.sha256}"`);
     ctx.body = { size: staged.size, checksum: `sha256:${staged.sha256}` };

@@ -1,4 +1,4 @@
-import type { ByteRange } from '../blob/index.js';
+import type { ByteRange } from '../persistence/blob/index.js';
 
 /**
  * Interprets a `Range` header for a representation of `size` bytes. One range only

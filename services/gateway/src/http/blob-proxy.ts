@@ -26,6 +26,16 @@ function unavailable(): AppError {
   return new AppError(503, 'service_unavailable', 'the asset service is not available');
 }
 
+/** The request id and those of the client's headers `names` that are set: what goes upstream. */
+function passedHeaders(ctx: HttpContext, names: readonly string[]): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { 'x-request-id': ctx.state.requestId };
+  for (const name of names) {
+    const value = ctx.get(name);
+    if (value) headers[name] = value;
+  }
+  return headers;
+}
+
 /** The signed download location of a downloadAsset answer: an http(s) URL, or a 502. */
 function downloadLocation(reply: unknown): URL {
   const location = (reply as { location?: unknown } | null)?.location;
@@ -64,11 +74,7 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
         throw new AppError(405, 'method_not_allowed', 'send the file with PUT');
       }
       const target = uploadUpstreamUrl(ctx.req.url ?? '', await listener(ctx.state.requestId));
-      const headers: OutgoingHttpHeaders = { 'x-request-id': ctx.state.requestId };
-      for (const name of ['content-type', 'content-length', 'transfer-encoding'] as const) {
-        const value = ctx.get(name);
-        if (value) headers[name] = value;
-      }
+      const headers = passedHeaders(ctx, ['content-type', 'content-length', 'transfer-encoding']);
       let upstream: IncomingMessage;
       try {
         upstream = await forward(target, 'PUT', headers, ctx.req, settings.upstream);
@@ -86,11 +92,7 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
 
     async download(ctx, reply) {
       const location = downloadLocation(reply);
-      const headers: OutgoingHttpHeaders = { 'x-request-id': ctx.state.requestId };
-      for (const name of ['range', 'if-range', 'if-none-match'] as const) {
-        const value = ctx.get(name);
-        if (value) headers[name] = value;
-      }
+      const headers = passedHeaders(ctx, ['range', 'if-range', 'if-none-match']);
       let upstream: IncomingMessage;
       try {
         upstream = await forward(location, 'GET', headers, null, settings.upstream);

@@ -1,10 +1,5 @@
 import { badRequest, cursorCodec, isUuid, type AppError } from '@catalog/platform';
-
-/** A position in one tenant's whole feed: the `(tx_id, id)` of the last event of a page. */
-export interface FeedPosition {
-  tx: string;
-  id: string;
-}
+import type { FeedPosition } from '../persistence/feed-page.js';
 
 export interface FeedCursors {
   encode(tenantId: string, position: FeedPosition): string;

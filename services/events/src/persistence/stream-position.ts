@@ -1,4 +1,5 @@
 import { sql, type BusEvent, type Kysely } from '@catalog/platform';
+import type { EventsDb } from './tables.js';
 
 /** Where the feed writer stands in one incarnation of the events stream. */
 export interface StreamPosition {
@@ -25,21 +26,27 @@ export class PositionMovedError extends Error {
  * again from 1, so the position restarts at 0; events already in the feed are not stored twice.
  */
 export async function loadPosition(
-  db: Kysely<unknown>,
+  db: Kysely<EventsDb>,
   consumer: string,
   streamCreated: string,
 ): Promise<StreamPosition & { reset: boolean }> {
-  await sql`
-    insert into events.stream_position (consumer, stream_created, last_seq)
-    values (${consumer}, ${streamCreated}, 0)
-    on conflict (consumer) do nothing`.execute(db);
-  const { rows } = await sql<{ stream_created: string; last_seq: string }>`
-    select stream_created, last_seq::text from events.stream_position where consumer = ${consumer}`.execute(db);
-  const row = rows[0]!;
+  await db
+    .insertInto('stream_position')
+    .values({ consumer, stream_created: streamCreated, last_seq: 0 })
+    .onConflict((oc) => oc.column('consumer').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('stream_position')
+    .select(['stream_created', 'last_seq'])
+    .where('consumer', '=', consumer)
+    .executeTakeFirstOrThrow();
   if (row.stream_created === streamCreated) return { streamCreated, lastSeq: Number(row.last_seq), reset: false };
-  await sql`
-    update events.stream_position set stream_created = ${streamCreated}, last_seq = 0, updated_at = now()
-     where consumer = ${consumer} and stream_created = ${row.stream_created}`.execute(db);
+  await db
+    .updateTable('stream_position')
+    .set({ stream_created: streamCreated, last_seq: 0, updated_at: sql<Date>`now()` })
+    .where('consumer', '=', consumer)
+    .where('stream_created', '=', row.stream_created)
+    .execute();
   return { streamCreated, lastSeq: 0, reset: true };
 }
 
@@ -55,7 +62,7 @@ export async function loadPosition(
  * network but Postgres.
  */
 export async function storeEvents(
-  db: Kysely<unknown>,
+  db: Kysely<EventsDb>,
   consumer: string,
   from: StreamPosition,
   toSeq: number,
@@ -63,10 +70,14 @@ export async function storeEvents(
 ): Promise<void> {
   const rows = events.length === 0 ? null : JSON.stringify(events.map(({ event, body }) => ({ ...event, body })));
   await db.transaction().execute(async (trx) => {
-    const moved = await sql`
-      update events.stream_position set last_seq = ${toSeq}, updated_at = now()
-       where consumer = ${consumer} and stream_created = ${from.streamCreated} and last_seq = ${from.lastSeq}`.execute(trx);
-    if (Number(moved.numAffectedRows ?? 0) !== 1) throw new PositionMovedError();
+    const moved = await trx
+      .updateTable('stream_position')
+      .set({ last_seq: toSeq, updated_at: sql<Date>`now()` })
+      .where('consumer', '=', consumer)
+      .where('stream_created', '=', from.streamCreated)
+      .where('last_seq', '=', String(from.lastSeq))
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw new PositionMovedError();
     if (rows === null) return;
     await sql`
       insert into events.feed

@@ -1,6 +1,7 @@
 import { JsonText, type EventEnvelope, type Kysely } from '@catalog/platform';
-import type { FeedCursors } from './cursor.js';
-import { readFeedPageRows } from './query.js';
+import { readFeedPageRows } from '../persistence/feed-page.js';
+import type { EventsDb } from '../persistence/tables.js';
+import type { FeedCursors } from './feed-cursor.js';
 
 /** Room for what surrounds the events in a page: `{"events":[`, the cursor, `hasMore`. */
 const PAGE_FRAME_BYTES = 1024;
@@ -36,7 +37,7 @@ export interface FeedPageRequest {
  * types filter), so a client that changes its filter and keeps its cursor continues from the same
  * point and never gets earlier events of newly selected types.
  */
-export async function readFeedPage(db: Kysely<any>, cursors: FeedCursors, request: FeedPageRequest): Promise<JsonText> {
+export async function readFeedPage(db: Kysely<EventsDb>, cursors: FeedCursors, request: FeedPageRequest): Promise<JsonText> {
   const after = request.after === null ? null : cursors.decode(request.tenantId, request.after);
   const page = await readFeedPageRows(db, {
     tenantId: request.tenantId,

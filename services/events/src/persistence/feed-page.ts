@@ -1,6 +1,12 @@
 import { CompiledQuery } from 'kysely';
 import { inTenantScope, type Kysely } from '@catalog/platform';
-import type { FeedPosition } from './cursor.js';
+import type { EventsDb } from './tables.js';
+
+/** A position in one tenant's whole feed: the `(tx_id, id)` of the last event of a page. */
+export interface FeedPosition {
+  tx: string;
+  id: string;
+}
 
 export interface FeedPageQuery {
   tenantId: string;
@@ -89,7 +95,7 @@ export function feedPageStatement(q: FeedPageQuery): { sql: string; parameters: 
 }
 
 /** Reads one page of a tenant's feed (see `feedPageStatement`). */
-export async function readFeedPageRows(db: Kysely<any>, q: FeedPageQuery): Promise<FeedPageRows> {
+export async function readFeedPageRows(db: Kysely<EventsDb>, q: FeedPageQuery): Promise<FeedPageRows> {
   const { sql, parameters } = feedPageStatement(q);
   // One statement, so no transaction: outside one, the pool prepares it (decision 0009).
   const { rows } = await inTenantScope(db, q.tenantId, (scoped) =>

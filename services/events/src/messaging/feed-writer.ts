@@ -20,11 +20,12 @@ import {
 } from '@catalog/platform';
 import type { FeedWriterConfig } from '../config.js';
 import { entryOf, readStreamRange, type StreamEntry } from './stream-entries.js';
-import { loadPosition, PositionMovedError, type StreamPosition } from './store.js';
+import { loadPosition, PositionMovedError, type StreamPosition } from '../persistence/stream-position.js';
+import type { EventsDb } from '../persistence/tables.js';
 import { writeEntries, type EntryWriter } from './write-entries.js';
 
 export interface FeedWriterSettings {
-  db: Kysely<unknown>;
+  db: Kysely<EventsDb>;
   nc: NatsConnection;
   subjects: Subjects;
   logger: Logger;

@@ -1,5 +1,5 @@
 import type { Logger } from '@catalog/platform';
-import type { AssetConfig } from '../config.js';
+import type { AssetConfig } from '../../config.js';
 import { FsBlobStore } from './fs-store.js';
 import type { UrlSigner } from './signing.js';
 import type { BlobStore } from './store.js';

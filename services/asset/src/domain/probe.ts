@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { isAbsolute } from 'node:path';
 import { AppError } from '@catalog/platform';
-import { AUDIO_FORMATS } from '../domain/kinds.js';
+import { AUDIO_FORMATS } from './kinds.js';
 
 export interface ProbeResult {
   /** Whether ffprobe found an audio stream it can decode, in one of the accepted formats. */

