@@ -8,7 +8,7 @@
  * Needs DATABASE_URL and NATS_URL (scripts/bench.sh starts them) and built services (`npm run build`).
  */
 import autocannon from 'autocannon';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +31,12 @@ interface Load {
   latencyMaxMs: number;
   requests: number;
   failures: number;
+}
+
+interface Services {
+  gateway: BenchProcess;
+  catalog: BenchProcess;
+  baseline: BenchProcess;
 }
 
 interface Target {
@@ -60,12 +66,32 @@ async function load(base: string, target: Target, duration: number): Promise<Loa
   };
 }
 
+/** CPU time (user + system) the process has used so far, in ms (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(child: BenchProcess): number {
+  const fields = readFileSync(`/proc/${child.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** `run`, with the CPU time each of `processes` spent per request during it (µs): steadier than req/s on a loaded machine. */
+async function withCpu(processes: Record<string, BenchProcess>, run: () => Promise<Load>) {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, child]) => [name, cpuMs(child)]));
+  const result = await run();
+  const cpuMicrosPerRequest = Object.fromEntries(
+    Object.entries(processes).map(([name, child]) => [name, Math.round(((cpuMs(child) - before[name]!) * 1000) / result.requests)]),
+  );
+  return { ...result, cpuMicrosPerRequest };
+}
+
 /** One operation through the gateway and on the single process, warm-ups first, then one after the other. */
-async function compare(throughGateway: Target, onBaseline: Target) {
+async function compare(services: Services, throughGateway: Target, onBaseline: Target) {
   await load(GATEWAY, throughGateway, WARMUP_S);
   await load(BASELINE, onBaseline, WARMUP_S);
-  const gatewayPath = await load(GATEWAY, throughGateway, DURATION_S);
-  const singleProcess = await load(BASELINE, onBaseline, DURATION_S);
+  const gatewayPath = await withCpu({ gateway: services.gateway, catalog: services.catalog }, () =>
+    load(GATEWAY, throughGateway, DURATION_S),
+  );
+  const singleProcess = await withCpu({ baseline: services.baseline, catalog: services.catalog }, () =>
+    load(BASELINE, onBaseline, DURATION_S),
+  );
   const ratio = Math.round((gatewayPath.requestsPerSecond / singleProcess.requestsPerSecond) * 1000) / 1000;
   const p99Factor = Math.round((gatewayPath.latencyP99Ms / singleProcess.latencyP99Ms) * 100) / 100;
   return { gatewayPath, singleProcess, throughputRatio: ratio, p99Factor, met: { throughput: ratio >= 0.5, p99: p99Factor <= 2 } };
@@ -140,11 +166,13 @@ async function main(): Promise<void> {
     await waitReady(`${BASELINE}${read}`);
 
     const loadBefore = loadavg();
-    const readResult = await compare({ path: read, method: 'GET', headers: auth }, { path: read, method: 'GET', headers: {} });
+    const services = { gateway, catalog, baseline };
+    const readResult = await compare(services, { path: read, method: 'GET', headers: auth }, { path: read, method: 'GET', headers: {} });
     const body = JSON.stringify({ type: 'song', title: 'Bench create', artist: 'Bench Band' });
     const json = { 'content-type': 'application/json' };
     const create = '/api/v1/catalog/entities';
     const createResult = await compare(
+      services,
       { path: create, method: 'POST', headers: { ...auth, ...json }, body },
       { path: create, method: 'POST', headers: json, body },
     );
@@ -182,6 +210,13 @@ async function main(): Promise<void> {
       JSON.stringify({
         read: { ratio: readResult.throughputRatio, p99Factor: readResult.p99Factor, met: readResult.met },
         create: { ratio: createResult.throughputRatio, p99Factor: createResult.p99Factor, met: createResult.met },
+        cpuMicrosPerRequest: {
+          read: { gatewayPath: readResult.gatewayPath.cpuMicrosPerRequest, singleProcess: readResult.singleProcess.cpuMicrosPerRequest },
+          create: {
+            gatewayPath: createResult.gatewayPath.cpuMicrosPerRequest,
+            singleProcess: createResult.singleProcess.cpuMicrosPerRequest,
+          },
+        },
         revocation,
         loadAverage: results.loadAverage,
       }),
