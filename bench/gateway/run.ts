@@ -141,32 +141,62 @@ async function seed(auth: Record<string, string>): Promise<string> {
   return entityId;
 }
 
+type Comparison = Awaited<ReturnType<typeof compare>>;
+
+/** Writes the results' JSON and prints the tables. */
+function report(results: { read: Comparison; create: Comparison } & Record<string, unknown>): void {
+  mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
+  writeFileSync(
+    join(repoRoot, 'bench', 'results', process.env.BENCH_RESULT_NAME ?? 'gateway.json'),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  const { read, create } = results;
+  console.table({
+    'read, gateway path': read.gatewayPath,
+    'read, single process': read.singleProcess,
+    'create, gateway path': create.gatewayPath,
+    'create, single process': create.singleProcess,
+  });
+  const summary = (c: Comparison) => ({
+    ratio: c.throughputRatio,
+    p99Factor: c.p99Factor,
+    met: c.met,
+    cpuMicrosPerRequest: { gatewayPath: c.gatewayPath.cpuMicrosPerRequest, singleProcess: c.singleProcess.cpuMicrosPerRequest },
+  });
+  console.log(
+    JSON.stringify({
+      read: summary(read),
+      create: summary(create),
+      revocation: results.revocationToRefusalOnSecondReplica,
+      loadAverage: results.loadAverage,
+    }),
+  );
+}
+
+/** Catalog and gateway, a tenant with 1,000 entities, the single process for it: the read's path. */
+async function setUp(env: Record<string, string>, adminToken: string, processes: BenchProcess[]) {
+  const catalog = await startService('catalog', env, 18181);
+  processes.push(catalog);
+  const gateway = await startService('gateway', env, 18180);
+  processes.push(gateway);
+  const { orgId, key } = await apiClient(GATEWAY, adminToken).tenant({ name: 'Bench FM' });
+  const auth = { authorization: `Bearer ${key}` };
+  const read = `/api/v1/catalog/entities/${await seed(auth)}`;
+  const baselineEnv = { ...env, PORT: '18190', BENCH_TENANT_ID: orgId };
+  const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', baselineEnv, ['--conditions=source', '--import', 'tsx']);
+  processes.push(baseline);
+  await waitReady(`${BASELINE}${read}`);
+  return { services: { gateway, catalog, baseline }, orgId, auth, read };
+}
+
 async function main(): Promise<void> {
   if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required (run via npm run bench)');
   const database = await createBenchDatabase('gateway');
   const { env, adminToken } = await benchEnv(database, { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', DB_POOL_SIZE: '20' });
   const processes: BenchProcess[] = [];
   try {
-    const catalog = await startService('catalog', env, 18181);
-    processes.push(catalog);
-    const gateway = await startService('gateway', env, 18180);
-    processes.push(gateway);
-
-    const { orgId, key } = await apiClient(GATEWAY, adminToken).tenant({ name: 'Bench FM' });
-    const auth = { authorization: `Bearer ${key}` };
-    const entityId = await seed(auth);
-    const read = `/api/v1/catalog/entities/${entityId}`;
-
-    const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', { ...env, PORT: '18190', BENCH_TENANT_ID: orgId }, [
-      '--conditions=source',
-      '--import',
-      'tsx',
-    ]);
-    processes.push(baseline);
-    await waitReady(`${BASELINE}${read}`);
-
+    const { services, orgId, auth, read } = await setUp(env, adminToken, processes);
     const loadBefore = loadavg();
-    const services = { gateway, catalog, baseline };
     const readResult = await compare(services, { path: read, method: 'GET', headers: auth }, { path: read, method: 'GET', headers: {} });
     const body = JSON.stringify({ type: 'song', title: 'Bench create', artist: 'Bench Band' });
     const json = { 'content-type': 'application/json' };
@@ -177,13 +207,11 @@ async function main(): Promise<void> {
       { path: create, method: 'POST', headers: json, body },
     );
     const loadAfter = loadavg();
+    const { gateway, catalog, baseline } = services;
     const peakRssMiB = { gateway: gateway.peakRssMiB(), catalog: catalog.peakRssMiB(), baseline: baseline.peakRssMiB() };
-
-    const secondGateway = await startService('gateway', env, 18182);
-    processes.push(secondGateway);
+    processes.push(await startService('gateway', env, 18182));
     const revocation = await revocationToRefusal(adminToken, orgId, read, REVOCATIONS);
-
-    const results = {
+    report({
       benchmark: 'gateway',
       date: new Date().toISOString(),
       machine: machine(),
@@ -194,33 +222,7 @@ async function main(): Promise<void> {
       revocationToRefusalOnSecondReplica: revocation,
       peakRssMiB,
       targets: { throughputRatioAtLeast: 0.5, p99AtMostTimesSingleProcess: 2, revocationBelowMs: 1000 },
-    };
-    mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
-    writeFileSync(
-      join(repoRoot, 'bench', 'results', process.env.BENCH_RESULT_NAME ?? 'gateway.json'),
-      `${JSON.stringify(results, null, 2)}\n`,
-    );
-    console.table({
-      'read, gateway path': readResult.gatewayPath,
-      'read, single process': readResult.singleProcess,
-      'create, gateway path': createResult.gatewayPath,
-      'create, single process': createResult.singleProcess,
     });
-    console.log(
-      JSON.stringify({
-        read: { ratio: readResult.throughputRatio, p99Factor: readResult.p99Factor, met: readResult.met },
-        create: { ratio: createResult.throughputRatio, p99Factor: createResult.p99Factor, met: createResult.met },
-        cpuMicrosPerRequest: {
-          read: { gatewayPath: readResult.gatewayPath.cpuMicrosPerRequest, singleProcess: readResult.singleProcess.cpuMicrosPerRequest },
-          create: {
-            gatewayPath: createResult.gatewayPath.cpuMicrosPerRequest,
-            singleProcess: createResult.singleProcess.cpuMicrosPerRequest,
-          },
-        },
-        revocation,
-        loadAverage: results.loadAverage,
-      }),
-    );
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await database.drop();
