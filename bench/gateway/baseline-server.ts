@@ -1,49 +1,59 @@
 /**
- * The baseline of bench/gateway: the same entity read served by one Koa process straight on
- * Postgres (same pool settings, same tenant-scoped query as the catalog service), with no
- * authentication, no NATS hop and no second process.
+ * The baseline of bench/gateway: a single process serving the catalog's own `getEntity` and
+ * `createEntity` operations (the same code the catalog service runs: schema checks, the
+ * tenant-scoped query, the insert with its outbox row in one statement, the same JSON) from one
+ * Koa listener straight on Postgres, with no authentication, no NATS hop and no second process.
  */
 import Koa from 'koa';
-import type { EntitiesTable } from '@catalog/catalog';
-import { createDatabase, inTenantScope } from '@catalog/platform';
-
-/** The catalog's own table type: the baseline reads the same rows. */
-interface Db {
-  entities: EntitiesTable;
-}
+import { catalogOperations, type AssetClient, type CatalogDb } from '@catalog/catalog';
+import { createDatabase, createLogger, newId, readJsonBody, type CallContext, type Operation } from '@catalog/platform';
 
 const port = Number(process.env.PORT ?? 8090);
 const tenantId = process.env.BENCH_TENANT_ID!;
-const database = createDatabase<Db>({
-  url: process.env.DATABASE_URL!,
+const database = createDatabase<CatalogDb>({
+  // As the catalog connects: its own login role (decision 0057).
+  url: process.env.CATALOG_DATABASE_URL ?? process.env.DATABASE_URL!,
   schema: 'catalog',
   role: 'catalog_app',
   poolSize: Number(process.env.DB_POOL_SIZE ?? 10),
 });
+// Only the entity operations run here; the versions' asset client is never called.
+const operations = catalogOperations({
+  db: database.db,
+  assets: {} as AssetClient,
+  maxVersionsPerEntity: 100,
+  logger: createLogger({ service: 'baseline', level: 'warn' }),
+});
+const byId = (id: string): Operation => operations.find((operation) => operation.definition.operationId === id)!;
+const getEntity = byId('getEntity');
+const createEntity = byId('createEntity');
+const MAX_BODY_BYTES = 1024 * 1024;
+
 const app = new Koa();
 app.use(async (ctx) => {
-  const match = /^\/api\/v1\/catalog\/entities\/([0-9a-f-]{36})$/.exec(ctx.path);
-  if (!match) {
+  const call: CallContext = { tenantId, keyId: null, sourceSystem: 'bench-baseline', requestId: newId() };
+  const read = /^\/api\/v1\/catalog\/entities\/([0-9a-f-]{36})$/.exec(ctx.path);
+  let operation: Operation | undefined;
+  let params: Record<string, string> = {};
+  if (ctx.method === 'GET' && read) {
+    operation = getEntity;
+    params = { id: read[1]! };
+  } else if (ctx.method === 'POST' && ctx.path === '/api/v1/catalog/entities') {
+    operation = createEntity;
+  }
+  if (!operation) {
     ctx.status = 404;
     return;
   }
-  const row = await inTenantScope(database.db, tenantId, (db) =>
-    db.selectFrom('entities').selectAll().where('tenant_id', '=', tenantId).where('id', '=', match[1]!).executeTakeFirst(),
-  );
-  if (!row) {
-    ctx.status = 404;
-    return;
+  const body = operation === createEntity ? await readJsonBody(ctx, MAX_BODY_BYTES) : undefined;
+  try {
+    const result = await operation.handle({ params, query: {}, body }, call, { maxBodyBytes: MAX_BODY_BYTES });
+    ctx.status = result.status ?? operation.definition.success.status;
+    ctx.body = result.body ?? null;
+  } catch (error) {
+    ctx.status = (error as { status?: number }).status ?? 500;
+    ctx.body = { error: { message: (error as Error).message } };
   }
-  ctx.body = {
-    id: row.id,
-    type: row.type,
-    title: row.title,
-    artist: row.artist,
-    externalReferences: { dmrn: row.dmrn },
-    primaryAudioVersion: null,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 });
 app.listen(port, '127.0.0.1');
 process.on('SIGTERM', () => {

@@ -75,4 +75,9 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     expect(gateway.allowResponses).toBe(false);
     expect(gateway.publish.filter((subject) => subject.startsWith('$JS'))).toEqual([]);
   });
+
+  test('only the gateway replicas publish and hear the notices of API-key changes', () => {
+    expect(who('publish', 'cs.gateway.key-changes')).toEqual(['gateway']);
+    expect(who('subscribe', 'cs.gateway.key-changes')).toEqual(['gateway']);
+  });
 });

@@ -47,6 +47,15 @@ export const gatewayConfig = defineConfig(
         description: 'Addresses the limiter remembers at most.',
       }),
     }),
+    apiKeyMaxStalenessMs: Env.integer({
+      env: 'API_KEY_MAX_STALENESS_MS',
+      default: 1_000,
+      minimum: 0,
+      maximum: 60_000,
+      description:
+        "Longest a revocation, rotation or plan change may take to reach every gateway replica's keys in memory; " +
+        'a replica that cannot prove it is that current reads keys from the database; 0: every request reads its key there (decision 0070).',
+    }),
     assetHttpUrl: Env.optional(
       Env.url({
         env: 'ASSET_HTTP_URL',

@@ -1,14 +1,18 @@
 import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
+import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
 import { adminOperations } from './http/admin-operations.js';
 import { mountGateway } from './http/app.js';
 import { blobProxy } from './http/blob-proxy.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { publicRouter } from './http/router.js';
+import { announceKeyChange, followKeyChanges } from './messaging/key-changes.js';
 import { gatewayMigrations } from './migrations/index.js';
 import type { GatewayDb } from './persistence/tables.js';
 
 export interface GatewayHandle extends ServiceRuntime<GatewayDb> {
+  /** The API keys in memory (decision 0070); null with `API_KEY_MAX_STALENESS_MS=0`. */
+  keys: KeyReplica | null;
   /** The public listener's base URL and port. */
   url: string;
   port: number;
@@ -25,13 +29,29 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   });
   try {
     const db = runtime.database.db;
+    const { nc, subjects, logger } = runtime;
+    const keys =
+      config.apiKeyMaxStalenessMs > 0
+        ? await startKeyReplica({
+            pool: runtime.database.pool,
+            logger,
+            maxStalenessMs: config.apiKeyMaxStalenessMs,
+            notices: (onNotice) => followKeyChanges(nc, subjects, onNotice),
+          })
+        : null;
+    if (keys) runtime.onStop(() => keys.stop());
+    const keysChanged = async (): Promise<void> => {
+      announceKeyChange(nc, subjects, logger);
+      // A failed read leaves the replica not current: requests read keys from the database then.
+      await keys?.sync().catch(() => undefined);
+    };
     const blobs = blobProxy({
       rpc: { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetDiscoveryTimeoutMs },
       assetHttpUrl: config.assetHttpUrl,
       upstream: config.upstream,
     });
     const router = publicRouter({
-      pool: runtime.database.pool,
+      keys: { pool: runtime.database.pool, replica: keys },
       stream: blobs.download,
       rpc: {
         nc: runtime.nc,
@@ -43,7 +63,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,
-      localOperations: adminOperations({ db }),
+      localOperations: adminOperations({ db, keysChanged }),
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).
     const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads), {
@@ -52,7 +72,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       streamedBodies: true,
       metrics: false,
     });
-    return Object.assign(runtime, { url: server.url, port: server.port });
+    return Object.assign(runtime, { keys, url: server.url, port: server.port });
   } catch (error) {
     await runtime.stop();
     throw error;

@@ -88,11 +88,18 @@ function callsOf(service: ServiceName): string[] {
     .map((operation) => rpc(operation.service, operation.operationId));
 }
 
+/**
+ * Where the gateway replicas tell each other that the API-key table changed (a notice without
+ * data: each replica reads the change from Postgres, decision 0070).
+ */
+export const GATEWAY_KEY_CHANGES_SUBJECT = 'gateway.key-changes';
+
 function gatewayPermissions(): BusPermissions {
+  const keyChanges = `${ANY_PREFIX}.${GATEWAY_KEY_CHANGES_SUBJECT}`;
   return {
     user: 'gateway',
-    publish: callsOf('gateway'),
-    subscribe: [`${inboxPrefixOf('gateway')}.>`],
+    publish: [...callsOf('gateway'), keyChanges],
+    subscribe: [`${inboxPrefixOf('gateway')}.>`, keyChanges],
     allowResponses: false,
   };
 }

@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
+import { coalesceWrites } from './coalesce-writes.js';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
@@ -36,6 +37,8 @@ export async function connectBus(settings: BusSettings): Promise<NatsConnection>
     // (about 5% of the gateway's CPU); our errors carry the operation and request id instead.
     noAsyncTraces: true,
   });
+  // One socket write per turn of the event loop, not per request (issue 15, item 3).
+  coalesceWrites(nc);
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {

@@ -1,3 +1,4 @@
+export * from './coalesce-writes.js';
 export * from './connect.js';
 export * from './context.js';
 export * from './dead-letters.js';

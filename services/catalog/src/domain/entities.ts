@@ -22,6 +22,7 @@ import {
   updateEntityRow,
   type NewEntityRow,
 } from '../persistence/entities.js';
+import { insertEntityWithEvent } from '../persistence/entities-compiled.js';
 import { findEntityView, listEntityViews } from '../persistence/entity-views.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { listVersionsOfEntity } from '../persistence/versions.js';
@@ -81,18 +82,20 @@ async function insertEntities(deps: EntityDeps, call: CallContext, inputs: Creat
   const dmrns = created.flatMap(({ row }) => (row.dmrn === null ? [] : [row.dmrn]));
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   const rows = await guardDmrn(deps, call, dmrns, () =>
-    inTenantScope(deps.db, call.tenantId, (db) =>
-      executeWithEvents(
-        db,
-        'catalog',
-        context,
-        insertEntitiesQuery(
-          db,
-          created.map(({ row }) => row),
-        ),
-        created.map(({ event }) => event),
-        batchId,
-      ),
+    inTenantScope(deps.db, call.tenantId, async (db) =>
+      created.length === 1
+        ? [await insertEntityWithEvent(db, context, created[0]!.row, created[0]!.event, batchId ?? newId())]
+        : executeWithEvents(
+            db,
+            'catalog',
+            context,
+            insertEntitiesQuery(
+              db,
+              created.map(({ row }) => row),
+            ),
+            created.map(({ event }) => event),
+            batchId,
+          ),
     ),
   );
   const byId = new Map(rows.map((row) => [row.id, row]));

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
+import { compiledOnce, placeholder } from './entities-compiled.js';
 import type { EntityRow } from './entities.js';
 import type { CatalogDb } from './tables.js';
 
@@ -45,8 +46,15 @@ function entityViews(db: Kysely<CatalogDb>, tenantId: string) {
     .where('e.tenant_id', '=', tenantId);
 }
 
-export function findEntityView(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityViewRow | undefined> {
-  return entityViews(db, tenantId).where('e.id', '=', id).executeTakeFirst() as Promise<EntityViewRow | undefined>;
+const findEntityViewStatement = compiledOnce<{ tenantId: string; id: string }, EntityViewRow>(
+  { tenantId: placeholder('tenantId'), id: placeholder('id') },
+  (db, a) => entityViews(db, a.tenantId).where('e.id', '=', a.id).compile() as CompiledQuery<EntityViewRow>,
+);
+
+/** One entity of the tenant with its primary online audio version (the hot read: compiled once). */
+export async function findEntityView(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityViewRow | undefined> {
+  const [row] = await findEntityViewStatement(db, { tenantId, id });
+  return row;
 }
 
 /** Up to `limit` entities with an id above `afterId`, by id ascending (the listing's keyset). */

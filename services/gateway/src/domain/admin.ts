@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { newId, notFound } from '@catalog/platform';
 import type {
   ApiKey,
@@ -11,6 +11,7 @@ import type {
 import { issueKey } from './api-keys.js';
 import { findOrganization, insertOrganization, updateOrganization, type OrganizationRow } from '../persistence/organizations.js';
 import { insertApiKey, listActiveKeys, replaceSecret, revokeKey, setSourceSystem, type ApiKeyRow } from '../persistence/api-keys.js';
+import { recordKeyChange } from '../persistence/key-changes.js';
 import type { GatewayDb } from '../persistence/tables.js';
 
 function organizationJson(row: OrganizationRow): Organization {
@@ -41,7 +42,32 @@ function apiKeyJson(row: ApiKeyRow): ApiKey {
  */
 export interface AdminDeps {
   db: Kysely<GatewayDb>;
+  /**
+   * After a change of keys or plans has committed: brings this replica's keys up to date before
+   * the change is answered, and tells the other replicas (decision 0070).
+   */
+  keysChanged: () => Promise<void>;
 }
+
+/**
+ * `write` in a transaction that also records, when it changed a row, the change for the
+ * replicas (`changeOf` of the row); `keysChanged` once it committed.
+ */
+async function changingKeys<Row>(
+  deps: AdminDeps,
+  write: (trx: Transaction<GatewayDb>) => Promise<Row | undefined>,
+  changeOf: (row: Row) => { keyId: string } | { organizationId: string },
+): Promise<Row | undefined> {
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const written = await write(trx);
+    if (written !== undefined) await recordKeyChange(trx, changeOf(written));
+    return written;
+  });
+  if (row !== undefined) await deps.keysChanged();
+  return row;
+}
+
+const keyChange = (row: ApiKeyRow) => ({ keyId: row.id });
 
 async function organizationOr404(deps: AdminDeps, id: string): Promise<OrganizationRow> {
   const row = await findOrganization(deps.db, id);
@@ -58,7 +84,11 @@ export async function getOrganization(deps: AdminDeps, id: string): Promise<Orga
 }
 
 export async function changeOrganization(deps: AdminDeps, id: string, input: UpdateOrganizationBody): Promise<Organization> {
-  const row = await updateOrganization(deps.db, id, { name: input.name, products: input.products && [...input.products] });
+  const row = await changingKeys(
+    deps,
+    (trx) => updateOrganization(trx, id, { name: input.name, products: input.products && [...input.products] }),
+    (updated) => ({ organizationId: updated.id }),
+  );
   if (!row) throw notFound('organization');
   return organizationJson(row);
 }
@@ -68,14 +98,19 @@ export async function createApiKey(deps: AdminDeps, organizationId: string, inpu
   await organizationOr404(deps, organizationId);
   const id = newId();
   const { key, secretHash } = issueKey(id);
-  const row = await insertApiKey(deps.db, {
-    id,
-    organization_id: organizationId,
-    name: input.name,
-    secret_hash: secretHash,
-    permissions: [...input.permissions],
-  });
-  return { ...apiKeyJson(row), key };
+  const row = await changingKeys(
+    deps,
+    (trx) =>
+      insertApiKey(trx, {
+        id,
+        organization_id: organizationId,
+        name: input.name,
+        secret_hash: secretHash,
+        permissions: [...input.permissions],
+      }),
+    keyChange,
+  );
+  return { ...apiKeyJson(row!), key };
 }
 
 export async function listApiKeys(deps: AdminDeps, organizationId: string): Promise<{ apiKeys: ApiKey[] }> {
@@ -86,18 +121,18 @@ export async function listApiKeys(deps: AdminDeps, organizationId: string): Prom
 /** A new secret for the key; the old one stops working at once. */
 export async function rotateApiKey(deps: AdminDeps, keyId: string): Promise<IssuedApiKey> {
   const { key, secretHash } = issueKey(keyId);
-  const row = await replaceSecret(deps.db, keyId, secretHash);
+  const row = await changingKeys(deps, (trx) => replaceSecret(trx, keyId, secretHash), keyChange);
   if (!row) throw notFound('api key');
   return { ...apiKeyJson(row), key };
 }
 
 export async function revokeApiKey(deps: AdminDeps, keyId: string): Promise<void> {
-  if (!(await revokeKey(deps.db, keyId))) throw notFound('api key');
+  if (!(await changingKeys(deps, (trx) => revokeKey(trx, keyId), keyChange))) throw notFound('api key');
 }
 
 /** Binds the key to a named source system (`null`: the key's own `public-api:<keyId>` again). */
 export async function bindSourceSystem(deps: AdminDeps, keyId: string, name: string | null): Promise<ApiKey> {
-  const row = await setSourceSystem(deps.db, keyId, name);
+  const row = await changingKeys(deps, (trx) => setSourceSystem(trx, keyId, name), keyChange);
   if (!row) throw notFound('api key');
   return apiKeyJson(row);
 }

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { AppError, forbidden, tooManyRequests, unauthorized } from '@catalog/platform';
 import type { Permission, Product } from '@catalog/contracts';
 import { hashSecret, parseKey, secretHashMatches } from './api-keys.js';
+import type { KeyReplica } from './key-replica.js';
 import {
   findActiveKeyCredentials,
   findKeyCredentialsAndAdmit,
@@ -24,12 +25,36 @@ export interface Caller {
   admission: { allowed: boolean; retryAfterSeconds: number } | null;
 }
 
+/** Where keys are checked: the replica in memory while it is current, the database otherwise. */
+export interface KeyStore {
+  pool: Pool;
+  /** Null: every request reads its key from the database. */
+  replica: KeyReplica | null;
+}
+
 /**
- * Reads `Authorization: Bearer sk_…` and checks it against the stored key, on every request. With
- * `limit`, the same round trip also admits the request to the key's rate limit (see
- * `findKeyCredentialsAndAdmit`); `admit` then answers for it after authorisation.
+ * The key's credentials when the replica is current and holds the key with the presented secret;
+ * otherwise the database's (a key or a secret the replica does not know yet, e.g. one issued or
+ * rotated on another replica a moment ago, is read there). Only changes that take rights away
+ * (revocation, rotation's old secret, plan and binding changes) can lag, by at most the bound.
  */
-export async function authenticate(pool: Pool, authorization: string | undefined, limit: AdmissionRequest | null = null): Promise<Caller> {
+async function credentialsOf(keys: KeyStore, keyId: string, presented: Buffer): Promise<KeyCredentials | undefined> {
+  const held = keys.replica?.credentials(keyId);
+  if (held && secretHashMatches(presented, held.secret_hash)) return held;
+  return findActiveKeyCredentials(keys.pool, keyId);
+}
+
+/**
+ * Reads `Authorization: Bearer sk_…` and checks it against the key, on every request: from the
+ * replica in memory or the database (`credentialsOf`). With `limit`, the key is read from the
+ * database in the round trip that also admits the request to the key's rate limit, which all
+ * replicas share (see `findKeyCredentialsAndAdmit`); `admit` then answers for it after authorisation.
+ */
+export async function authenticate(
+  keys: KeyStore,
+  authorization: string | undefined,
+  limit: AdmissionRequest | null = null,
+): Promise<Caller> {
   if (!authorization) throw unauthorized('missing API key: send Authorization: Bearer <API_KEY>');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('malformed Authorization header: expected Bearer <API_KEY>');
@@ -37,8 +62,8 @@ export async function authenticate(pool: Pool, authorization: string | undefined
   if (!parsed) throw unauthorized('invalid API key');
   const presented = hashSecret(parsed.secret);
   const credentials: (KeyCredentials & Partial<Pick<KeyCredentialsWithAdmission, 'admission'>>) | undefined = limit
-    ? await findKeyCredentialsAndAdmit(pool, parsed.keyId, presented, limit)
-    : await findActiveKeyCredentials(pool, parsed.keyId);
+    ? await findKeyCredentialsAndAdmit(keys.pool, parsed.keyId, presented, limit)
+    : await credentialsOf(keys, parsed.keyId, presented);
   if (!secretHashMatches(presented, credentials?.secret_hash ?? null) || !credentials) throw unauthorized('invalid API key');
   return {
     tenantId: credentials.organization_id,

@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Next } from 'koa';
-import type { Pool } from 'pg';
 import {
   AppError,
   badRequest,
@@ -18,12 +17,12 @@ import {
   type RpcRequest,
 } from '@catalog/platform';
 import { buildOpenApiDocument, routes, type RouteDefinition } from '@catalog/contracts';
-import { admit, authenticate, authorize } from '../domain/authenticate.js';
+import { admit, authenticate, authorize, type KeyStore } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
 
 export interface RouterSettings {
-  /** The gateway database's pool, for the per-request key lookup (a prepared statement). */
-  pool: Pool;
+  /** Where each request's key is checked (the replica in memory, or the database). */
+  keys: KeyStore;
   rpc: RpcCallSettings;
   adminToken: string;
   bodyLimitBytes: number;
@@ -88,7 +87,7 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
     let call: CallContext = { tenantId: NO_TENANT, keyId: null, sourceSystem: 'admin', requestId: ctx.state.requestId };
     if (route.auth.kind === 'apiKey') {
-      const caller = await authenticate(settings.pool, ctx.get('authorization') || undefined, limit);
+      const caller = await authenticate(settings.keys, ctx.get('authorization') || undefined, limit);
       authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
       if (limit) admit(caller, limit.perMinute);
       call = {

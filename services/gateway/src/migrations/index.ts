@@ -2,9 +2,11 @@ import type { Migrations } from '@catalog/platform';
 import { organizationsAndKeys } from './0001_organizations_and_keys.js';
 import { keyRateLimits } from './0002_key_rate_limits.js';
 import { keyRateLimitsUnlogged } from './0003_key_rate_limits_unlogged.js';
+import { apiKeyChanges } from './0004_api_key_changes.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
   '0002_key_rate_limits': keyRateLimits,
   '0003_key_rate_limits_unlogged': keyRateLimitsUnlogged,
+  '0004_api_key_changes': apiKeyChanges,
 };

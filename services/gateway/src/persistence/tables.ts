@@ -20,7 +20,16 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+export interface ApiKeyChangesTable {
+  /** bigserial: pg returns int8 as a string. */
+  seq: Generated<string>;
+  key_id: string | null;
+  organization_id: string | null;
+  changed_at: Generated<Date>;
+}
+
 export interface GatewayDb {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
+  api_key_changes: ApiKeyChangesTable;
 }

@@ -1,0 +1,109 @@
+import { performance } from 'node:perf_hooks';
+import { readConfig } from '@catalog/platform';
+import { apiClient, testLogger, type ApiClient } from '@catalog/testing';
+import { gatewayConfig, startGateway, type GatewayHandle } from '../src/index.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from './support.js';
+
+/**
+ * Two gateway replicas on one database and NATS prefix, each with its API keys in memory
+ * (decision 0070): a change made through replica A reaches replica B within the bound, and a
+ * replica that stops following the change log reads keys from the database once the bound passed.
+ */
+const BOUND_MS = 1_000;
+let a: TestGateway;
+let b: GatewayHandle;
+let adminA: ApiClient;
+
+beforeAll(async () => {
+  a = await startTestGateway({ API_KEY_MAX_STALENESS_MS: String(BOUND_MS) });
+  b = await startGateway(readConfig(gatewayConfig, a.env), { logger: testLogger('gateway-b') });
+  adminA = apiClient(a.gateway.url, ADMIN_TOKEN);
+});
+afterAll(async () => {
+  await b?.runtime.stop();
+  await a?.stop();
+});
+
+const ENTITY = '/api/v1/catalog/entities/0193a6c4-0000-7000-8000-000000000001';
+
+/**
+ * The status replica `gateway` gives `key` on a catalog read. No catalog service runs here, so a
+ * request that passed the key, permission and plan checks ends as 503 (nobody answers on NATS).
+ */
+async function statusOn(gateway: GatewayHandle, key: string): Promise<number> {
+  const response = await fetch(`${gateway.url}${ENTITY}`, { headers: { authorization: `Bearer ${key}` } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Waits until `gateway`'s replica holds the key in memory (so the requests after test the replica, not the database). */
+async function heldBy(gateway: GatewayHandle, keyId: string): Promise<void> {
+  for (let i = 0; i < 200 && !gateway.keys!.held(keyId); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(gateway.keys!.held(keyId)).toBeDefined();
+}
+
+/**
+ * Asks replica `gateway` until it answers `expected` or the bound has passed since `since`; then
+ * once more: a request sent after the bound must get `expected` whatever the machine's load,
+ * since a replica that has not read the change log since the change reads the database.
+ */
+async function refusedWithinBound(gateway: GatewayHandle, key: string, expected: number, since: number): Promise<void> {
+  while (performance.now() - since < BOUND_MS && (await statusOn(gateway, key)) !== expected) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  while (performance.now() - since < BOUND_MS) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await statusOn(gateway, key)).toBe(expected);
+}
+
+test('a key revoked through replica A is refused by replica B within the bound (401)', async () => {
+  const { keyId, key } = await adminA.tenant({ name: 'Revoked FM' });
+  await heldBy(b, keyId);
+  expect(await statusOn(b, key)).toBe(503);
+  const revoke = await adminA.admin('DELETE', `/admin/v1/api-keys/${keyId}`);
+  expect(revoke.status).toBe(204);
+  const since = performance.now();
+  expect(await statusOn(a.gateway, key)).toBe(401);
+  await refusedWithinBound(b, key, 401, since);
+  expect(b.keys!.held(keyId)).toBeUndefined();
+});
+
+test('a key rotated through replica A: B takes the new secret at once and refuses the old one within the bound', async () => {
+  const { keyId, key } = await adminA.tenant({ name: 'Rotated FM' });
+  await heldBy(b, keyId);
+  const rotate = await adminA.admin<{ key: string }>('POST', `/admin/v1/api-keys/${keyId}/rotate`);
+  expect(rotate.status).toBe(200);
+  const since = performance.now();
+  // A secret the replica does not know yet is read from the database: the new key works at once everywhere.
+  expect(await statusOn(b, rotate.body.key)).toBe(503);
+  expect(await statusOn(a.gateway, key)).toBe(401);
+  await refusedWithinBound(b, key, 401, since);
+});
+
+test("an organisation's plan change through replica A reaches replica B within the bound (402 plan_required)", async () => {
+  const { orgId, keyId, key } = await adminA.tenant({ name: 'Plan FM', products: ['catalog'] });
+  await heldBy(b, keyId);
+  expect(await statusOn(b, key)).toBe(503);
+  const change = await adminA.admin('PATCH', `/admin/v1/organizations/${orgId}`, { products: [] });
+  expect(change.status).toBe(200);
+  const since = performance.now();
+  expect(await statusOn(a.gateway, key)).toBe(402);
+  await refusedWithinBound(b, key, 402, since);
+});
+
+test('a key created through replica A works on replica B at once (a key the replica lacks is read from the database)', async () => {
+  const { key } = await adminA.tenant({ name: 'New FM' });
+  expect(await statusOn(b, key)).toBe(503);
+});
+
+test('a replica that stopped following the change log reads keys from the database once the bound passed: the revoked key is refused', async () => {
+  const { keyId, key } = await adminA.tenant({ name: 'Stale FM' });
+  await heldBy(b, keyId);
+  await b.keys!.stop();
+  const revoke = await adminA.admin('DELETE', `/admin/v1/api-keys/${keyId}`);
+  expect(revoke.status).toBe(204);
+  const since = performance.now();
+  await refusedWithinBound(b, key, 401, since);
+  // B still holds the key as it was before the revocation, but no longer trusts it.
+  expect(b.keys!.held(keyId)).toBeDefined();
+  expect(b.keys!.isCurrent()).toBe(false);
+});
