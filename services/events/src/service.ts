@@ -2,6 +2,7 @@ import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime }
 import type { EventsConfig } from './config.js';
 import { feedCursors } from './feed/cursor.js';
 import { listEventsOperation } from './feed/handler.js';
+import { libraryFeedCursors, listLibraryEventsOperation } from './feed/library-feed.js';
 import { eventsMigrations } from './migrations/index.js';
 import { startFeedWriter } from './writer/feed-writer.js';
 
@@ -29,7 +30,10 @@ export async function startEventsService(config: EventsConfig, options: { logger
       config: config.feedWriter,
     });
     runtime.onStop(() => writer.stop());
-    await runtime.serve([listEventsOperation(db, feedCursors(config.feedCursorSecret))]);
+    await runtime.serve([
+      listEventsOperation(db, feedCursors(config.feedCursorSecret)),
+      listLibraryEventsOperation(db, libraryFeedCursors(config.feedCursorSecret)),
+    ]);
     await runtime.listen();
     return runtime;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readConfig } from '@catalog/platform';
+import { readConfig, type ServiceRuntime } from '@catalog/platform';
 import {
   createTestDatabase,
   probeRunningService,
@@ -28,7 +28,11 @@ test('starts: migrates its schema, registers on NATS with the version of its pac
   });
   const runtime = await startLibraryService(config, { logger: testLogger() });
   try {
-    const probe = await probeRunningService(runtime, { databaseUrl: database.url, natsUrl, schema: 'library' });
+    const probe = await probeRunningService(runtime as unknown as ServiceRuntime<unknown>, {
+      databaseUrl: database.url,
+      natsUrl,
+      schema: 'library',
+    });
     expect(probe.tables).toContain('kysely_migration');
     expect(probe.registered).toContain('library');
     // The version it announces is its package.json's.
