@@ -1,5 +1,6 @@
 import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
+import { rebuildWhenNeeded } from './domain/rebuild.js';
 import { catalogReader } from './integration/catalog-client.js';
 import { followCatalogEvents } from './messaging/catalog-events.js';
 import { libraryMigrations } from './migrations/index.js';
@@ -9,7 +10,8 @@ import { libraryOperations } from './rpc/operations.js';
 /**
  * Starts the library service: migrations of the `library` schema, the outbox relay (track.*
  * events), the projection of the catalog's events into the tracks, the `listTracks` and `getTrack`
- * operations on NATS and the HTTP listener with health checks.
+ * operations on NATS, the rebuild of the tracks when the projection is missing or of another
+ * version (decision 0104) and the HTTP listener with health checks.
  */
 export async function startLibraryService(config: LibraryConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<LibraryDb>> {
   const runtime = await startServiceRuntime<LibraryDb>({
@@ -38,6 +40,8 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
       config: config.catalogEvents,
     });
     runtime.onStop(() => consumer.stop());
+    // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
+    runtime.onStop(rebuildWhenNeeded({ db, catalog, logger: runtime.logger }));
     await runtime.listen();
     return runtime;
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { Entity, Version } from '@catalog/contracts';
-import { AppError, callRpc, newId, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
+import { AppError, callRpc, newId, NO_TENANT, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
 
 /**
  * What the library reads from the catalog over the bus (rule 1 of part 6: events are small, the
@@ -10,6 +10,8 @@ export interface CatalogReader {
   entity(tenantId: string, entityId: string): Promise<Entity | null>;
   /** Every version of the entity (all pages). */
   versions(tenantId: string, entityId: string): Promise<Version[]>;
+  /** The tenants that have had entities, a page at a time (internal `listEntityTenants`). */
+  tenantPage(after: string | null): Promise<{ tenants: string[]; nextCursor: string | null }>;
   /** The tenant's entity ids after `after`, in the catalog's listing order, a page at a time. */
   entityPage(tenantId: string, after: string | null): Promise<{ ids: string[]; nextCursor: string | null }>;
 }
@@ -39,6 +41,11 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
         after = page.nextCursor;
       } while (after !== null);
       return all;
+    },
+    async tenantPage(after) {
+      const query: Record<string, string | number> = { limit: 500, ...(after === null ? {} : { after }) };
+      const reply = await callRpc(rpc, 'catalog', 'listEntityTenants', { params: {}, query, body: null }, call(NO_TENANT));
+      return unwrap<{ tenants: string[]; nextCursor: string | null }>(reply);
     },
     async entityPage(tenantId, after) {
       const query: Record<string, string | number> = { limit: 200, ...(after === null ? {} : { after }) };

@@ -46,8 +46,16 @@ export interface AssetStatesTable {
   seq: Int8;
 }
 
+/** The one row saying which projection version the tracks were rebuilt with (decision 0104). */
+export interface ProjectionTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  version: number;
+  rebuilt_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 /** The tables of the `library` schema as the service's queries see them. */
 export interface LibraryDb {
+  projection: ProjectionTable;
   tracks: TracksTable;
   entity_positions: EntityPositionsTable;
   asset_states: AssetStatesTable;
