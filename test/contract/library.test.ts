@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { eventually, sineWav } from '@catalog/testing';
+import { newId, subjectsFor } from '@catalog/platform';
+import { eventually, publishEvent, sineWav, testBus, testBusEvent } from '@catalog/testing';
 import { apiClient, expectError, type ApiResponse } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
@@ -188,3 +189,52 @@ test('library:api is needed (403 with only catalog:api), the library product too
   const { key } = await api.tenant(BOTH);
   expectError(await api.request('GET', `/api/v1/library/tracks/${id}`, { key }), 404, 'not_found');
 });
+
+test('analysis events of the agreed shape refresh the track without breaking the projection; a standalone file’s are ignored', async () => {
+  const tenant = await api.tenant(BOTH);
+  const entity = (await api.request('POST', '/api/v1/catalog/entities', { key: tenant.key, body: { type: 'song', title: 'Analysed' } }))
+    .body;
+  const version = await addAudio(tenant.key, entity.id);
+  await eventually(
+    async () => ((await api.request('GET', `/api/v1/library/tracks/${entity.id}`, { key: tenant.key })).status === 200 ? true : undefined),
+    15_000,
+  );
+  const nc = await testBus('as-analysis', { user: 'analysis' });
+  try {
+    const subjects = subjectsFor(system.env.NATS_PREFIX!);
+    const facts = { jobId: newId(), type: 'tempo', assetId: version.asset.id, versionId: version.id, status: 'SUCCEEDED', credits: 1 };
+    for (const [type, entityId] of [
+      ['analysis.succeeded', entity.id],
+      ['analysis.succeeded', null],
+      ['analysis.failed', entity.id],
+    ] as const) {
+      const data = {
+        ...facts,
+        jobId: newId(),
+        entityId,
+        ...(type === 'analysis.failed' ? { status: 'FAILED', credits: 0, errorCode: 'x' } : {}),
+      };
+      await publishEvent(
+        nc,
+        subjects,
+        testBusEvent({ tenantId: tenant.orgId, type, resourceKind: 'analysis', resourceId: data.jobId, data }),
+      );
+    }
+  } finally {
+    await nc.close();
+  }
+  // The consumer goes on: a later change lands, and the analysis events changed nothing else.
+  await api.request('PATCH', `/api/v1/catalog/entities/${entity.id}`, { key: tenant.key, body: { title: 'Analysed again' } });
+  await eventually(async () => {
+    const read = await api.request('GET', `/api/v1/library/tracks/${entity.id}`, { key: tenant.key });
+    return read.body.title === 'Analysed again' ? true : undefined;
+  }, 15_000);
+  const feed = await eventually(async () => {
+    const events = await libraryFeed(tenant.key);
+    return events.length === 2 ? events : undefined;
+  }, 15_000);
+  expect(feed.map((e) => [e.type, e.data])).toEqual([
+    ['track.added', { entityType: 'song', audioVersionId: version.id, assetId: version.asset.id }],
+    ['track.updated', { changedFields: ['title'] }],
+  ]);
+}, 60_000);

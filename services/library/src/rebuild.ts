@@ -1,6 +1,7 @@
 import { createLogger, readConfig, startServiceRuntime, packageVersion } from '@catalog/platform';
 import { libraryConfig } from './config.js';
 import { rebuildLibrary } from './domain/rebuild.js';
+import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
 import { libraryMigrations } from './migrations/index.js';
 import type { LibraryDb } from './persistence/tables.js';
@@ -27,7 +28,13 @@ try {
       callContext: runtime.callContext,
       timeoutMs: config.catalogRpcTimeoutMs,
     });
-    const result = await rebuildLibrary({ db: runtime.database.db, catalog, logger });
+    const analyses = analysisReader({
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      callContext: runtime.callContext,
+      timeoutMs: config.catalogRpcTimeoutMs,
+    });
+    const result = await rebuildLibrary({ db: runtime.database.db, catalog, analyses, logger });
     logger.info(result, 'library rebuilt');
   } finally {
     await runtime.stop();

@@ -1,6 +1,7 @@
 import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
 import { rebuildWhenNeeded } from './domain/rebuild.js';
+import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
 import { followCatalogEvents } from './messaging/catalog-events.js';
 import { libraryMigrations } from './migrations/index.js';
@@ -24,16 +25,14 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
   });
   try {
     const { db } = runtime.database;
-    const catalog = catalogReader({
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      callContext: runtime.callContext,
-      timeoutMs: config.catalogRpcTimeoutMs,
-    });
+    const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.catalogRpcTimeoutMs };
+    const catalog = catalogReader(rpc);
+    const analyses = analysisReader(rpc);
     await runtime.serve(libraryOperations({ db }));
     const consumer = followCatalogEvents({
       db,
       catalog,
+      analyses,
       nc: runtime.nc,
       subjects: runtime.subjects,
       logger: runtime.logger,
@@ -41,7 +40,7 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     });
     runtime.onStop(() => consumer.stop());
     // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
-    runtime.onStop(rebuildWhenNeeded({ db, catalog, logger: runtime.logger }));
+    runtime.onStop(rebuildWhenNeeded({ db, catalog, analyses, logger: runtime.logger }));
     await runtime.listen();
     return runtime;
   } catch (error) {

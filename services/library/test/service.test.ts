@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { readConfig, type ServiceRuntime } from '@catalog/platform';
+import { inTenantTransaction, newId, readConfig, type ServiceRuntime } from '@catalog/platform';
+import { claimEntityPosition } from '../src/persistence/tracks.js';
 import {
   createTestDatabase,
   probeRunningService,
@@ -38,6 +39,20 @@ test('starts: migrates its schema, registers on NATS with the version of its pac
     // The version it announces is its package.json's.
     expect(probe.versions).toEqual([JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version]);
     expect(probe.ready).toEqual({ status: 200, body: { status: 'ready' } });
+    expect(probe.tables).toEqual(expect.arrayContaining(['tracks', 'entity_positions', 'asset_states', 'projection', 'outbox']));
+
+    // Order per entity (decision 0102): an event older than the applied one changes nothing; a
+    // redelivery of the same one applies again; a new stream (recreated) starts over.
+    const [tenantId, entityId] = [newId(), newId()];
+    const claim = (stream: string, seq: number) =>
+      inTenantTransaction(runtime.database.db, tenantId, (trx) => claimEntityPosition(trx, tenantId, entityId, { stream, seq }));
+    expect(await claim('s1', 5)).toBe(true);
+    expect(await claim('s1', 3)).toBe(false);
+    expect(await claim('s1', 5)).toBe(true);
+    expect(await claim('s1', 9)).toBe(true);
+    expect(await claim('s2', 1)).toBe(true);
+    expect(await claim('s2', 1)).toBe(true);
+    expect(await claim('s2', 0)).toBe(false);
   } finally {
     await runtime.stop();
   }

@@ -1,8 +1,6 @@
-import { createBackoff, inTenantScope, inTenantTransaction, sleep, type Kysely, type Logger } from '@catalog/platform';
-import type { CatalogReader } from '../integration/catalog-client.js';
+import { createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
 import { entityPosition, markProjection, projectionVersion } from '../persistence/projection.js';
-import type { LibraryDb } from '../persistence/tables.js';
-import { writeTrack, type ProjectionOutcome } from './projection.js';
+import { readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
 
 /**
  * The version of the projection's rules: raise it when a change of the code changes what a track
@@ -10,9 +8,7 @@ import { writeTrack, type ProjectionOutcome } from './projection.js';
  */
 export const PROJECTION_VERSION = 1;
 
-export interface RebuildDeps {
-  db: Kysely<LibraryDb>;
-  catalog: CatalogReader;
+export interface RebuildDeps extends ProjectionDeps {
   logger: Logger;
 }
 
@@ -29,11 +25,10 @@ export interface RebuildResult {
  */
 export async function refreshEntity(deps: RebuildDeps, tenantId: string, entityId: string): Promise<ProjectionOutcome> {
   const before = await inTenantScope(deps.db, tenantId, (db) => entityPosition(db, tenantId, entityId));
-  const entity = await deps.catalog.entity(tenantId, entityId);
-  const versions = entity === null ? [] : await deps.catalog.versions(tenantId, entityId);
+  const state = await readEntityState(deps, tenantId, entityId, true);
   return inTenantTransaction(deps.db, tenantId, async (trx) => {
     if ((await entityPosition(trx, tenantId, entityId, true)) !== before) return 'stale';
-    return writeTrack(trx, { tenantId, entityId, entity, versions });
+    return writeTrack(trx, state);
   });
 }
 
