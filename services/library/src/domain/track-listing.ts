@@ -30,8 +30,18 @@ const trackCursor = cursorCodec<CursorPayload>({
     (p.o === 'a' || p.o === 'd') &&
     typeof p.q === 'string' &&
     (p.k === null || typeof p.k === 'string' || typeof p.k === 'number') &&
-    isUuid(p.i),
+    isUuid(p.i) &&
+    valueFits(p.s as string, p.k as string | number | null),
 });
+
+/** Whether a cursor's sort value has the type of its sort's key (an unsigned cursor may say anything). */
+function valueFits(sort: string, value: string | number | null): boolean {
+  if (value === null) return sort === 'artist' || sort === 'bpm' || sort === 'duration';
+  if (sort === 'title' || sort === 'artist') return typeof value === 'string' && value.length <= 2_000;
+  if (sort === 'updated') return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
+  if (sort === 'duration') return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 2 ** 31 - 1;
+  return typeof value === 'number' && Number.isFinite(value);
+}
 
 const fingerprint = (q: string | undefined): string =>
   q === undefined ? '' : createHash('sha256').update(wordsOf(q).join(' ')).digest('base64url').slice(0, 16);
@@ -83,12 +93,19 @@ export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query:
     after = { value: cursor.k, entityId: cursor.i };
   }
   const limit = query.limit ?? 50;
-  const { q: _q, key, harmonic, sort: _s, order: _o, limit: _l, after: _a, ...ranges } = query;
+  const { q: _q, key, harmonic, sort: _s, order: _o, limit: _l, after: _a, updatedSince, ...ranges } = query;
+  if (updatedSince !== undefined && Number.isNaN(Date.parse(updatedSince))) {
+    throw badRequest('invalid_query', 'updatedSince must be an RFC 3339 date-time', { parameter: 'updatedSince' });
+  }
   const found = await inTenantScope(db, tenantId, (scoped) =>
     searchTracks(scoped, {
       tenantId,
       tsQuery,
-      filters: { ...ranges, camelot: keyFilter(key, harmonic) },
+      filters: {
+        ...ranges,
+        camelot: keyFilter(key, harmonic),
+        ...(updatedSince === undefined ? {} : { updatedSince: new Date(updatedSince) }),
+      },
       sort,
       descending,
       after,

@@ -24,7 +24,7 @@ export interface TrackSearch {
     durationMaxMs?: number;
     entityType?: string;
     hasDmrn?: boolean;
-    updatedSince?: string;
+    updatedSince?: Date;
   };
   sort: TrackSort;
   descending: boolean;
@@ -70,7 +70,7 @@ function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   if (f.durationMaxMs !== undefined) conditions.push(sql`duration_ms <= ${f.durationMaxMs}`);
   if (f.entityType !== undefined) conditions.push(sql`entity_type = ${f.entityType}`);
   if (f.hasDmrn !== undefined) conditions.push(sql`has_dmrn = ${f.hasDmrn}`);
-  if (f.updatedSince !== undefined) conditions.push(sql`updated_at >= ${f.updatedSince}::timestamptz`);
+  if (f.updatedSince !== undefined) conditions.push(sql`updated_at >= ${f.updatedSince}`);
   return conditions;
 }
 
