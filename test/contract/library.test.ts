@@ -173,7 +173,15 @@ test('a standalone file never enters the library', async () => {
     return listed.body.tracks?.length > 0 ? listed.body : undefined;
   }, 15_000);
   expect(page.tracks.map((t: { entityId: string }) => t.entityId)).toEqual([entity.id]);
-  expect((await libraryFeed(key)).map((e) => e.type)).toEqual(['track.added']);
+  await eventually(async () => ((await libraryFeed(key)).map((e) => e.type).join() === 'track.added' ? true : undefined), 15_000);
+  // Another tenant's track is a 404 like a missing one, and in no listing of the other tenant.
+  const other = await api.tenant(BOTH);
+  const foreign = await api.request('GET', `/api/v1/library/tracks/${entity.id}`, { key: other.key });
+  expectError(foreign, 404, 'not_found');
+  expect(foreign.body.error.message).toBe(
+    (await api.request('GET', `/api/v1/library/tracks/${newId()}`, { key: other.key })).body.error.message,
+  );
+  expect((await api.request('GET', '/api/v1/library/tracks', { key: other.key })).body.tracks).toEqual([]);
 }, 60_000);
 
 test('library:api is needed (403 with only catalog:api), the library product too (402), on every library endpoint', async () => {
