@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { eventTypes, operationById, RESERVED_EVENT_TYPES } from '@catalog/contracts';
-import { badRequest, cursorCodec, defineOperation, isUuid, type Kysely, type Operation } from '@catalog/platform';
+import { badRequest, cursorCodec, defineOperation, isUuid, type Operation } from '@catalog/platform';
 import type { FeedCursors } from './cursor.js';
 import { readFeedPage } from './page.js';
 
@@ -65,7 +65,7 @@ function libraryTypesFilter(raw: string | undefined): string[] | null {
 }
 
 /** `listLibraryEvents`: a page of the tenant's library feed, within the reply's byte budget. */
-export function listLibraryEventsOperation(db: Kysely<any>, cursors: FeedCursors): Operation {
+export function listLibraryEventsOperation(db: Parameters<typeof readFeedPage>[0], cursors: FeedCursors): Operation {
   return defineOperation(operationById('listLibraryEvents'), async ({ query }, call, reply) => ({
     body: await readFeedPage(db, cursors, {
       tenantId: call.tenantId,
