@@ -85,6 +85,9 @@ const CROSS_TENANT: Record<string, Entry> = {
   requestAssetUpload: { probes: [{ label: 'asset', params: asset, body: () => pngUpload }] },
   downloadAsset: { probes: [{ label: 'asset', params: asset }] },
   listEvents: { notApplicable: 'the caller’s own feed; another tenant’s cursor is a malformed cursor (events service tests)' },
+  listTracks: { notApplicable: 'lists the caller’s tenant (library.test.ts reads another tenant’s track)' },
+  getTrack: { probes: [{ label: 'entity', params: (ids) => ({ entityId: ids.entityId }) }] },
+  listLibraryEvents: { notApplicable: 'the caller’s own library feed; another tenant’s cursor is a malformed cursor' },
 };
 
 const tenantScoped = routes.filter((route) => route.auth.kind === 'apiKey');
@@ -143,8 +146,9 @@ const seen = (response: ApiResponse) => ({
 });
 
 test('another tenant’s ids answer exactly like missing ones on every route, and change nothing', async () => {
-  const a = await sut.api.tenant({ name: 'Station A' });
-  const b = await sut.api.tenant({ name: 'Station B' });
+  const both = { products: ['catalog', 'library'], permissions: ['catalog:api', 'library:api'] };
+  const a = await sut.api.tenant({ name: 'Station A', ...both });
+  const b = await sut.api.tenant({ name: 'Station B', ...both });
   const ownEntityId = (await sut.api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
     .id as string;
   const foreign: Ids = { ...(await tenantAData(a.key)), ownEntityId };

@@ -26,6 +26,8 @@ interface Stoppable {
 export interface SystemOptions {
   /** Options of the catalog service (e.g. a fault put between it and the asset service). */
   catalog?: Omit<CatalogServiceOptions, 'logger'>;
+  /** false: the test starts (and stops, restarts) the library service itself, with `env`. */
+  library?: false;
 }
 
 /**
@@ -64,7 +66,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     running.push(await startAssetService(readConfig(assetConfig, env), { logger }));
     running.push(await startAnalysisService(readConfig(analysisConfig, env), { logger }));
     running.push(await startEventsService(readConfig(eventsConfig, env), { logger }));
-    running.push(await startLibraryService(readConfig(libraryConfig, env), { logger }));
+    if (options.library !== false) running.push(await startLibraryService(readConfig(libraryConfig, env), { logger }));
     return {
       baseUrl: gateway.url,
       env,

@@ -41,6 +41,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       'attachAsset',
       'releaseAsset',
       'locateAssetListener',
+      'listEntityTenants',
     ]);
     for (const operation of internalOperations) {
       const subject = `t1.rpc.${operation.service}.${operation.operationId}`;
@@ -52,17 +53,19 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     }
     expect(who('publish', 't1.rpc.asset.attachAsset')).toEqual(['catalog']);
     expect(who('publish', 't1.rpc.asset.locateAssetListener')).toEqual(['gateway']);
+    expect(who('publish', 't1.rpc.catalog.listEntityTenants')).toEqual(['library']);
     expect(operationsServedBy('asset')).toEqual(
       expect.arrayContaining(['createAsset', 'createVersionAsset', 'attachAsset', 'releaseAsset']),
     );
   });
 
   test('every registered event type is published by exactly one service, and received by nobody through a plain subscription', () => {
-    for (const { type } of eventTypes) {
-      const subject = `cs.events.catalog.${type}`;
+    for (const { type, product } of eventTypes) {
+      const subject = `cs.events.${product}.${type}`;
+      const publisher = product === 'library' ? 'library' : type.startsWith('asset.') ? 'asset' : 'catalog';
       expect({ type, publishers: who('publish', subject), subscribers: who('subscribe', subject) }).toEqual({
         type,
-        publishers: [type.startsWith('asset.') ? 'asset' : 'catalog'],
+        publishers: [publisher],
         subscribers: [],
       });
     }

@@ -4,7 +4,7 @@ import { feedCursors } from './domain/feed-cursor.js';
 import { startFeedWriter } from './messaging/feed-writer.js';
 import { eventsMigrations } from './migrations/index.js';
 import type { EventsDb } from './persistence/tables.js';
-import { listEventsOperation } from './rpc/operations.js';
+import { listEventsOperation, listLibraryEventsOperation } from './rpc/operations.js';
 
 /**
  * Starts the events service: migrations of the `events` schema, the feed writer (events stream →
@@ -30,7 +30,10 @@ export async function startEventsService(config: EventsConfig, options: { logger
       config: config.feedWriter,
     });
     runtime.onStop(() => writer.stop());
-    await runtime.serve([listEventsOperation(db, feedCursors(config.feedCursorSecret))]);
+    await runtime.serve([
+      listEventsOperation(db, feedCursors(config.feedCursorSecret)),
+      listLibraryEventsOperation(db, feedCursors(config.feedCursorSecret, 'library')),
+    ]);
     await runtime.listen();
     return runtime;
   } catch (error) {

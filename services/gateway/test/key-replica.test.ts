@@ -20,7 +20,7 @@ beforeAll(async () => {
   adminA = apiClient(a.gateway.url, ADMIN_TOKEN);
 });
 afterAll(async () => {
-  await b?.runtime.stop();
+  await b?.stop();
   await a?.stop();
 });
 

@@ -1,18 +1,46 @@
 import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
+import { rebuildWhenNeeded } from './domain/rebuild.js';
+import { analysisReader } from './integration/analysis-client.js';
+import { catalogReader } from './integration/catalog-client.js';
+import { followCatalogEvents } from './messaging/catalog-events.js';
 import { libraryMigrations } from './migrations/index.js';
+import type { LibraryDb } from './persistence/tables.js';
+import { libraryOperations } from './rpc/operations.js';
 
-/** Starts the library service: migrations, NATS endpoints, health checks. */
-export async function startLibraryService(config: LibraryConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<unknown>> {
-  const runtime = await startServiceRuntime<unknown>({
+/**
+ * Starts the library service: migrations of the `library` schema, the outbox relay (track.*
+ * events), the projection of the catalog's events into the tracks, the `listTracks` and `getTrack`
+ * operations on NATS, the rebuild of the tracks when the projection is missing or of another
+ * version (decision 0104) and the HTTP listener with health checks.
+ */
+export async function startLibraryService(config: LibraryConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<LibraryDb>> {
+  const runtime = await startServiceRuntime<LibraryDb>({
     config,
     schema: 'library',
     migrations: libraryMigrations,
     version: packageVersion(import.meta.url),
+    outbox: config.outbox,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    await runtime.serve([]);
+    const { db } = runtime.database;
+    const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.catalogRpcTimeoutMs };
+    const catalog = catalogReader(rpc);
+    const analyses = analysisReader(rpc);
+    await runtime.serve(libraryOperations({ db }));
+    const consumer = followCatalogEvents({
+      db,
+      catalog,
+      analyses,
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      logger: runtime.logger,
+      config: config.catalogEvents,
+    });
+    runtime.onStop(() => consumer.stop());
+    // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
+    runtime.onStop(rebuildWhenNeeded({ db, catalog, analyses, logger: runtime.logger }));
     await runtime.listen();
     return runtime;
   } catch (error) {

@@ -33,7 +33,7 @@ export const JETSTREAM_USES: Record<ServiceName, readonly JetStreamUse[]> = {
   asset: ['stream', 'consumer', 'park'],
   analysis: ['stream', 'park'],
   events: ['stream', 'consumer', 'reader', 'park'],
-  library: ['stream', 'park'],
+  library: ['stream', 'consumer', 'park'],
 };
 
 export const BUS_SERVICES: readonly ServiceName[] = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'];

@@ -1,17 +1,19 @@
 import { assetEvents } from './asset.js';
 import { entityEvents } from './entity.js';
+import { libraryEvents } from './library.js';
 import { versionEvents } from './version.js';
 import type { EventTypeDefinition } from './types.js';
 
 export * from './types.js';
 export { ENTITY_FIELDS, type EntityField } from './entity.js';
+export { TRACK_FIELDS, TRACK_REMOVAL_REASONS, type TrackField, type TrackRemovalReason } from './library.js';
 export { VERSION_DELETE_REASONS, VERSION_FIELDS, type VersionField } from './version.js';
 
 /**
  * Every event type the system records. Each family keeps its definitions in a file of its own
  * under events/; `docs/events.md` is generated from this list.
  */
-export const eventTypes: EventTypeDefinition[] = [...entityEvents, ...assetEvents, ...versionEvents];
+export const eventTypes: EventTypeDefinition[] = [...entityEvents, ...assetEvents, ...versionEvents, ...libraryEvents];
 
 /** Types reserved for later use: accepted by the feed's `types` filter, recorded by nobody yet. */
 export const RESERVED_EVENT_TYPES = ['ping'] as const;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, ReleaseAssetRpcBody } from '../schemas/assets.js';
 import { IdParams } from '../schemas/common.js';
+import { EntityTenantsPage, ListEntityTenantsQuery } from '../schemas/library.js';
 import type { InternalOperationDefinition } from './types.js';
 
 /**
@@ -48,5 +49,15 @@ export const internalOperations = [
     tenantScoped: false,
     summary: "The base URL of an asset replica's HTTP listener, where the gateway streams a signed upload",
     success: { status: 200, description: 'the listener', schema: Type.Object({ url: Type.String() }) },
+  },
+  {
+    operationId: 'listEntityTenants',
+    internal: true,
+    service: 'catalog',
+    calledBy: ['library'],
+    tenantScoped: false,
+    summary: "The tenants that have (or had) entities, in id order, keyset paged: the library's rebuild walks them",
+    query: ListEntityTenantsQuery,
+    success: { status: 200, description: 'a page of tenant ids', schema: EntityTenantsPage },
   },
 ] as const satisfies readonly InternalOperationDefinition[];

@@ -74,4 +74,5 @@ export function isInternal(operation: OperationDefinition): operation is Interna
 }
 
 export const catalogApi = { kind: 'apiKey', product: 'catalog', permission: 'catalog:api', entitlement: true } as const satisfies RouteAuth;
+export const libraryApi = { kind: 'apiKey', product: 'library', permission: 'library:api', entitlement: true } as const satisfies RouteAuth;
 export const adminAuth = { kind: 'admin' } as const satisfies RouteAuth;

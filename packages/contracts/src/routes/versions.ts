@@ -39,6 +39,7 @@ export const versionRoutes = [
     tag: 'Versions',
     service: 'catalog',
     auth: catalogApi,
+    alsoCalledBy: ['library'],
     params: IdParams,
     resources: { id: 'entity' },
     query: ListVersionsQuery,

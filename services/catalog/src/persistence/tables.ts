@@ -70,6 +70,12 @@ export interface AttachIntentsTable {
   claimed_until: ColumnType<Date | null, never, Date | null>;
 }
 
+/** Every tenant that has had an entity (kept by a trigger on `entities`; decision 0102). */
+export interface EntityTenantsTable {
+  tenant_id: string;
+  created_at: Timestamp;
+}
+
 /** The tables of the `catalog` schema as the service's queries see them. */
 export interface CatalogDb {
   entity_types: EntityTypesTable;
@@ -77,4 +83,5 @@ export interface CatalogDb {
   asset_states: AssetStatesTable;
   versions: VersionsTable;
   attach_intents: AttachIntentsTable;
+  entity_tenants: EntityTenantsTable;
 }

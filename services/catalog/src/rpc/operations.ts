@@ -3,6 +3,7 @@ import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { entityOperations } from './entity-operations.js';
 import { entityTypeOperations } from './entity-type-operations.js';
+import { tenantOperations } from './tenant-operations.js';
 import { versionOperations } from './version-operations.js';
 
 export interface CatalogOperationDeps {
@@ -15,5 +16,5 @@ export interface CatalogOperationDeps {
 
 /** Every operation the catalog answers on the bus (its entries of the operation table). */
 export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
-  return [...entityOperations(deps), ...entityTypeOperations(deps), ...versionOperations(deps)];
+  return [...entityOperations(deps), ...entityTypeOperations(deps), ...versionOperations(deps), ...tenantOperations(deps)];
 }

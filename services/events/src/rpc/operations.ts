@@ -2,23 +2,36 @@ import { operationById } from '@catalog/contracts';
 import { defineOperation, type Kysely, type Operation } from '@catalog/platform';
 import type { FeedCursors } from '../domain/feed-cursor.js';
 import { readFeedPage } from '../domain/feed-page.js';
-import { FEED_PRODUCT, parseTypesFilter } from '../domain/types-filter.js';
+import { typesFilterOf } from '../domain/types-filter.js';
 import type { EventsDb } from '../persistence/tables.js';
 
 /**
- * `listEvents`: the tenant's catalog feed, a page of at most `limit` events (default 100, the
- * schema's), of the `types` named, after the cursor, within the bus reply's byte budget.
+ * A product's feed operation: the tenant's events of that product, a page of at most `limit`
+ * (default 100, the schema's), of the `types` named, after the cursor, within the bus reply's byte
+ * budget. Both feeds share the table, query, ordering, snapshot guard, page bounds and rate limit;
+ * each has its own cursors and types.
  */
-export function listEventsOperation(db: Kysely<EventsDb>, cursors: FeedCursors): Operation {
-  return defineOperation(operationById('listEvents'), async ({ query }, call, reply) => {
+function feedOperation(id: 'listEvents' | 'listLibraryEvents', product: string, db: Kysely<EventsDb>, cursors: FeedCursors): Operation {
+  const parseTypes = typesFilterOf(product);
+  return defineOperation(operationById(id), async ({ query }, call, reply) => {
     const page = await readFeedPage(db, cursors, {
       tenantId: call.tenantId,
-      product: FEED_PRODUCT,
+      product,
       limit: query.limit ?? 100,
-      types: parseTypesFilter(query.types),
+      types: parseTypes(query.types),
       after: query.after ?? null,
       maxBytes: reply.maxBodyBytes,
     });
     return { body: page };
   });
+}
+
+/** `listEvents`: the catalog feed (`GET /api/v1/catalog/events`). */
+export function listEventsOperation(db: Kysely<EventsDb>, cursors: FeedCursors): Operation {
+  return feedOperation('listEvents', 'catalog', db, cursors);
+}
+
+/** `listLibraryEvents`: the library product's feed (`GET /api/v1/library/events`, decision 0103). */
+export function listLibraryEventsOperation(db: Kysely<EventsDb>, cursors: FeedCursors): Operation {
+  return feedOperation('listLibraryEvents', 'library', db, cursors);
 }

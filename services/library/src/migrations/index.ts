@@ -2,9 +2,13 @@ import type { Migrations } from '@catalog/platform';
 import { outbox } from './0001_outbox.js';
 import { outboxRelay } from './0002_outbox_relay.js';
 import { outboxRls } from './0003_outbox_rls.js';
+import { tracks } from './0004_tracks.js';
+import { projection } from './0005_projection.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
   '0002_outbox_relay': outboxRelay,
   '0003_outbox_rls': outboxRls,
+  '0004_tracks': tracks,
+  '0005_projection': projection,
 };

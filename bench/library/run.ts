@@ -1,0 +1,271 @@
+/**
+ * Library benchmarks (bench/library). Results: bench/results/library.json and a summary on stdout.
+ *
+ *   search  GET /api/v1/library/tracks with `q` (a word prefix) plus two filters (a 20-BPM range
+ *           and entityType) through the gateway, BENCH_SEARCH_REQUESTS (1,000) one after the other,
+ *           on BENCH_LIBRARY_TRACKS (200,000) tracks in one tenant of 10 (the nine others hold a
+ *           tenth as many each), loaded straight into library.tracks with generate_series
+ *   lag     projection lag: entity title changes through the gateway at BENCH_LAG_RATE (200/s,
+ *           open loop) for BENCH_LAG_SECONDS (30) over 200 tracks; one write in ten goes to one of
+ *           20 probe tracks, and the time from sending it to its title being in library.tracks is
+ *           measured (polled every 2 ms; a later probe's title counts as seen)
+ *
+ * `node --conditions=source --import tsx bench/library/run.ts [search|lag]` with DATABASE_URL and
+ * NATS_URL set (or `npm run bench -- library`), after `npm run build`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { apiClient, sineWav } from '@catalog/testing';
+import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
+import { benchEnv, createBenchDatabase } from '../support/setup.js';
+
+if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required');
+const resultsDir = join(repoRoot, 'bench', 'results');
+
+function percentiles(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return { n: sorted.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1] ?? NaN) };
+}
+
+/** 2,000 made-up words from syllables, the same every run. */
+function vocabulary(): string[] {
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    're',
+    'su',
+    'ta',
+    'ne',
+    'vo',
+    'ri',
+    'da',
+    'po',
+    'li',
+    'ma',
+    'zu',
+    'fe',
+    'go',
+    'ha',
+    'ju',
+    'be',
+    'sa',
+  ];
+  const words: string[] = [];
+  for (let i = 0; words.length < 2000; i += 1) {
+    const h = createHash('md5').update(String(i)).digest();
+    words.push(Array.from({ length: 2 + (h[0]! % 2) }, (_, k) => syllables[h[k + 1]! % syllables.length]).join(''));
+  }
+  return words;
+}
+
+async function createTenants(api: ReturnType<typeof apiClient>, count: number): Promise<Array<{ tenantId: string; key: string }>> {
+  const tenants = [];
+  for (let t = 0; t < count; t += 1) {
+    const orgId = await api.organization({ name: `Station ${t}`, products: ['catalog', 'library'] });
+    tenants.push({ tenantId: orgId, key: (await api.apiKey(orgId, { permissions: ['catalog:api', 'library:api'] })).key });
+  }
+  return tenants;
+}
+
+/** Loads `count` tracks of a tenant straight into library.tracks (the read model the listing reads). */
+async function loadTracks(owner: pg.Client, tenantId: string, count: number, words: string[]): Promise<void> {
+  await owner.query(
+    `insert into library.tracks (tenant_id, entity_id, entity_type, title_sort, artist_sort, has_dmrn, duration_ms, bpm, camelot,
+                                 integrated_lufs, search, summary, detail, listed_at, updated_at)
+     select $1::uuid, t.id, t.type, t.title, t.artist, g % 3 = 0, t.duration, t.bpm, t.camelot, t.lufs,
+            setweight(to_tsvector('simple', t.title), 'A') || setweight(to_tsvector('simple', t.artist), 'B'),
+            jsonb_build_object('entityId', t.id, 'entityType', t.type, 'title', t.title, 'artist', t.artist,
+              'externalReferences', jsonb_build_object('dmrn', null), 'audioVersion',
+              jsonb_build_object('id', t.id, 'label', 'Main', 'versionType', 'radio_edit', 'assetId', t.id),
+              'durationMs', t.duration, 'bpm', t.bpm, 'key', null, 'camelot', t.camelot, 'integratedLufs', t.lufs,
+              'updatedAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+            '{}'::jsonb, now(), now() - g * interval '1 second'
+       from generate_series(1, $3::int) as g,
+            lateral (select md5($1 || g)::uuid as id,
+                            case when g % 5 = 0 then 'jingle' else 'song' end as type,
+                            ($2::text[])[1 + (g * 7) % 2000] || ' ' || ($2::text[])[1 + (g * 13) % 1999] as title,
+                            ($2::text[])[1 + (g * 17) % 1997] as artist,
+                            120000 + (g * 7919) % 240000 as duration,
+                            70 + ((g * 37) % 1000) / 10.0 as bpm,
+                            (1 + g % 12)::text || case when g % 2 = 0 then 'A' else 'B' end as camelot,
+                            -20 + (g % 150) / 10.0 as lufs) as t`,
+    [tenantId, words, count],
+  );
+}
+
+/** BENCH_SEARCH_REQUESTS searches one after the other (after 50 to warm up): `q` (a word, or its prefix) + a 20-BPM range + entityType. */
+async function searchRun(base: string, key: string, words: string[], prefix: (word: string) => string) {
+  const REQUESTS = Number(process.env.BENCH_SEARCH_REQUESTS ?? 1000);
+  const latencies: number[] = [];
+  const found: number[] = [];
+  for (let i = -50; i < REQUESTS; i += 1) {
+    const word = words[((i + 50) * 7919) % words.length]!;
+    const bpmMin = 70 + (((i + 50) * 13) % 80);
+    const url = `${base}/api/v1/library/tracks?q=${prefix(word)}&bpmMin=${bpmMin}&bpmMax=${bpmMin + 20}&entityType=song`;
+    const start = performance.now();
+    const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await response.json()) as { tracks: unknown[] };
+    if (response.status !== 200) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
+    if (i >= 0) {
+      latencies.push(performance.now() - start);
+      found.push(body.tracks.length);
+    }
+  }
+  return { requests: REQUESTS, pageSizes: percentiles(found), latencyMs: percentiles(latencies) };
+}
+
+async function searchBench(): Promise<Record<string, unknown>> {
+  const database = await createBenchDatabase('library_search');
+  const { env, adminToken } = await benchEnv(database, { DB_POOL_SIZE: '10' });
+  const owner = new pg.Client({ connectionString: database.url });
+  const processes: BenchProcess[] = [];
+  try {
+    processes.push(await startService('library', env, 18485));
+    processes.push(await startService('gateway', env, 18480));
+    const base = 'http://127.0.0.1:18480';
+    const tenants = await createTenants(apiClient(base, adminToken), 10);
+    const words = vocabulary();
+    const TRACKS = Number(process.env.BENCH_LIBRARY_TRACKS ?? 200_000);
+    await owner.connect();
+    const t0 = Date.now();
+    for (const [i, tenant] of tenants.entries()) await loadTracks(owner, tenant.tenantId, i === 0 ? TRACKS : TRACKS / 10, words);
+    await owner.query('vacuum analyze library.tracks');
+    await owner.query('checkpoint');
+    const loadSeconds = (Date.now() - t0) / 1000;
+    const search = (prefix: (word: string) => string) => searchRun(base, tenants[0]!.key, words, prefix);
+    return { tracks: TRACKS, tenants: 10, loadSeconds, word: await search((w) => w), prefix3: await search((w) => w.slice(0, 3)) };
+  } finally {
+    await owner.end().catch(() => undefined);
+    for (const p of processes.reverse()) await p.stop();
+    await database.drop();
+  }
+}
+
+/** Creates `count` songs with an uploaded, confirmed audio file each (tracks once projected). */
+async function createTracks(base: string, key: string, count: number): Promise<string[]> {
+  const wav = await sineWav(0.2);
+  const checksum = `sha256:${createHash('sha256').update(wav).digest('hex')}`;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const post = async (path: string, body?: unknown) => {
+    const init =
+      body === undefined
+        ? { method: 'POST', headers: { authorization: headers.authorization } }
+        : { method: 'POST', headers, body: JSON.stringify(body) };
+    const response = await fetch(`${base}${path}`, init);
+    if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return response.json() as Promise<any>;
+  };
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += 100) {
+    const batch = Array.from({ length: Math.min(100, count - start) }, (_, k) => ({ type: 'song', title: `Song ${start + k}` }));
+    ids.push(...(await post('/api/v1/catalog/entities/batch', { entities: batch })).entities.map((e: { id: string }) => e.id));
+  }
+  const queue = [...ids];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        const upload = { filename: 'a.wav', contentType: 'audio/wav', size: wav.length, checksum };
+        const version = await post(`/api/v1/catalog/entities/${id}/versions`, {
+          source: { upload },
+          label: 'Main',
+          versionType: 'radio_edit',
+        });
+        await fetch(version.upload.url, { method: 'PUT', headers: version.upload.headers, body: wav });
+        await post(`/api/v1/catalog/assets/${version.asset.id}/confirm`);
+      }
+    }),
+  );
+  return ids;
+}
+
+async function lagBench(): Promise<Record<string, unknown>> {
+  const database = await createBenchDatabase('library_lag');
+  const blobs = mkdtempSync(join(tmpdir(), 'library-bench-blobs-'));
+  const { env, adminToken } = await benchEnv(database, {
+    DB_POOL_SIZE: '10',
+    BLOB_BACKEND: 'fs',
+    BLOB_DIR: blobs,
+    BLOB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_BASE_URL: 'http://127.0.0.1:18480',
+  });
+  const owner = new pg.Client({ connectionString: database.url });
+  const processes: BenchProcess[] = [];
+  try {
+    processes.push(await startService('gateway', env, 18480));
+    for (const [name, port] of [
+      ['catalog', 18481],
+      ['asset', 18482],
+      ['library', 18485],
+    ] as const)
+      processes.push(await startService(name, env, port));
+    const base = 'http://127.0.0.1:18480';
+    const [tenant] = await createTenants(apiClient(base, adminToken), 1);
+    const ids = await createTracks(base, tenant!.key, 220);
+    await owner.connect();
+    const titleOf = async (id: string): Promise<string | undefined> =>
+      (await owner.query('select summary->>$2 as title from library.tracks where entity_id = $1', [id, 'title'])).rows[0]?.title;
+    for (const id of ids) while ((await titleOf(id)) === undefined) await new Promise((r) => setTimeout(r, 20));
+    const RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
+    const SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 30);
+    const headers = { authorization: `Bearer ${tenant!.key}`, 'content-type': 'application/json' };
+    const lags: number[] = [];
+    const writes: Promise<void>[] = [];
+    let failures = 0;
+    const startedAt = performance.now();
+    for (let n = 0; n < RATE * SECONDS; n += 1) {
+      const due = startedAt + (n * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const probe = n % 10 === 0;
+      const id = probe ? ids[200 + ((n / 10) % 20)]! : ids[n % 200]!;
+      const title = `${probe ? 'Probe' : 'Load'} ${n}`;
+      writes.push(
+        (async () => {
+          const sent = performance.now();
+          try {
+            const response = await fetch(`${base}/api/v1/catalog/entities/${id}`, {
+              method: 'PATCH',
+              headers,
+              body: JSON.stringify({ title }),
+            });
+            await response.arrayBuffer();
+            if (response.status !== 200) throw new Error(`PATCH: ${response.status}`);
+          } catch {
+            failures += 1;
+            return;
+          }
+          if (!probe) return;
+          // Done once the track shows this title or a later probe's (which the entity got after it).
+          const seen = (t: string | undefined) => t !== undefined && t.startsWith('Probe ') && Number(t.slice(6)) >= n;
+          while (!seen(await titleOf(id))) await new Promise((r) => setTimeout(r, 2));
+          lags.push(performance.now() - sent);
+        })(),
+      );
+    }
+    await Promise.all(writes);
+    const seconds = (performance.now() - startedAt) / 1000;
+    return { rate: RATE, seconds: Math.round(seconds * 10) / 10, writes: RATE * SECONDS, failures, tracks: 220, lagMs: percentiles(lags) };
+  } finally {
+    await owner.end().catch(() => undefined);
+    for (const p of processes.reverse()) await p.stop();
+    await database.drop();
+    rmSync(blobs, { recursive: true, force: true });
+  }
+}
+
+const which = process.argv[2];
+mkdirSync(resultsDir, { recursive: true });
+const resultFile = join(resultsDir, 'library.json');
+// Each part replaces its own key of the results file.
+const results: Record<string, unknown> = existsSync(resultFile) ? JSON.parse(readFileSync(resultFile, 'utf8')) : {};
+Object.assign(results, { machine: machine() });
+if (!which || which === 'search') results.search = { date: new Date().toISOString(), ...(await searchBench()) };
+if (!which || which === 'lag') results.lag = { date: new Date().toISOString(), ...(await lagBench()) };
+writeFileSync(resultFile, `${JSON.stringify(results, null, 2)}\n`);
+console.log(JSON.stringify(results, null, 2));

@@ -1,0 +1,132 @@
+import type { Entity, TrackAnalysis, TrackField, TrackRemovalReason, Version } from '@catalog/contracts';
+import {
+  inTenantScope,
+  inTenantTransaction,
+  outboxFor,
+  type BusEvent,
+  type EventPosition,
+  type Kysely,
+  type Transaction,
+} from '@catalog/platform';
+import type { AnalysisReader } from '../integration/analysis-client.js';
+import type { CatalogReader } from '../integration/catalog-client.js';
+import { claimEntityPosition, deleteTrack, findTrack, knownAssets, recordAssetState, saveTrack } from '../persistence/tracks.js';
+import type { LibraryDb } from '../persistence/tables.js';
+import { changedTrackFields, NO_ANALYSIS, projectTrack, type ProjectedTrack } from './track.js';
+
+export interface ProjectionDeps {
+  db: Kysely<LibraryDb>;
+  catalog: CatalogReader;
+  analyses: AnalysisReader;
+}
+
+/** The state of an entity the projection reads from the catalog and the analysis service. */
+export interface EntityState {
+  tenantId: string;
+  entityId: string;
+  entity: Entity | null;
+  versions: Version[];
+  analysis: TrackAnalysis;
+}
+
+/**
+ * Reads an entity's state over the bus, outside any transaction (decision 0058). The analysis
+ * facts are read when asked (`freshAnalysis`: an analysis event, the rebuild) or when the primary
+ * audio file is not the one the stored track shows; else the stored facts stand.
+ */
+export async function readEntityState(
+  deps: ProjectionDeps,
+  tenantId: string,
+  entityId: string,
+  freshAnalysis: boolean,
+): Promise<EntityState> {
+  const entity = await deps.catalog.entity(tenantId, entityId);
+  const versions = entity === null ? [] : await deps.catalog.versions(tenantId, entityId);
+  const assetId = versions.find((v) => v.kind === 'AUDIO' && v.isPrimary)?.asset.id;
+  let analysis = NO_ANALYSIS;
+  if (assetId !== undefined) {
+    const stored = freshAnalysis ? undefined : await inTenantScope(deps.db, tenantId, (db) => findTrack(db, tenantId, entityId));
+    const summary = stored?.summary as ProjectedTrack['summary'] | undefined;
+    analysis =
+      stored && summary?.audioVersion.assetId === assetId
+        ? (stored.detail as ProjectedTrack['detail']).analysis
+        : await deps.analyses.facts(tenantId, assetId);
+  }
+  return { tenantId, entityId, entity, versions, analysis };
+}
+
+export type ProjectionOutcome = 'added' | 'updated' | 'removed' | 'unchanged' | 'stale' | 'ignored';
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/**
+ * The entity an event of the catalog product is about, or null for events the library does not
+ * follow (entity types, standalone files: an asset event without an entity never makes a track).
+ */
+export function entityOf(event: BusEvent): string | null {
+  if (event.resourceKind === 'entity') return event.resourceId;
+  if (['version', 'asset', 'analysis'].includes(event.resourceKind)) return str(event.data.entityId);
+  return null;
+}
+
+/** What an asset event says of its file (status and duration), recorded for its entity. */
+function assetFactsOf(event: BusEvent, entityId: string) {
+  if (event.resourceKind !== 'asset' || event.resourceId === null) return null;
+  const status = str(event.data.status);
+  const durationMs = typeof event.data.durationMs === 'number' ? event.data.durationMs : null;
+  return status === null ? null : { assetId: event.resourceId, entityId, status, durationMs };
+}
+
+/**
+ * Applies one catalog event to the library (decision 0102): reads the entity, its versions and its
+ * analyses (outside any transaction: no transaction waits on the bus), then, in one transaction
+ * of the tenant, claims the entity's position (an older or repeated event changes nothing), records
+ * what an asset event says of its file, and adds, updates or removes the track, with its
+ * `track.*` event in the library's outbox.
+ */
+export async function applyCatalogEvent(deps: ProjectionDeps, event: BusEvent, position: EventPosition): Promise<ProjectionOutcome> {
+  const entityId = entityOf(event);
+  if (entityId === null) return 'ignored';
+  const state = await readEntityState(deps, event.tenantId, entityId, event.resourceKind === 'analysis');
+  return inTenantTransaction(deps.db, event.tenantId, async (trx) => {
+    if (!(await claimEntityPosition(trx, event.tenantId, entityId, position))) return 'stale';
+    const asset = assetFactsOf(event, entityId);
+    if (asset) await recordAssetState(trx, event.tenantId, asset, position);
+    return writeTrack(trx, state);
+  });
+}
+
+/**
+ * Brings the stored track of an entity to what the catalog's state makes of it, recording
+ * `track.added`, `track.updated` (with the changed fields) or `track.removed` (with the reason).
+ */
+export async function writeTrack(trx: Transaction<LibraryDb>, state: EntityState): Promise<ProjectionOutcome> {
+  const { tenantId, entityId, entity } = state;
+  const outcome = projectTrack(entity, state.versions, await knownAssets(trx, tenantId, entityId), state.analysis);
+  const stored = await findTrack(trx, tenantId, entityId);
+  const events = outboxFor(trx, 'library', { tenantId, sourceSystem: 'library' });
+  const record = (type: string, data: Record<string, unknown>, dmrn: string | null) =>
+    events.record({ product: 'library', type, resourceKind: 'track', resourceId: entityId, dmrn, data });
+  if ('removed' in outcome) {
+    if (!(await deleteTrack(trx, tenantId, entityId))) return 'unchanged';
+    const dmrn =
+      entity?.externalReferences.dmrn ?? (stored?.summary as ProjectedTrack['summary'] | undefined)?.externalReferences.dmrn ?? null;
+    await record('track.removed', { reason: outcome.removed satisfies TrackRemovalReason }, dmrn);
+    return 'removed';
+  }
+  const { track } = outcome;
+  const dmrn = track.summary.externalReferences.dmrn;
+  if (!stored) {
+    await saveTrack(trx, tenantId, track);
+    const audio = track.summary.audioVersion;
+    await record('track.added', { entityType: track.summary.entityType, audioVersionId: audio.id, assetId: audio.assetId }, dmrn);
+    return 'added';
+  }
+  const before = { summary: stored.summary, detail: stored.detail } as Pick<ProjectedTrack, 'summary' | 'detail'>;
+  const changedFields: TrackField[] = changedTrackFields(before, track);
+  if (changedFields.length === 0 && before.summary.updatedAt === track.summary.updatedAt) return 'unchanged';
+  await saveTrack(trx, tenantId, track);
+  if (changedFields.length === 0) return 'unchanged';
+  await record('track.updated', { changedFields }, dmrn);
+  return 'updated';
+}

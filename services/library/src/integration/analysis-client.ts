@@ -1,0 +1,34 @@
+import { operations, type TrackAnalysis } from '@catalog/contracts';
+import { AppError, callRpc, newId, type RpcCallSettings } from '@catalog/platform';
+import { analysisFacts, TRACK_ANALYSIS_TYPES, type AnalysisJobFacts } from '../domain/analysis-facts.js';
+import { NO_ANALYSIS } from '../domain/track.js';
+
+/** What the library reads from the analysis service: the facts of a file's newest succeeded analyses. */
+export interface AnalysisReader {
+  facts(tenantId: string, assetId: string): Promise<TrackAnalysis>;
+}
+
+/**
+ * Reads, for each analysis type a track shows, the newest SUCCEEDED job of the file
+ * (`listAnalyses`, one job per call: a waveform's result is large). Until the operation table has
+ * `listAnalyses` (issue 13), no analysis is known and none is asked for.
+ */
+export function analysisReader(rpc: RpcCallSettings): AnalysisReader {
+  const available = operations.some((op) => (op.operationId as string) === 'listAnalyses');
+  return {
+    async facts(tenantId, assetId) {
+      if (!available) return NO_ANALYSIS;
+      const call = { tenantId, keyId: null, sourceSystem: 'library', requestId: newId() };
+      const newest = await Promise.all(
+        TRACK_ANALYSIS_TYPES.map(async (type) => {
+          const query = { assetId, type, status: 'SUCCEEDED', limit: 1 };
+          const reply = await callRpc(rpc, 'analysis', 'listAnalyses', { params: {}, query, body: null }, call);
+          if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+          const [job] = (reply.body as { analyses: AnalysisJobFacts[] }).analyses;
+          return [type, job] as const;
+        }),
+      );
+      return analysisFacts(Object.fromEntries(newest.filter(([, job]) => job !== undefined)));
+    },
+  };
+}

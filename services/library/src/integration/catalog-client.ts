@@ -1,0 +1,57 @@
+import type { Entity, Version } from '@catalog/contracts';
+import { AppError, callRpc, newId, NO_TENANT, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
+
+/**
+ * What the library reads from the catalog over the bus (rule 1 of part 6: events are small, the
+ * state is read from its owner), acting for one tenant as the library service.
+ */
+export interface CatalogReader {
+  /** The entity, or null when the tenant has no such entity (deleted). */
+  entity(tenantId: string, entityId: string): Promise<Entity | null>;
+  /** Every version of the entity (all pages). */
+  versions(tenantId: string, entityId: string): Promise<Version[]>;
+  /** The tenants that have had entities, a page at a time (internal `listEntityTenants`). */
+  tenantPage(after: string | null): Promise<{ tenants: string[]; nextCursor: string | null }>;
+  /** The tenant's entity ids after `after`, in the catalog's listing order, a page at a time. */
+  entityPage(tenantId: string, after: string | null): Promise<{ ids: string[]; nextCursor: string | null }>;
+}
+
+function unwrap<T>(reply: RpcReply): T {
+  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+  return reply.body as T;
+}
+
+export function catalogReader(rpc: RpcCallSettings): CatalogReader {
+  const call = (tenantId: string): CallContext => ({ tenantId, keyId: null, sourceSystem: 'library', requestId: newId() });
+  return {
+    async entity(tenantId, entityId) {
+      const reply = await callRpc(rpc, 'catalog', 'getEntity', { params: { id: entityId }, query: {}, body: null }, call(tenantId));
+      if (!reply.ok && reply.error.status === 404) return null;
+      return unwrap<Entity>(reply);
+    },
+    async versions(tenantId, entityId) {
+      const all: Version[] = [];
+      let after: string | null = null;
+      do {
+        const query: Record<string, string> = after === null ? {} : { after };
+        const reply = await callRpc(rpc, 'catalog', 'listVersions', { params: { id: entityId }, query, body: null }, call(tenantId));
+        if (!reply.ok && reply.error.status === 404) return [];
+        const page = unwrap<{ versions: Version[]; nextCursor: string | null }>(reply);
+        all.push(...page.versions);
+        after = page.nextCursor;
+      } while (after !== null);
+      return all;
+    },
+    async tenantPage(after) {
+      const query: Record<string, string | number> = { limit: 500, ...(after === null ? {} : { after }) };
+      const reply = await callRpc(rpc, 'catalog', 'listEntityTenants', { params: {}, query, body: null }, call(NO_TENANT));
+      return unwrap<{ tenants: string[]; nextCursor: string | null }>(reply);
+    },
+    async entityPage(tenantId, after) {
+      const query: Record<string, string | number> = { limit: 200, ...(after === null ? {} : { after }) };
+      const reply = await callRpc(rpc, 'catalog', 'listEntities', { params: {}, query, body: null }, call(tenantId));
+      const page = unwrap<{ entities: Entity[]; nextCursor: string | null }>(reply);
+      return { ids: page.entities.map((e) => e.id), nextCursor: page.nextCursor };
+    },
+  };
+}

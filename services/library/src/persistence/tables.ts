@@ -1,0 +1,62 @@
+import type { ColumnType } from 'kysely';
+
+/** int8 columns arrive as strings (pg keeps 64-bit integers exact). */
+type Int8 = ColumnType<string, number | string, number | string>;
+/** jsonb columns: written as JSON text, read as the parsed value. */
+type Json<T> = ColumnType<T, string, string>;
+
+/** The track as the listing shows it, less its timestamps (schemas/library.ts `TrackSummary`). */
+export type StoredSummary = Record<string, unknown>;
+/** What the single track adds to the summary: `versions` and `analysis`. */
+export type StoredDetail = Record<string, unknown>;
+
+export interface TracksTable {
+  tenant_id: string;
+  entity_id: string;
+  entity_type: string;
+  title_sort: string;
+  artist_sort: string | null;
+  has_dmrn: boolean;
+  duration_ms: number | null;
+  bpm: number | null;
+  camelot: string | null;
+  integrated_lufs: number | null;
+  /** Written with `to_tsvector` in SQL; never read back. */
+  search: ColumnType<string, string, string>;
+  summary: Json<StoredSummary>;
+  detail: Json<StoredDetail>;
+  listed_at: Date;
+  updated_at: Date;
+}
+
+export interface EntityPositionsTable {
+  tenant_id: string;
+  entity_id: string;
+  stream: string;
+  seq: Int8;
+}
+
+export interface AssetStatesTable {
+  tenant_id: string;
+  asset_id: string;
+  entity_id: string;
+  status: string;
+  duration_ms: number | null;
+  stream: string;
+  seq: Int8;
+}
+
+/** The one row saying which projection version the tracks were rebuilt with (decision 0104). */
+export interface ProjectionTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  version: number;
+  rebuilt_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** The tables of the `library` schema as the service's queries see them. */
+export interface LibraryDb {
+  projection: ProjectionTable;
+  tracks: TracksTable;
+  entity_positions: EntityPositionsTable;
+  asset_states: AssetStatesTable;
+}

@@ -1,0 +1,117 @@
+import type { TrackSort, TrackSummary } from '@catalog/contracts';
+import { sql, type RawBuilder } from 'kysely';
+import type { Kysely } from '@catalog/platform';
+import type { LibraryDb } from './tables.js';
+
+/** Where the previous page ended: its last track's sort value and entity id. */
+export interface TrackKey {
+  value: string | number | null;
+  entityId: string;
+}
+
+/** A listing request once its parameters are checked and resolved (decision 0101). */
+export interface TrackSearch {
+  tenantId: string;
+  /** `to_tsquery('simple', …)` text of `q`, or null. */
+  tsQuery: string | null;
+  filters: {
+    bpmMin?: number;
+    bpmMax?: number;
+    camelot: string[] | null;
+    loudnessMin?: number;
+    loudnessMax?: number;
+    durationMinMs?: number;
+    durationMaxMs?: number;
+    entityType?: string;
+    hasDmrn?: boolean;
+    updatedSince?: Date;
+  };
+  sort: TrackSort;
+  descending: boolean;
+  after: TrackKey | null;
+  /** Rows to read: the page's limit plus one (to know whether more follow). */
+  take: number;
+}
+
+export interface FoundTrack {
+  summary: TrackSummary;
+  key: TrackKey;
+}
+
+/** The sort key of each sort, as SQL over the tracks table, and how a cursor value is cast back. */
+function sortKey(search: TrackSearch): { expr: RawBuilder<unknown>; cast: string; nullable: boolean } {
+  switch (search.sort) {
+    case 'relevance':
+      return { expr: sql`ts_rank(search, to_tsquery('simple', ${search.tsQuery ?? ''}))`, cast: 'real', nullable: false };
+    case 'title':
+      return { expr: sql.ref('title_sort'), cast: 'text', nullable: false };
+    case 'artist':
+      return { expr: sql.ref('artist_sort'), cast: 'text', nullable: true };
+    case 'bpm':
+      return { expr: sql.ref('bpm'), cast: 'double precision', nullable: true };
+    case 'duration':
+      return { expr: sql.ref('duration_ms'), cast: 'integer', nullable: true };
+    case 'updated':
+      return { expr: sql.ref('updated_at'), cast: 'timestamptz', nullable: false };
+  }
+}
+
+/** The conditions of the filters and of `q`. */
+function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
+  const f = search.filters;
+  const conditions: RawBuilder<unknown>[] = [sql`tenant_id = ${search.tenantId}`];
+  if (search.tsQuery !== null) conditions.push(sql`search @@ to_tsquery('simple', ${search.tsQuery})`);
+  if (f.bpmMin !== undefined) conditions.push(sql`bpm >= ${f.bpmMin}`);
+  if (f.bpmMax !== undefined) conditions.push(sql`bpm <= ${f.bpmMax}`);
+  if (f.camelot !== null) conditions.push(sql`camelot = any(${f.camelot}::text[])`);
+  if (f.loudnessMin !== undefined) conditions.push(sql`integrated_lufs >= ${f.loudnessMin}`);
+  if (f.loudnessMax !== undefined) conditions.push(sql`integrated_lufs <= ${f.loudnessMax}`);
+  if (f.durationMinMs !== undefined) conditions.push(sql`duration_ms >= ${f.durationMinMs}`);
+  if (f.durationMaxMs !== undefined) conditions.push(sql`duration_ms <= ${f.durationMaxMs}`);
+  if (f.entityType !== undefined) conditions.push(sql`entity_type = ${f.entityType}`);
+  if (f.hasDmrn !== undefined) conditions.push(sql`has_dmrn = ${f.hasDmrn}`);
+  if (f.updatedSince !== undefined) conditions.push(sql`updated_at >= ${f.updatedSince}`);
+  return conditions;
+}
+
+/**
+ * The keyset condition: the rows after the cursor in `order by (key is null), key, entity_id`
+ * (tracks without the value come last in both directions; the entity id breaks ties).
+ */
+function afterCondition(search: TrackSearch, key: ReturnType<typeof sortKey>): RawBuilder<unknown> | null {
+  const after = search.after;
+  if (after === null) return null;
+  const cmp = sql.raw(search.descending ? '<' : '>');
+  if (after.value === null) return sql`(${key.expr} is null and entity_id ${cmp} ${after.entityId}::uuid)`;
+  const value = sql`${after.value}::${sql.raw(key.cast)}`;
+  const tuple = sql`(${key.expr}, entity_id) ${cmp} (${value}, ${after.entityId}::uuid)`;
+  return key.nullable ? sql`(${key.expr} is null or ${tuple})` : sql`(${tuple})`;
+}
+
+/** One page of the tenant's tracks in the requested order (at most `take` rows). */
+export async function searchTracks(db: Kysely<LibraryDb>, search: TrackSearch): Promise<FoundTrack[]> {
+  const key = sortKey(search);
+  const conditions = filterConditions(search);
+  const after = afterCondition(search, key);
+  if (after) conditions.push(after);
+  const dir = sql.raw(search.descending ? 'desc' : 'asc');
+  const order = key.nullable ? sql`(${key.expr} is null), ${key.expr} ${dir}, entity_id ${dir}` : sql`${key.expr} ${dir}, entity_id ${dir}`;
+  const keyText = search.sort === 'updated' ? sql`to_json(${key.expr})` : key.expr;
+  const { rows } = await sql<{ entity_id: string; summary: TrackSummary; sort_value: string | number | null }>`
+    select entity_id, summary, ${keyText} as sort_value
+    from library.tracks
+    where ${sql.join(conditions, sql` and `)}
+    order by ${order}
+    limit ${search.take}`.execute(db);
+  return rows.map((row) => ({ summary: row.summary, key: { value: row.sort_value, entityId: row.entity_id } }));
+}
+
+/** The stored track of an entity as `getTrack` answers it, or undefined. */
+export async function readTrack(db: Kysely<LibraryDb>, tenantId: string, entityId: string) {
+  return db
+    .selectFrom('tracks')
+    .select(['summary', 'detail'])
+    .where('tenant_id', '=', tenantId)
+    .where('entity_id', '=', entityId)
+    .executeTakeFirst();
+}

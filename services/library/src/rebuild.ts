@@ -1,0 +1,45 @@
+import { createLogger, readConfig, startServiceRuntime, packageVersion } from '@catalog/platform';
+import { libraryConfig } from './config.js';
+import { rebuildLibrary } from './domain/rebuild.js';
+import { analysisReader } from './integration/analysis-client.js';
+import { catalogReader } from './integration/catalog-client.js';
+import { libraryMigrations } from './migrations/index.js';
+import type { LibraryDb } from './persistence/tables.js';
+
+/**
+ * `npm run library:rebuild`: refreshes every track from the catalog now (decision 0104), with the
+ * library service's configuration, beside running replicas (which keep answering and applying
+ * live events), then exits.
+ */
+const logger = createLogger({ service: 'library-rebuild' });
+try {
+  const config = readConfig(libraryConfig);
+  const runtime = await startServiceRuntime<LibraryDb>({
+    config,
+    schema: 'library',
+    migrations: libraryMigrations,
+    version: packageVersion(import.meta.url),
+    logger,
+  });
+  try {
+    const catalog = catalogReader({
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      callContext: runtime.callContext,
+      timeoutMs: config.catalogRpcTimeoutMs,
+    });
+    const analyses = analysisReader({
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      callContext: runtime.callContext,
+      timeoutMs: config.catalogRpcTimeoutMs,
+    });
+    const result = await rebuildLibrary({ db: runtime.database.db, catalog, analyses, logger });
+    logger.info(result, 'library rebuilt');
+  } finally {
+    await runtime.stop();
+  }
+} catch (error) {
+  logger.fatal({ err: error }, 'rebuilding the library failed');
+  process.exitCode = 1;
+}
