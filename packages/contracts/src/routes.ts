@@ -1,4 +1,5 @@
 import { adminRoutes } from './routes/admin.js';
+import { analysisRoutes } from './routes/analyses.js';
 import { assetRoutes } from './routes/assets.js';
 import { entityRoutes } from './routes/catalog.js';
 import { eventRoutes } from './routes/events.js';
@@ -14,7 +15,7 @@ export { internalOperations } from './routes/internal.js';
  * boundary (`defineOperation` of the platform) and the NATS permissions are derived from it.
  * Each area keeps its operations in a file of its own under routes/.
  */
-export const routes = [...entityRoutes, ...versionRoutes, ...assetRoutes, ...eventRoutes, ...adminRoutes] as const;
+export const routes = [...entityRoutes, ...versionRoutes, ...assetRoutes, ...analysisRoutes, ...eventRoutes, ...adminRoutes] as const;
 
 /** Every operation on the bus: the public routes and the internal operations. */
 export const operations = [...routes, ...internalOperations] as const;

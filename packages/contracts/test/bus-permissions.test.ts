@@ -31,7 +31,8 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
         answerers: [route.service],
       });
     }
-    expect(who('publish', 'cs.rpc.asset.getAsset')).toEqual(['catalog', 'gateway']);
+    expect(who('publish', 'cs.rpc.asset.getAsset')).toEqual(['analysis', 'catalog', 'gateway']);
+    expect(who('publish', 'cs.rpc.analysis.getAnalysis')).toEqual(['gateway', 'library']);
     expect(who('publish', 'cs.rpc.asset.createAsset')).toEqual(['gateway']);
   });
 
@@ -41,6 +42,8 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       'attachAsset',
       'releaseAsset',
       'locateAssetListener',
+      'resolveAnalysisSource',
+      'applyCuePointMarkers',
     ]);
     for (const operation of internalOperations) {
       const subject = `t1.rpc.${operation.service}.${operation.operationId}`;
@@ -52,6 +55,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     }
     expect(who('publish', 't1.rpc.asset.attachAsset')).toEqual(['catalog']);
     expect(who('publish', 't1.rpc.asset.locateAssetListener')).toEqual(['gateway']);
+    expect(who('publish', 't1.rpc.catalog.resolveAnalysisSource')).toEqual(['analysis']);
     expect(operationsServedBy('asset')).toEqual(
       expect.arrayContaining(['createAsset', 'createVersionAsset', 'attachAsset', 'releaseAsset']),
     );
@@ -62,11 +66,16 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       const subject = `cs.events.catalog.${type}`;
       expect({ type, publishers: who('publish', subject), subscribers: who('subscribe', subject) }).toEqual({
         type,
-        publishers: [type.startsWith('asset.') ? 'asset' : 'catalog'],
+        publishers: [type.startsWith('asset.') ? 'asset' : type.startsWith('analysis.') ? 'analysis' : 'catalog'],
         subscribers: [],
       });
     }
     expect(who('publish', 'cs.events.library.anything.happened')).toEqual(['library']);
+  });
+
+  test('only the analysis service queues analysis jobs (its work queue, decision 0087), and nobody subscribes to them plainly', () => {
+    expect(who('publish', 'cs.analysis.jobs.loudness')).toEqual(['analysis']);
+    expect(who('subscribe', 'cs.analysis.jobs.loudness')).toEqual([]);
   });
 
   test('nobody may read another user’s replies; the gateway answers nothing and uses no JetStream', () => {

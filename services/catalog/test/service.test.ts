@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { eventType, operationsOf, routesOf } from '@catalog/contracts';
+import { eventType, internalOperations, operationsOf, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
 import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { catalogConfig, catalogMigrations, catalogOperations, startCatalogService } from '../src/index.js';
@@ -57,10 +57,12 @@ describe('service', () => {
         .map((operation) => operation.operationId)
         .sort(),
     );
+    // Its public routes, and the internal operations the analysis service calls (issue 13).
     expect(served).toEqual(
-      routesOf('catalog')
-        .map((route) => route.operationId)
-        .sort(),
+      [
+        ...routesOf('catalog').map((route) => route.operationId),
+        ...internalOperations.filter((operation) => operation.service === 'catalog').map((operation) => operation.operationId),
+      ].sort(),
     );
   });
 
@@ -82,6 +84,7 @@ describe('service', () => {
       '0004_attach_intents',
       '0005_attach_intent_claims',
       '0006_tenant_or_system_rls',
+      '0007_cue_point_markers',
     ]);
   });
 
@@ -100,6 +103,7 @@ describe('service', () => {
       expect(await migrateSchema({ url: database.url, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual([
         '0005_attach_intent_claims',
         '0006_tenant_or_system_rls',
+        '0007_cue_point_markers',
       ]);
       const { rows } = await sql.query(
         'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',

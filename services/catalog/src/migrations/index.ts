@@ -5,6 +5,7 @@ import { outboxRelay } from './0003_outbox_relay.js';
 import { attachIntents } from './0004_attach_intents.js';
 import { attachIntentClaims } from './0005_attach_intent_claims.js';
 import { tenantOrSystemRls } from './0006_tenant_or_system_rls.js';
+import { cuePointMarkers } from './0007_cue_point_markers.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -14,4 +15,5 @@ export const catalogMigrations: Migrations = {
   '0004_attach_intents': attachIntents,
   '0005_attach_intent_claims': attachIntentClaims,
   '0006_tenant_or_system_rls': tenantOrSystemRls,
+  '0007_cue_point_markers': cuePointMarkers,
 };
