@@ -1,4 +1,9 @@
-import { eventually, sineWav } from '@catalog/testing';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { demoSong, eventually, renderSong, sineWav } from '@catalog/testing';
 import { apiClient, expectError } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
@@ -187,3 +192,41 @@ test('admin credits: unknown organisation 404, a bad grant 400, an unauthenticat
   expectError(await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 0, reason: 'x' }), 400, 'invalid_body');
   expectError(await api.request('GET', `/admin/v1/organizations/${orgId}/credits`), 401, 'unauthorized');
 });
+
+test('fingerprint: the same music re-encoded to MP3 is listed as a duplicate of the earlier file; other music is not', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'analysis-fingerprints-'));
+  try {
+    const [original, other, mp3] = ['original.wav', 'other.wav', 'original.mp3'].map((name) => join(dir, name)) as [string, string, string];
+    await Promise.all([
+      renderSong({ bpm: 118, notes: demoSong(15, 9, 'minor'), programs: { 1: 33 } }, original, { effects: true }),
+      renderSong({ bpm: 96, notes: demoSong(12, 2, 'major'), programs: { 0: 4, 1: 38 } }, other, { effects: true }),
+    ]);
+    await promisify(execFile)('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', original, '-c:a', 'libmp3lame', '-q:a', '4', mp3]);
+    const { orgId, key } = await api.tenant({ permissions: ANALYST });
+    await grant(orgId, 10);
+    const fingerprint = async (path: string, contentType: string) => {
+      const assetId = await upload(key, { bytes: await readFile(path), filename: path.split('/').pop()!, contentType });
+      const created = await analyse(key, { type: 'fingerprint', source: { assetId } });
+      expect(created.status).toBe(202);
+      const job = await untilEnded(key, created.body.jobId);
+      expect(job.status).toBe('SUCCEEDED');
+      return { assetId, duplicates: job.result.duplicates as Array<{ assetId: string; entityId: string | null; similarity: number }> };
+    };
+    const first = await fingerprint(original, 'audio/wav');
+    expect(first.duplicates).toEqual([]);
+    const reencoded = await fingerprint(mp3, 'audio/mpeg');
+    expect(reencoded.duplicates).toEqual([
+      { assetId: first.assetId, entityId: null, similarity: expect.any(Number), offsetSeconds: expect.any(Number) },
+    ]);
+    expect(reencoded.duplicates[0]!.similarity).toBeGreaterThanOrEqual(0.5);
+    expect((await fingerprint(other, 'audio/wav')).duplicates).toEqual([]);
+    // Another tenant's files are never compared.
+    const stranger = await api.tenant({ permissions: ANALYST, name: 'Stranger Radio' });
+    await grant(stranger.orgId, 10);
+    const strangerAsset = await upload(stranger.key, { bytes: await readFile(mp3), filename: 'copy.mp3', contentType: 'audio/mpeg' });
+    const strangers = await analyse(stranger.key, { type: 'fingerprint', source: { assetId: strangerAsset } });
+    expect((await untilEnded(stranger.key, strangers.body.jobId)).result.duplicates).toEqual([]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);
