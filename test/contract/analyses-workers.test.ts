@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,8 @@ import { startSystem, type RunningSystem } from '../support/system.js';
  * process with no worker (ANALYSIS_CONCURRENCY=0, the API only); workers are started as
  * `services/analysis/src/main.ts` processes sharing the work queue. A job whose attempts all fail
  * ends FAILED and is refunded; a worker killed (SIGKILL) in the middle of a job leaves it to
- * another worker, and the job succeeds once, charged once.
+ * another worker, and the job succeeds once, charged once. Jobs of several types queued for one
+ * file are run together: one decode.
  */
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let system: RunningSystem;
@@ -30,6 +31,9 @@ beforeAll(async () => {
   // An ffmpeg that hangs before it decodes: the job stays RUNNING until its worker is killed.
   writeFileSync(join(tools, 'slow-ffmpeg'), '#!/bin/sh\nsleep 300\nexec ffmpeg "$@"\n');
   chmodSync(join(tools, 'slow-ffmpeg'), 0o755);
+  // An ffmpeg that counts its runs (one line each in ffmpeg-runs).
+  writeFileSync(join(tools, 'counting-ffmpeg'), `#!/bin/sh\necho run >> ${join(tools, 'ffmpeg-runs')}\nexec ffmpeg "$@"\n`);
+  chmodSync(join(tools, 'counting-ffmpeg'), 0o755);
 });
 afterAll(async () => {
   for (const worker of workers) stopWorker(worker, 'SIGKILL');
@@ -129,3 +133,31 @@ test('kill -9 of a worker in the middle of a job: another worker finishes it; it
     stopWorker(survivor, 'SIGTERM');
   }
 }, 150_000);
+
+test('several types queued for one file run together on one worker: one ffmpeg decode for all of them', async () => {
+  const { key, assetId } = await toneAndCredits(20);
+  const types = ['loudness', 'tempo', 'key', 'waveform', 'cue_points'];
+  const jobIds: string[] = [];
+  for (const type of types) {
+    const created = await api.request('POST', '/api/v1/catalog/analyses', { key, body: { type, source: { assetId } } });
+    expect(created.status).toBe(202);
+    jobIds.push(created.body.jobId);
+  }
+  const worker = startWorker({ FFMPEG_PATH: join(tools, 'counting-ffmpeg') });
+  try {
+    const jobs = await eventually(async () => {
+      const all = await Promise.all(jobIds.map((id) => job(key, id)));
+      return all.every((j) => j.status === 'SUCCEEDED' || j.status === 'FAILED') ? all : undefined;
+    }, 60_000);
+    expect(jobs.map((j) => [j.type, j.status])).toEqual(types.map((type) => [type, 'SUCCEEDED']));
+    expect(jobs[1].result.bpm === null || typeof jobs[1].result.bpm === 'number').toBe(true);
+    const runs = existsSync(join(tools, 'ffmpeg-runs')) ? readFileSync(join(tools, 'ffmpeg-runs'), 'utf8').trim().split('\n') : [];
+    expect(runs).toHaveLength(1);
+    expect((await api.request('GET', '/api/v1/catalog/credits', { key })).body).toMatchObject({
+      balance: 20 - 2 - 3 - 3 - 2 - 2,
+      reserved: 0,
+    });
+  } finally {
+    stopWorker(worker, 'SIGTERM');
+  }
+}, 120_000);

@@ -22,14 +22,16 @@ const workerEnv = Env.group({
     default: 30_000,
     minimum: 1_000,
     maximum: 600_000,
-    description: 'A job message a worker stops confirming (it died) goes to another worker after this; workers confirm every third of it.',
+    description:
+      'A job a worker stops confirming (it died) goes to another worker after this: its message is redelivered and its lease runs out; workers renew both every third of it.',
   }),
   maxDeliveries: Env.integer({
     env: 'ANALYSIS_MAX_DELIVERIES',
     default: 5,
     minimum: 1,
     maximum: 100,
-    description: 'Attempts at a job (deliveries of its message); after the last one fails, the job is FAILED and refunded.',
+    description:
+      'Attempts at a job (a worker starting it); when the last one fails, or its worker dies during it, the job is FAILED (max_deliveries_exceeded) and refunded.',
   }),
   retryMinMs: Env.integer({
     env: 'ANALYSIS_RETRY_MIN_MS',

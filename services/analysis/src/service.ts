@@ -81,17 +81,16 @@ export async function startAnalysisService(
         nc: runtime.nc,
         names,
         logger: runtime.logger,
-        run: (message, delivery, signal) =>
+        run: (message, signal) =>
           runJob(
             {
               db,
               files: fileFetcher(rpc, { workDir: workers.workDir, timeoutMs: workers.downloadTimeoutMs }),
               logger: runtime.logger,
               afterSuccess: cuePointMarkerWriter({ db, rpc, logger: runtime.logger }),
-              settings: workers,
+              settings: { ...workers, leaseMs: workers.ackWaitMs },
             },
             message,
-            delivery,
             signal,
           ),
       },

@@ -1,5 +1,6 @@
-import { inTenantTransaction, type Kysely } from '@catalog/platform';
+import { inTenantScope, inTenantTransaction, type Kysely } from '@catalog/platform';
 import { recordJobEvent } from '../messaging/events.js';
+import { claimSiblings, setLeases } from '../persistence/job-leases.js';
 import { failJob, recordAttemptError, startJob, succeedJob, type JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { endReservation } from './credits.js';
@@ -11,14 +12,37 @@ import { endReservation } from './credits.js';
  * success, refunded once on failure.
  */
 
-/** A worker takes the job: RUNNING, one more attempt; analysis.started only the first time. Undefined once it has ended. */
-export async function beginJob(db: Kysely<AnalysisDb>, tenantId: string, jobId: string): Promise<JobRow | undefined> {
+/** What a worker got: the job and the other QUEUED jobs of its file it took along (one decode), or why none. */
+export type Begun = { batch: JobRow[] } | { ended: true } | { busyForMs: number };
+
+/**
+ * A worker takes the job: RUNNING, one more attempt, leased for `leaseMs`; with it the other
+ * QUEUED jobs of the same file, one per type (decision 0087). analysis.started is recorded for
+ * each job the first time it starts.
+ */
+export async function beginJob(db: Kysely<AnalysisDb>, tenantId: string, jobId: string, leaseMs: number): Promise<Begun> {
   return inTenantTransaction(db, tenantId, async (trx) => {
-    const started = await startJob(trx, tenantId, jobId);
-    if (!started) return undefined;
+    const started = await startJob(trx, tenantId, jobId, leaseMs);
+    if (!('job' in started)) return started;
     if (started.was === 'QUEUED') await recordJobEvent(trx, 'analysis.started', started.job);
-    return started.job;
+    const siblings = await claimSiblings(trx, started.job, leaseMs);
+    for (const sibling of siblings) await recordJobEvent(trx, 'analysis.started', sibling);
+    return { batch: [started.job, ...siblings] };
   });
+}
+
+/** Renews the leases of a batch, or gives them up (`leaseMs` 0) so that another worker may take the jobs at once. */
+export async function leaseBatch(db: Kysely<AnalysisDb>, batch: readonly JobRow[], leaseMs: number): Promise<void> {
+  const [first] = batch;
+  if (!first) return;
+  await inTenantScope(db, first.tenant_id, (scoped) =>
+    setLeases(
+      scoped,
+      first.tenant_id,
+      batch.map((job) => job.id),
+      leaseMs,
+    ),
+  );
 }
 
 /** The job succeeded: its result, its cost settled, analysis.succeeded. False when it had ended already. */

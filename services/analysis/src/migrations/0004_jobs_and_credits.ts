@@ -11,8 +11,10 @@ import { enableTenantOrSystemRlsV1, enableTenantRlsV1 } from '@catalog/platform'
  * - `credit_ledger`: append-only (a trigger refuses UPDATE and DELETE); at most one entry of each
  *   kind per job (a job is reserved, settled or refunded once).
  * - `jobs`: one row per analysis job; an Idempotency-Key names one job per tenant, an automatic
- *   analysis one job per (requesting event, type). The dispatcher reads jobs of every tenant that
- *   are not yet on the work queue (tenant-or-system policy); workers and the API act per tenant.
+ *   analysis one job per (requesting event, type). A running job is leased to its worker
+ *   (`lease_until`, renewed while it runs): another worker takes it over only once the lease ran
+ *   out. The dispatcher reads jobs of every tenant that are not yet on the work queue
+ *   (tenant-or-system policy); workers and the API act per tenant.
  * - `fingerprints`: the latest fingerprint of each analysed asset, with its distinct 32-bit values
  *   (`keys`, GIN-indexed) to find candidate duplicates before comparing.
  */
@@ -70,6 +72,7 @@ export const jobsAndCredits: Migration = {
            error_message text,
            markers_applied_at timestamptz,
            dispatched_at timestamptz,
+           lease_until timestamptz,
            created_at timestamptz NOT NULL DEFAULT now(),
            started_at timestamptz,
            finished_at timestamptz,

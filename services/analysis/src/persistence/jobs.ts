@@ -98,24 +98,36 @@ export function listJobRows(db: Kysely<AnalysisDb>, tenantId: string, filter: Jo
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
+/** What starting a job found: it started (its row, and the status it had), it has ended, or another worker holds it. */
+export type StartOutcome = { job: JobRow; was: AnalysisJobStatus } | { ended: true } | { busyForMs: number };
+
+/** `now + leaseMs`, the end of a lease taken or renewed now. */
+export const leaseEnd = (leaseMs: number) => sql<Date>`clock_timestamp() + make_interval(secs => ${leaseMs / 1000})`;
+
 /**
- * Starts a job (a worker holds its message): from QUEUED, or from RUNNING when the worker that ran
- * it died and its message came back. Counts the attempt. Returns the job and the status it had, or
- * undefined when it has ended (or does not exist).
+ * Starts a job (a worker holds its message): from QUEUED, or from RUNNING once the lease of the
+ * worker that ran it has run out (it died). Counts the attempt and leases the job for `leaseMs`.
+ * A job RUNNING under a live lease is busy (a worker runs it in a batch, or its worker is alive).
  */
-export async function startJob(
-  db: Kysely<AnalysisDb>,
-  tenantId: string,
-  id: string,
-): Promise<{ job: JobRow; was: AnalysisJobStatus } | undefined> {
-  const current = await findJob(db, tenantId, id, { forUpdate: true });
-  if (!current || (current.status !== 'QUEUED' && current.status !== 'RUNNING')) return undefined;
+export async function startJob(db: Kysely<AnalysisDb>, tenantId: string, id: string, leaseMs: number): Promise<StartOutcome> {
+  const current = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .select(sql<number>`greatest(0, extract(epoch from (lease_until - clock_timestamp())) * 1000)`.as('lease_left_ms'))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current || (current.status !== 'QUEUED' && current.status !== 'RUNNING')) return { ended: true };
+  const leaseLeftMs = Number(current.lease_left_ms ?? 0);
+  if (current.status === 'RUNNING' && leaseLeftMs > 0) return { busyForMs: Math.ceil(leaseLeftMs) };
   const job = await db
     .updateTable('jobs')
     .set({
       status: 'RUNNING',
       started_at: sql<Date>`coalesce(started_at, clock_timestamp())`,
       attempts: sql<number>`attempts + 1`,
+      lease_until: leaseEnd(leaseMs),
       updated_at: sql<Date>`clock_timestamp()`,
     })
     .where('tenant_id', '=', tenantId)

@@ -56,6 +56,8 @@ export interface JobsTable {
   error_message: ColumnType<string | null, string | null | undefined, string | null>;
   markers_applied_at: ColumnType<Date | null, never, Date | null>;
   dispatched_at: ColumnType<Date | null, never, Date | null>;
+  /** Until when the worker running the job holds it (renewed while it runs). */
+  lease_until: ColumnType<Date | null, never, Date | null>;
   created_at: Timestamp;
   started_at: ColumnType<Date | null, never, Date | null>;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

@@ -7,8 +7,8 @@ export interface WorkerDeps {
   nc: NatsConnection;
   names: JobQueueNames;
   logger: Logger;
-  /** Runs the job of one message (`delivery`: its delivery count); rejects only when the database or the bus failed. */
-  run(message: JobMessage, delivery: number, signal: AbortSignal): Promise<JobOutcome>;
+  /** Runs the job of one message; rejects only when the database or the bus failed. */
+  run(message: JobMessage, signal: AbortSignal): Promise<JobOutcome>;
 }
 
 export interface WorkerSettings {
@@ -37,7 +37,7 @@ async function handle(deps: WorkerDeps, settings: WorkerSettings, msg: JsMsg, si
   }
   const heartbeat = setInterval(() => msg.working(), Math.max(500, Math.floor(settings.ackWaitMs / 3)));
   try {
-    const outcome = await deps.run(message, msg.info.deliveryCount, signal);
+    const outcome = await deps.run(message, signal);
     if (outcome.ack) msg.ack();
     else msg.nak(outcome.retryInMs);
   } catch (error) {
