@@ -92,3 +92,30 @@ test('an automatic analysis the balance cannot pay is recorded FAILED insufficie
   }, 30_000);
   expect(failed[0]).toMatchObject({ dmrn: 'DM-AUTO-2', data: { jobId: job.jobId, errorCode: 'insufficient_credits', credits: 0 } });
 });
+
+test('a version added from an ONLINE audio file already uploaded queues the automatic analyses too', async () => {
+  const { orgId, key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+  await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 10, reason: 'test' });
+  await api.request('PUT', '/api/v1/catalog/entity-types/promo', { key, body: { automaticAnalyses: ['technical'] } });
+  const asset = await api.request('POST', '/api/v1/catalog/assets', {
+    key,
+    body: { retention: 'standalone', upload: { filename: 'promo.wav', contentType: 'audio/wav', size: wav.length } },
+  });
+  expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: wav })).status).toBe(200);
+  expect((await api.request('POST', `/api/v1/catalog/assets/${asset.body.id}/confirm`, { key })).status).toBe(200);
+  const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'promo', title: 'Promo' } })).body;
+  const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+    key,
+    body: { source: { assetId: asset.body.id }, label: 'Promo', versionType: 'station_intro' },
+  });
+  expect(version.status).toBe(201);
+
+  const [job] = await jobsOf(key, entity.id, 1);
+  expect(job).toMatchObject({
+    type: 'technical',
+    status: 'SUCCEEDED',
+    creditsCharged: 1,
+    resolved: { assetId: asset.body.id, entityId: entity.id, versionId: version.body.id },
+  });
+  expect((await api.request('GET', `/api/v1/catalog/analyses?assetId=${asset.body.id}`, { key })).body.analyses).toHaveLength(1);
+});

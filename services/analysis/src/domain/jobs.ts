@@ -70,7 +70,7 @@ function replay(existing: JobRow, hash: string): AnalysisJob {
  * `POST /api/v1/catalog/analyses` (decisions 0085, 0086): resolves the source (no transaction open),
  * then in one transaction inserts the job, reserves its cost (402 and nothing queued when the
  * balance does not cover it) and records analysis.queued; after the commit the job goes on the work
- * queue. With an Idempotency-Key, a request that repeats an earlier one answers its job, charged
+ * queue (the dispatcher catches up should that fail). With an Idempotency-Key, a request that repeats an earlier one answers its job, charged
  * once (also when both race: the second insert waits for the first and yields).
  */
 export async function createAnalysis(
@@ -110,7 +110,9 @@ export async function createAnalysis(
     if (!existing) throw new Error('an analysis job was neither inserted nor found by its Idempotency-Key');
     return replay(existing, hash);
   }
-  await deps.dispatch([created]);
+  // Not awaited: the answer does not wait for JetStream; a job whose message is late or lost is
+  // published by the dispatcher (decision 0087).
+  void deps.dispatch([created]);
   return jobView(created);
 }
 

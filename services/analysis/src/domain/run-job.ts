@@ -116,7 +116,7 @@ async function afterFailure(deps: RunJobDeps, batch: readonly JobRow[], failure:
  */
 export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantId: string }, signal: AbortSignal): Promise<JobOutcome> {
   const { maxDeliveries, leaseMs } = deps.settings;
-  const begun = await beginJob(deps.db, message.tenantId, message.jobId, leaseMs);
+  const begun = await beginJob(deps.db, message.tenantId, message.jobId, { leaseMs, maxAttempts: maxDeliveries });
   if ('ended' in begun) return ACK;
   if ('busyForMs' in begun) return { ack: false, retryInMs: begun.busyForMs + 250 };
   const [job] = begun.batch;
@@ -125,8 +125,6 @@ export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantI
       code: 'max_deliveries_exceeded',
       message: `the job was started ${maxDeliveries} times without finishing (its workers stopped during it)`,
     });
-    begun.batch.shift();
-    await leaseBatch(deps.db, begun.batch, 0);
     return ACK;
   }
   const renewal = setInterval(

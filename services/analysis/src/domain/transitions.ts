@@ -17,14 +17,22 @@ export type Begun = { batch: JobRow[] } | { ended: true } | { busyForMs: number 
 
 /**
  * A worker takes the job: RUNNING, one more attempt, leased for `leaseMs`; with it the other
- * QUEUED jobs of the same file, one per type (decision 0087). analysis.started is recorded for
- * each job the first time it starts.
+ * QUEUED jobs of the same file, one per type (decision 0087), unless the job is past
+ * `maxAttempts`. analysis.started is recorded for each job the first time it starts.
  */
-export async function beginJob(db: Kysely<AnalysisDb>, tenantId: string, jobId: string, leaseMs: number): Promise<Begun> {
+export async function beginJob(
+  db: Kysely<AnalysisDb>,
+  tenantId: string,
+  jobId: string,
+  settings: { leaseMs: number; maxAttempts: number },
+): Promise<Begun> {
+  const { leaseMs, maxAttempts } = settings;
   return inTenantTransaction(db, tenantId, async (trx) => {
     const started = await startJob(trx, tenantId, jobId, leaseMs);
     if (!('job' in started)) return started;
     if (started.was === 'QUEUED') await recordJobEvent(trx, 'analysis.started', started.job);
+    // A job past its attempts is failed by the caller: nothing is taken along.
+    if (started.job.attempts > maxAttempts) return { batch: [started.job] };
     const siblings = await claimSiblings(trx, started.job, leaseMs);
     for (const sibling of siblings) await recordJobEvent(trx, 'analysis.started', sibling);
     return { batch: [started.job, ...siblings] };
