@@ -1,6 +1,6 @@
 import { routes, type RouteDefinition } from '@catalog/contracts';
 import { newId } from '@catalog/platform';
-import type { ApiResponse } from '@catalog/testing';
+import { sineWav, type ApiResponse } from '@catalog/testing';
 import { useSystem } from '../support/use-system.js';
 
 /**
@@ -14,6 +14,8 @@ interface Ids {
   versionId: string;
   assetId: string;
   entityTypeName: string;
+  /** An analysis job (of a standalone audio file). */
+  jobId: string;
   /** An entity of the calling tenant (the same in both runs): for ids mixed across tenants. */
   ownEntityId: string;
 }
@@ -84,6 +86,16 @@ const CROSS_TENANT: Record<string, Entry> = {
   confirmAsset: { probes: [{ label: 'asset', params: asset }] },
   requestAssetUpload: { probes: [{ label: 'asset', params: asset, body: () => pngUpload }] },
   downloadAsset: { probes: [{ label: 'asset', params: asset }] },
+  createAnalysis: {
+    probes: [
+      { label: 'asset as source', params: () => ({}), body: (ids) => ({ type: 'technical', source: { assetId: ids.assetId } }) },
+      { label: 'entity as source', params: () => ({}), body: (ids) => ({ type: 'technical', source: { entityId: ids.entityId } }) },
+      { label: 'version as source', params: () => ({}), body: (ids) => ({ type: 'technical', source: { versionId: ids.versionId } }) },
+    ],
+  },
+  getAnalysis: { probes: [{ label: 'job', params: (ids) => ({ jobId: ids.jobId }) }] },
+  listAnalyses: { notApplicable: 'lists the caller’s jobs: another tenant’s entityId or assetId filters to none, as a missing one' },
+  getCredits: { notApplicable: 'takes no id: the caller’s own balance' },
   listEvents: { notApplicable: 'the caller’s own feed; another tenant’s cursor is a malformed cursor (events service tests)' },
   listTracks: { notApplicable: 'lists the caller’s tenant (library.test.ts reads another tenant’s track)' },
   getTrack: { probes: [{ label: 'entity', params: (ids) => ({ entityId: ids.entityId }) }] },
@@ -105,8 +117,26 @@ test('every tenant-scoped route of the route table has an entry, and every entry
   ).toEqual([]);
 });
 
+/** Tenant A's analysis job of a standalone audio file. */
+async function tenantAJob(orgId: string, key: string): Promise<string> {
+  const wav = await sineWav(1, { sampleRate: 8_000 });
+  const asset = await sut.api.request('POST', '/api/v1/catalog/assets', {
+    key,
+    body: { retention: 'standalone', upload: { filename: 'a.wav', contentType: 'audio/wav', size: wav.length } },
+  });
+  expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: wav })).status).toBe(200);
+  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${asset.body.id}/confirm`, { key })).status).toBe(200);
+  expect((await sut.api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 1, reason: 'test' })).status).toBe(201);
+  const job = await sut.api.request('POST', '/api/v1/catalog/analyses', {
+    key,
+    body: { type: 'technical', source: { assetId: asset.body.id } },
+  });
+  expect(job.status).toBe(202);
+  return job.body.jobId as string;
+}
+
 /** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
-async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId'>> {
+async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId' | 'jobId'>> {
   const created = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
   const entityId = created.body.id as string;
   const added = await sut.api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
@@ -146,13 +176,13 @@ const seen = (response: ApiResponse) => ({
 });
 
 test('another tenant’s ids answer exactly like missing ones on every route, and change nothing', async () => {
-  const both = { products: ['catalog', 'library'], permissions: ['catalog:api', 'library:api'] };
+  const both = { products: ['catalog', 'library'], permissions: ['catalog:api', 'catalog:analysis', 'library:api'] };
   const a = await sut.api.tenant({ name: 'Station A', ...both });
   const b = await sut.api.tenant({ name: 'Station B', ...both });
   const ownEntityId = (await sut.api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
     .id as string;
-  const foreign: Ids = { ...(await tenantAData(a.key)), ownEntityId };
-  const missing: Ids = { entityId: newId(), versionId: newId(), assetId: newId(), entityTypeName: 'jingle', ownEntityId };
+  const foreign: Ids = { ...(await tenantAData(a.key)), jobId: await tenantAJob(a.orgId, a.key), ownEntityId };
+  const missing: Ids = { entityId: newId(), versionId: newId(), assetId: newId(), entityTypeName: 'jingle', jobId: newId(), ownEntityId };
 
   const probed: string[] = [];
   for (const route of tenantScoped) {
@@ -170,6 +200,8 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   }
   expect(probed).toContain('getVersion (version under own entity)');
   expect(probed).toContain('deleteVersion (entity and version)');
+  expect(probed).toContain('createAnalysis (version as source)');
+  expect(probed).toContain('getAnalysis (job)');
 
   // Tenant A's data is as it was.
   const entityOfA = await sut.api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}`, { key: a.key });
@@ -187,4 +219,6 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
     automaticAnalyses: ['loudness'],
   });
   expect((await sut.api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/versions`, { key: b.key })).body.versions).toEqual([]);
+  expect((await sut.api.request('GET', `/api/v1/catalog/analyses`, { key: b.key })).body.analyses).toEqual([]);
+  expect((await sut.api.request('GET', `/api/v1/catalog/analyses/${foreign.jobId}`, { key: a.key })).body.jobId).toBe(foreign.jobId);
 });

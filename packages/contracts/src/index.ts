@@ -2,6 +2,8 @@ export * from './openapi.js';
 export * from './routes.js';
 export * from './schemas/admin.js';
 export * from './schemas/analyses.js';
+export * from './schemas/analysis-jobs.js';
+export * from './schemas/credits.js';
 export * from './schemas/assets.js';
 export * from './schemas/catalog.js';
 export * from './schemas/common.js';

@@ -37,6 +37,7 @@ function parameters(route: RouteDefinition): unknown[] {
   for (const [where, schema] of [
     ['path', route.params],
     ['query', route.query],
+    ['header', route.headers],
   ] as const) {
     if (!schema) continue;
     const object = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };

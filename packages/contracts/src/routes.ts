@@ -1,4 +1,5 @@
 import { adminRoutes } from './routes/admin.js';
+import { analysisRoutes } from './routes/analyses.js';
 import { assetRoutes } from './routes/assets.js';
 import { entityRoutes } from './routes/catalog.js';
 import { eventRoutes } from './routes/events.js';
@@ -15,7 +16,7 @@ export { internalOperations } from './routes/internal.js';
  * boundary (`defineOperation` of the platform) and the NATS permissions are derived from it.
  * Each area keeps its operations in a file of its own under routes/.
  */
-export const routes = [...entityRoutes, ...versionRoutes, ...assetRoutes, ...eventRoutes, ...libraryRoutes, ...adminRoutes] as const;
+export const routes = [...entityRoutes, ...versionRoutes, ...assetRoutes, ...analysisRoutes, ...eventRoutes, ...libraryRoutes, ...adminRoutes] as const;
 
 /** Every operation on the bus: the public routes and the internal operations. */
 export const operations = [...routes, ...internalOperations] as const;

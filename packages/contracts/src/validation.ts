@@ -8,7 +8,7 @@ import { LINE_PATTERN, TEXT_PATTERN } from './schemas/common.js';
 const Ajv = AjvModule.default ?? (AjvModule as unknown as typeof AjvModule.default);
 const addFormats = addFormatsModule.default ?? (addFormatsModule as unknown as typeof addFormatsModule.default);
 
-export type RequestPart = 'params' | 'query' | 'body';
+export type RequestPart = 'params' | 'query' | 'headers' | 'body';
 
 export interface ValidationIssue {
   location: RequestPart;
@@ -17,12 +17,18 @@ export interface ValidationIssue {
 }
 
 export type ValidationResult =
-  | { ok: true; params: Record<string, string>; query: Record<string, unknown>; body: unknown }
+  | { ok: true; params: Record<string, string>; query: Record<string, unknown>; headers: Record<string, unknown>; body: unknown }
   | { ok: false; part: RequestPart; issues: ValidationIssue[] };
 
 export interface RequestValidator {
   route: OperationBase;
-  validate(input: { params: Record<string, string>; query: Record<string, unknown>; body: unknown }): ValidationResult;
+  /** `headers`: the request headers the operation reads (lower-case names); others are not looked at. */
+  validate(input: {
+    params: Record<string, string>;
+    query: Record<string, unknown>;
+    headers?: Record<string, unknown>;
+    body: unknown;
+  }): ValidationResult;
 }
 
 function makeAjv(coerce: boolean) {
@@ -69,6 +75,7 @@ function issues(location: RequestPart, errors: ErrorObject[] | null | undefined)
 export function requestValidator(route: OperationBase): RequestValidator {
   const params = compile(queryAjv, route.params);
   const query = compile(queryAjv, route.query);
+  const headers = compile(queryAjv, route.headers);
   const body = compile(bodyAjv, route.body);
   return {
     route,
@@ -85,6 +92,8 @@ export function requestValidator(route: OperationBase): RequestValidator {
           issues: Object.keys(queryValue).map((k) => ({ location: 'query', path: `/${k}`, message: 'is not a known parameter' })),
         };
       }
+      const headersValue: Record<string, unknown> = { ...(headers ? input.headers : {}) };
+      if (headers && !headers(headersValue)) return { ok: false, part: 'headers', issues: issues('headers', headers.errors) };
       const bodyValue = input.body;
       if (body) {
         if (bodyValue === undefined)
@@ -93,7 +102,7 @@ export function requestValidator(route: OperationBase): RequestValidator {
       } else if (bodyValue !== undefined) {
         return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'this operation takes no body' }] };
       }
-      return { ok: true, params: paramsValue, query: queryValue, body: bodyValue };
+      return { ok: true, params: paramsValue, query: queryValue, headers: headersValue, body: bodyValue };
     },
   };
 }

@@ -31,7 +31,8 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
         answerers: [route.service],
       });
     }
-    expect(who('publish', 'cs.rpc.asset.getAsset')).toEqual(['catalog', 'gateway']);
+    expect(who('publish', 'cs.rpc.asset.getAsset')).toEqual(['analysis', 'catalog', 'gateway']);
+    expect(who('publish', 'cs.rpc.analysis.getAnalysis')).toEqual(['gateway', 'library']);
     expect(who('publish', 'cs.rpc.asset.createAsset')).toEqual(['gateway']);
   });
 
@@ -42,6 +43,8 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       'releaseAsset',
       'locateAssetListener',
       'listEntityTenants',
+      'resolveAnalysisSource',
+      'applyCuePointMarkers',
     ]);
     for (const operation of internalOperations) {
       const subject = `t1.rpc.${operation.service}.${operation.operationId}`;
@@ -54,6 +57,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     expect(who('publish', 't1.rpc.asset.attachAsset')).toEqual(['catalog']);
     expect(who('publish', 't1.rpc.asset.locateAssetListener')).toEqual(['gateway']);
     expect(who('publish', 't1.rpc.catalog.listEntityTenants')).toEqual(['library']);
+    expect(who('publish', 't1.rpc.catalog.resolveAnalysisSource')).toEqual(['analysis']);
     expect(operationsServedBy('asset')).toEqual(
       expect.arrayContaining(['createAsset', 'createVersionAsset', 'attachAsset', 'releaseAsset']),
     );
@@ -62,7 +66,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
   test('every registered event type is published by exactly one service, and received by nobody through a plain subscription', () => {
     for (const { type, product } of eventTypes) {
       const subject = `cs.events.${product}.${type}`;
-      const publisher = product === 'library' ? 'library' : type.startsWith('asset.') ? 'asset' : 'catalog';
+      const publisher = product === 'library' ? 'library' : type.startsWith('asset.') ? 'asset' : type.startsWith('analysis.') ? 'analysis' : 'catalog';
       expect({ type, publishers: who('publish', subject), subscribers: who('subscribe', subject) }).toEqual({
         type,
         publishers: [publisher],
@@ -70,6 +74,11 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       });
     }
     expect(who('publish', 'cs.events.library.anything.happened')).toEqual(['library']);
+  });
+
+  test('only the analysis service queues analysis jobs (its work queue, decision 0087), and nobody subscribes to them plainly', () => {
+    expect(who('publish', 'cs.analysis.jobs.loudness')).toEqual(['analysis']);
+    expect(who('subscribe', 'cs.analysis.jobs.loudness')).toEqual([]);
   });
 
   test('nobody may read another user’s replies; the gateway answers nothing and uses no JetStream', () => {

@@ -14,8 +14,8 @@ export interface ServiceProbe {
 }
 
 /** What a started service shows from outside: its schema, its NATS registration, its readiness. */
-export async function probeRunningService(
-  runtime: ServiceRuntime<unknown>,
+export async function probeRunningService<DB>(
+  runtime: ServiceRuntime<DB>,
   settings: { databaseUrl: string; natsUrl: string; schema: string },
 ): Promise<ServiceProbe> {
   const client = new pg.Client({ connectionString: settings.databaseUrl });

@@ -1,5 +1,99 @@
-import { commonConfig, type ConfigOf } from '@catalog/platform';
+import { tmpdir } from 'node:os';
+import { commonConfig, defineConfig, Env, eventConsumerEnv, outboxRelayEnv, outboxRelayOptions, type ConfigOf } from '@catalog/platform';
 
-export const analysisConfig = commonConfig('analysis', 8083);
+const common = commonConfig('analysis', 8083);
+
+/** The workers of one process (decision 0087). */
+const workerEnv = Env.group({
+  concurrency: Env.integer({
+    env: 'ANALYSIS_CONCURRENCY',
+    default: 1,
+    minimum: 0,
+    maximum: 64,
+    description: 'Analyses one process runs at once (each holds one ffmpeg decode); 0: this process runs no worker (API only).',
+  }),
+  consumer: Env.string({
+    env: 'ANALYSIS_JOBS_CONSUMER',
+    default: 'analysis-workers',
+    description: 'Durable consumer of the analysis work queue, shared by every worker process.',
+  }),
+  ackWaitMs: Env.integer({
+    env: 'ANALYSIS_ACK_WAIT_MS',
+    default: 30_000,
+    minimum: 1_000,
+    maximum: 600_000,
+    description:
+      'A job a worker stops confirming (it died) goes to another worker after this: its message is redelivered and its lease runs out; workers renew both every third of it.',
+  }),
+  maxDeliveries: Env.integer({
+    env: 'ANALYSIS_MAX_DELIVERIES',
+    default: 5,
+    minimum: 1,
+    maximum: 100,
+    description:
+      'Attempts at a job (a worker starting it); when the last one fails, or its worker dies during it, the job is FAILED (max_deliveries_exceeded) and refunded.',
+  }),
+  retryMinMs: Env.integer({
+    env: 'ANALYSIS_RETRY_MIN_MS',
+    default: 2_000,
+    minimum: 10,
+    description: 'Wait before the second attempt at a job that failed for a passing reason; doubles for each attempt after.',
+  }),
+  retryMaxMs: Env.integer({
+    env: 'ANALYSIS_RETRY_MAX_MS',
+    default: 60_000,
+    minimum: 10,
+    description: 'Longest wait between attempts at a job.',
+  }),
+  timeoutMs: Env.integer({
+    env: 'ANALYSIS_TIMEOUT_MS',
+    default: 600_000,
+    minimum: 1_000,
+    description: 'Longest one analysis (probe and decode of a file) may take.',
+  }),
+  downloadTimeoutMs: Env.integer({
+    env: 'ANALYSIS_DOWNLOAD_TIMEOUT_MS',
+    default: 300_000,
+    minimum: 1_000,
+    description: 'Longest the download of a file from the asset service may take.',
+  }),
+  workDir: Env.string({
+    env: 'ANALYSIS_WORK_DIR',
+    default: tmpdir(),
+    defaultText: "the system's temporary directory",
+    description: 'Where a worker keeps the file it analyses (removed after each analysis).',
+  }),
+  ffmpegPath: Env.string({ env: 'FFMPEG_PATH', default: 'ffmpeg', description: 'The ffmpeg program (built with Chromaprint).' }),
+  ffprobePath: Env.string({ env: 'FFPROBE_PATH', default: 'ffprobe', description: 'The ffprobe program.' }),
+});
+
+export const analysisConfig = defineConfig(
+  Env.group({
+    common: common.schema,
+    /** The outbox relay publishing analysis events to the events stream. */
+    outbox: outboxRelayEnv,
+    workers: workerEnv,
+    /** The durable consumer of version.analyses_requested (automatic analyses, decision 0088). */
+    analysesRequested: eventConsumerEnv('ANALYSIS_REQUESTED_EVENTS', 'analysis-requested-events'),
+    rpcTimeoutMs: Env.integer({
+      env: 'ANALYSIS_RPC_TIMEOUT_MS',
+      default: 10_000,
+      minimum: 100,
+      maximum: 60_000,
+      description: 'Longest wait for an answer of the catalog or asset service.',
+    }),
+    dispatchIntervalMs: Env.integer({
+      env: 'ANALYSIS_DISPATCH_INTERVAL_MS',
+      default: 2_000,
+      minimum: 10,
+      description: 'How often the dispatcher puts jobs whose message was never published (or was lost) on the work queue.',
+    }),
+  }),
+  ({ common: commonValues, outbox, ...own }, check) => ({
+    ...common.build(commonValues, check),
+    ...own,
+    outbox: outboxRelayOptions(outbox),
+  }),
+);
 
 export type AnalysisConfig = ConfigOf<typeof analysisConfig>;

@@ -1,18 +1,102 @@
-import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import {
+  packageVersion,
+  startEventConsumer,
+  startPeriodicTask,
+  startServiceRuntime,
+  type Logger,
+  type ServiceRuntime,
+} from '@catalog/platform';
 import type { AnalysisConfig } from './config.js';
+import { runJob } from './domain/run-job.js';
+import { fileFetcher } from './integration/files.js';
+import { cuePointMarkerWriter } from './integration/markers.js';
+import { sourceResolver } from './integration/sources.js';
+import { queueAutomaticAnalyses } from './messaging/automatic-analyses.js';
 import { analysisMigrations } from './migrations/index.js';
+import type { AnalysisDb } from './persistence/tables.js';
+import { analysisOperations } from './rpc/operations.js';
+import { dispatchJobs, dispatchPending, type DispatchDeps } from './workers/dispatcher.js';
+import { ensureJobStream, jobQueueNames } from './workers/job-queue.js';
+import { startJobWorkers } from './workers/worker.js';
 
-/** Starts the analysis service: migrations, NATS endpoints, health checks. */
-export async function startAnalysisService(config: AnalysisConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<unknown>> {
-  const runtime = await startServiceRuntime<unknown>({
+export interface AnalysisServiceOptions {
+  logger?: Logger;
+}
+
+/** How long after its commit a job without a message is left to the API that created it. */
+const DISPATCH_GRACE_MS = 1_000;
+/** A QUEUED job whose message was published this long ago is published again (the stream lost it). */
+const REDISPATCH_AFTER_MS = 30 * 60_000;
+
+/**
+ * Starts the analysis service: migrations of the `analysis` schema, the outbox relay of its events,
+ * the work queue and its dispatcher, the operations of jobs and credits on NATS, and the HTTP
+ * listener with health checks. `stop()` of the returned runtime stops all of it.
+ */
+export async function startAnalysisService(
+  config: AnalysisConfig,
+  options: AnalysisServiceOptions = {},
+): Promise<ServiceRuntime<AnalysisDb>> {
+  const runtime = await startServiceRuntime<AnalysisDb>({
     config,
     schema: 'analysis',
     migrations: analysisMigrations,
     version: packageVersion(import.meta.url),
+    outbox: config.outbox,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   try {
-    await runtime.serve([]);
+    const { db } = runtime.database;
+    const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.rpcTimeoutMs };
+    const names = jobQueueNames(runtime.subjects.prefix);
+    await ensureJobStream(runtime.nc, names);
+    const dispatch: DispatchDeps = { db, nc: runtime.nc, names, logger: runtime.logger };
+    await runtime.serve(
+      analysisOperations({
+        db,
+        sources: sourceResolver(rpc),
+        dispatch: (jobs) => dispatchJobs(dispatch, jobs),
+      }),
+    );
+    runtime.onStop(
+      startPeriodicTask({
+        name: 'analysis job dispatch',
+        intervalMs: config.dispatchIntervalMs,
+        logger: runtime.logger,
+        run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
+      }),
+    );
+    const automatic = startEventConsumer({
+      nc: runtime.nc,
+      subjects: runtime.subjects,
+      logger: runtime.logger,
+      ...config.analysesRequested,
+      filterSubject: runtime.subjects.events('catalog', 'version.analyses_requested'),
+      handle: (event) => queueAutomaticAnalyses({ db, dispatch: (jobs) => dispatchJobs(dispatch, jobs) }, event),
+    });
+    runtime.onStop(() => automatic.stop());
+    const { workers } = config;
+    const jobWorkers = startJobWorkers(
+      {
+        nc: runtime.nc,
+        names,
+        logger: runtime.logger,
+        run: (message, signal) =>
+          runJob(
+            {
+              db,
+              files: fileFetcher(rpc, { workDir: workers.workDir, timeoutMs: workers.downloadTimeoutMs }),
+              logger: runtime.logger,
+              afterSuccess: cuePointMarkerWriter({ db, rpc, logger: runtime.logger }),
+              settings: { ...workers, leaseMs: workers.ackWaitMs },
+            },
+            message,
+            signal,
+          ),
+      },
+      { concurrency: workers.concurrency, durable: workers.consumer, ackWaitMs: workers.ackWaitMs, retryMinMs: workers.retryMinMs },
+    );
+    runtime.onStop(() => jobWorkers.stop());
     await runtime.listen();
     return runtime;
   } catch (error) {

@@ -30,6 +30,7 @@ describe('entity types', () => {
     expect(song).toEqual({
       name: 'song',
       automaticAnalyses: ['loudness', 'tempo'],
+      cuePointMarkers: false,
       createdAt: expect.any(String),
       updatedAt: song.createdAt,
     });
@@ -47,9 +48,9 @@ describe('entity types', () => {
 
     const events = await h.outbox({ tenantId: a.tenantId, type: 'entity_type.updated' });
     expect(events.map((e) => e.data)).toEqual([
-      { name: 'song', automaticAnalyses: ['loudness', 'tempo'] },
-      { name: 'song', automaticAnalyses: ['key'] },
-      { name: 'song', automaticAnalyses: [] },
+      { name: 'song', automaticAnalyses: ['loudness', 'tempo'], cuePointMarkers: false },
+      { name: 'song', automaticAnalyses: ['key'], cuePointMarkers: false },
+      { name: 'song', automaticAnalyses: [], cuePointMarkers: false },
     ]);
     expect(events[0]).toMatchObject({
       product: 'catalog',

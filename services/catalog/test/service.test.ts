@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { eventType, operationsOf, routesOf } from '@catalog/contracts';
+import { eventType, internalOperations, operationsOf, routesOf } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
 import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { catalogConfig, catalogMigrations, catalogOperations, startCatalogService } from '../src/index.js';
@@ -57,8 +57,13 @@ describe('service', () => {
         .map((operation) => operation.operationId)
         .sort(),
     );
-    // The public ones and the one internal operation (the library's rebuild lists the tenants).
-    expect(served).toEqual([...routesOf('catalog').map((route) => route.operationId), 'listEntityTenants'].sort());
+    // Its public routes, and the internal operations the analysis and library services call.
+    expect(served).toEqual(
+      [
+        ...routesOf('catalog').map((route) => route.operationId),
+        ...internalOperations.filter((operation) => operation.service === 'catalog').map((operation) => operation.operationId),
+      ].sort(),
+    );
   });
 
   test('changedFields order follows the registry', () => {
@@ -80,6 +85,7 @@ describe('service', () => {
       '0005_attach_intent_claims',
       '0006_tenant_or_system_rls',
       '0007_entity_tenants',
+      '0008_cue_point_markers',
     ]);
   });
 
@@ -99,6 +105,7 @@ describe('service', () => {
         '0005_attach_intent_claims',
         '0006_tenant_or_system_rls',
         '0007_entity_tenants',
+        '0008_cue_point_markers',
       ]);
       const { rows } = await sql.query(
         'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',

@@ -8,6 +8,7 @@ import { ipRateLimit } from './http/ip-rate-limit.js';
 import { publicRouter } from './http/router.js';
 import { announceKeyChange, followKeyChanges } from './messaging/key-changes.js';
 import { gatewayMigrations } from './migrations/index.js';
+import { findOrganization } from './persistence/organizations.js';
 import type { GatewayDb } from './persistence/tables.js';
 
 export interface GatewayHandle extends ServiceRuntime<GatewayDb> {
@@ -64,6 +65,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,
       localOperations: adminOperations({ db, keysChanged }),
+      organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).
     const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads), {

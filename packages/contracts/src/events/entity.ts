@@ -38,6 +38,6 @@ export const entityEvents: EventTypeDefinition[] = [
     resourceKind: 'entity_type',
     schemaVersion: 1,
     description: 'The configuration of an entity type changed (resourceId is null; the name is in data).',
-    data: Type.Object({ name: EntityTypeName, automaticAnalyses: Type.Array(AnalysisTypeSchema) }),
+    data: Type.Object({ name: EntityTypeName, automaticAnalyses: Type.Array(AnalysisTypeSchema), cuePointMarkers: Type.Boolean() }),
   },
 ];

@@ -34,7 +34,7 @@ export const assetRoutes = [
     resources: { id: 'asset' },
     success: { status: 200, description: 'the asset', schema: Asset },
     errors: [404],
-    alsoCalledBy: ['catalog'],
+    alsoCalledBy: ['catalog', 'analysis'],
   },
   {
     operationId: 'confirmAsset',
@@ -76,5 +76,7 @@ export const assetRoutes = [
     resources: { id: 'asset' },
     success: { status: 200, description: 'the file', stream: true },
     errors: [404, 409, 416],
+    // The analysis service streams the signed location to a file of its own to analyse it.
+    alsoCalledBy: ['analysis'],
   },
 ] as const satisfies readonly RouteDefinition[];

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { Asset, AssetWithUpload, AttachAssetRpcBody, CreateAssetRpcBody, ReleaseAssetRpcBody } from '../schemas/assets.js';
+import {
+  AppliedCuePointMarkers,
+  ApplyCuePointMarkersBody,
+  ResolveAnalysisSourceBody,
+  ResolvedAnalysisSource,
+} from '../schemas/analysis-jobs.js';
 import { IdParams } from '../schemas/common.js';
 import { EntityTenantsPage, ListEntityTenantsQuery } from '../schemas/library.js';
 import type { InternalOperationDefinition } from './types.js';
@@ -59,5 +65,23 @@ export const internalOperations = [
     summary: "The tenants that have (or had) entities, in id order, keyset paged: the library's rebuild walks them",
     query: ListEntityTenantsQuery,
     success: { status: 200, description: 'a page of tenant ids', schema: EntityTenantsPage },
+  },
+  {
+    operationId: 'resolveAnalysisSource',
+    internal: true,
+    service: 'catalog',
+    calledBy: ['analysis'],
+    summary: "An analysis source: an entity's primary ONLINE audio version, or a version; 404 unknown, 415 not audio, 409 not ONLINE",
+    body: ResolveAnalysisSourceBody,
+    success: { status: 200, description: 'the version, its entity, file and DMRN', schema: ResolvedAnalysisSource },
+  },
+  {
+    operationId: 'applyCuePointMarkers',
+    internal: true,
+    service: 'catalog',
+    calledBy: ['analysis'],
+    summary: "An analysis' cue points as the version's markers, where the entity type asks for it; markers set by hand win",
+    body: ApplyCuePointMarkersBody,
+    success: { status: 200, description: 'what was done', schema: AppliedCuePointMarkers },
   },
 ] as const satisfies readonly InternalOperationDefinition[];

@@ -17,6 +17,11 @@ export interface OperationBase {
   readonly service: ServiceName;
   readonly params?: TSchema;
   readonly query?: TSchema;
+  /**
+   * Request headers the operation reads, an object schema of lower-case names (`idempotency-key`):
+   * the gateway forwards exactly these, the service checks them like the query.
+   */
+  readonly headers?: TSchema;
   readonly body?: TSchema;
   /**
    * What each path parameter names, for the 404 of an unknown or malformed one (`{ id: 'entity' }`);

@@ -76,16 +76,25 @@ export type ListEntitiesQuery = Static<typeof ListEntitiesQuery>;
 export const AttachDmrnBody = Type.Object({ value: DmrnValue }, { additionalProperties: false });
 export type AttachDmrnBody = Static<typeof AttachDmrnBody>;
 
+const CuePointMarkers = Type.Boolean({
+  description:
+    "the cue_points results of its versions' analyses become the versions' markers (cue_in, intro_end, outro_start, segue, cue_out); markers set by hand win (decision 0088)",
+});
+
 export const EntityType = Type.Object({
   name: EntityTypeName,
   automaticAnalyses: Type.Array(AnalysisTypeSchema),
+  cuePointMarkers: CuePointMarkers,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 export type EntityType = Static<typeof EntityType>;
 
 export const PutEntityTypeBody = Type.Object(
-  { automaticAnalyses: Type.Array(AnalysisTypeSchema, { uniqueItems: true, maxItems: ANALYSIS_TYPES.length }) },
+  {
+    automaticAnalyses: Type.Array(AnalysisTypeSchema, { uniqueItems: true, maxItems: ANALYSIS_TYPES.length }),
+    cuePointMarkers: Type.Optional(Type.Boolean({ ...CuePointMarkers, description: `${CuePointMarkers.description} (default false)` })),
+  },
   { additionalProperties: false },
 );
 export type PutEntityTypeBody = Static<typeof PutEntityTypeBody>;

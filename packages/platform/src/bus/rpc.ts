@@ -13,6 +13,8 @@ import type { Subjects } from './subjects.js';
 export interface RpcRequest {
   params: Record<string, string>;
   query: Record<string, unknown>;
+  /** The request headers the operation's table entry names (`headers`), lower-case; absent when it names none. */
+  headers?: Record<string, string>;
   body: unknown;
 }
 

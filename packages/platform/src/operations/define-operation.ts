@@ -4,13 +4,17 @@ import type { CallContext } from '../bus/context.js';
 import type { JsonText, RpcHandler, RpcReplyLimits } from '../bus/rpc.js';
 import { requestChecks } from './request-checks.js';
 
-type SchemaAt<D, K extends 'params' | 'query' | 'body'> = D extends { readonly [P in K]: infer S extends TSchema } ? S : undefined;
+type SchemaAt<D, K extends 'params' | 'query' | 'headers' | 'body'> = D extends { readonly [P in K]: infer S extends TSchema }
+  ? S
+  : undefined;
 type StaticOf<S, Otherwise> = S extends TSchema ? Static<S> : Otherwise;
 
 /** What a handler receives: the request after its operation's schemas, typed by them. */
 export interface OperationInput<D> {
   params: StaticOf<SchemaAt<D, 'params'>, Record<string, never>>;
   query: StaticOf<SchemaAt<D, 'query'>, Record<string, never>>;
+  /** The request headers the operation names in the table (lower-case), checked like the query. */
+  headers: StaticOf<SchemaAt<D, 'headers'>, Record<string, never>>;
   body: StaticOf<SchemaAt<D, 'body'>, undefined>;
 }
 

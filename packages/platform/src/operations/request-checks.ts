@@ -7,6 +7,7 @@ import type { RpcRequest } from '../bus/rpc.js';
 export interface CheckedRequest {
   params: Record<string, string>;
   query: Record<string, unknown>;
+  headers: Record<string, unknown>;
   body: unknown;
 }
 
@@ -29,27 +30,30 @@ export function requestChecks(operation: OperationBase): (request: unknown, tena
     const checked = validator.validate({
       params: isRecord(raw.params) ? (raw.params as Record<string, string>) : {},
       query: isRecord(raw.query) ? raw.query : {},
+      headers: isRecord(raw.headers) ? raw.headers : {},
       // An internal caller writes `body: null` for "no body"; to an operation that takes one, null is a bad body.
       body: raw.body === null && !operation.body ? undefined : raw.body,
     });
     if (!checked.ok) {
       if (checked.part === 'params') throw notFound(resourceOf(checked.issues[0]?.path.split('/')[1]));
-      throw badRequest(checked.part === 'query' ? 'invalid_query' : 'invalid_body', `invalid ${checked.part}`, { fields: checked.issues });
+      throw badRequest(`invalid_${checked.part === 'headers' ? 'header' : checked.part}`, `invalid ${checked.part}`, {
+        fields: checked.issues,
+      });
     }
     for (const [name, value] of Object.entries(checked.params)) {
       if ((name === 'id' || name.endsWith('Id')) && !isUuid(value)) throw notFound(resourceOf(name));
     }
     const nulParam = nulPath(checked.params);
     if (nulParam !== null) throw notFound(resourceOf(nulParam.split('/')[1]));
-    for (const part of ['query', 'body'] as const) {
+    for (const part of ['query', 'headers', 'body'] as const) {
       const path = nulPath(checked[part]);
       if (path !== null) {
-        throw badRequest(part === 'query' ? 'invalid_query' : 'invalid_body', `invalid ${part}`, {
+        throw badRequest(`invalid_${part === 'headers' ? 'header' : part}`, `invalid ${part}`, {
           fields: [{ location: part, path, message: 'must not contain NUL characters' }],
         });
       }
     }
-    return { params: checked.params, query: checked.query, body: checked.body };
+    return { params: checked.params, query: checked.query, headers: checked.headers, body: checked.body };
   };
 }
 

@@ -47,6 +47,7 @@ function entityTypeView(row: EntityTypeRow): EntityType {
   return {
     name: row.name,
     automaticAnalyses: normalizeStored(row.automatic_analyses),
+    cuePointMarkers: row.cue_point_markers,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -70,14 +71,16 @@ export async function getEntityType(deps: EntityTypeDeps, call: CallContext, nam
 }
 
 /**
- * Configures an entity type (upsert). Records entity_type.updated when the type is configured for
- * the first time or its set of automatic analyses changes; a PUT of the same set records nothing.
+ * Configures an entity type (upsert): its automatic analyses and whether their cue points become
+ * markers. Records entity_type.updated when the type is configured for the first time or either
+ * changes; a PUT of the same configuration records nothing.
  */
 export async function putEntityType(
   deps: EntityTypeDeps,
   call: CallContext,
   name: string,
   automaticAnalyses: readonly string[],
+  cuePointMarkers: boolean,
 ): Promise<EntityType> {
   const analyses = normalizeAnalyses(automaticAnalyses);
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
@@ -86,10 +89,10 @@ export async function putEntityType(
       events.record('entity_type.updated', {
         resourceId: null,
         dmrn: null,
-        data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses) },
+        data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses), cuePointMarkers: row.cue_point_markers },
       });
 
-    const inserted = await insertEntityTypeIfAbsent(trx, { tenantId: call.tenantId, name, automaticAnalyses: analyses });
+    const inserted = await insertEntityTypeIfAbsent(trx, { tenantId: call.tenantId, name, automaticAnalyses: analyses, cuePointMarkers });
     if (inserted && (await countEntityTypes(trx, call.tenantId)) > MAX_ENTITY_TYPES) {
       throw conflict('too_many_entity_types', `a tenant has at most ${MAX_ENTITY_TYPES} entity types`, { limit: MAX_ENTITY_TYPES });
     }
@@ -99,8 +102,10 @@ export async function putEntityType(
     }
     const current = await findEntityTypeRow(trx, call.tenantId, name, { forUpdate: true });
     if (!current) throw new Error(`entity type ${name} neither inserted nor found`);
-    if (sameAnalyses(normalizeStored(current.automatic_analyses), analyses)) return entityTypeView(current);
-    const updated = await updateEntityTypeAnalyses(trx, call.tenantId, name, analyses);
+    if (sameAnalyses(normalizeStored(current.automatic_analyses), analyses) && current.cue_point_markers === cuePointMarkers) {
+      return entityTypeView(current);
+    }
+    const updated = await updateEntityTypeAnalyses(trx, call.tenantId, name, { automaticAnalyses: analyses, cuePointMarkers });
     await record(updated);
     return entityTypeView(updated);
   });

@@ -14,7 +14,7 @@ export interface CatalogEventData {
   'entity.created': { entityType: string };
   'entity.updated': { changedFields: EntityField[] };
   'entity.deleted': Record<string, never>;
-  'entity_type.updated': { name: string; automaticAnalyses: AnalysisType[] };
+  'entity_type.updated': { name: string; automaticAnalyses: AnalysisType[]; cuePointMarkers: boolean };
   'version.created': { entityId: string; kind: AssetKind; versionType: string; assetId: string; isPrimary: boolean };
   'version.updated': { entityId: string; kind: AssetKind; changedFields: VersionField[] };
   'version.deleted': { entityId: string; kind: AssetKind; assetId: string; reason: 'deleted' | 'entity_deleted' };

@@ -202,7 +202,7 @@ export async function putVersionMarkers(
     const state = await lockAssetState(trx, call.tenantId, current.asset_id);
     const sorted = validateMarkers(markers, { kind: current.kind, durationMs: state?.duration_ms ?? null });
     if (!sameMarkers(current.markers, sorted)) {
-      await updateVersionRow(trx, call.tenantId, versionId, { markers: sorted });
+      await updateVersionRow(trx, call.tenantId, versionId, { markers: sorted, markers_set_by: 'hand' });
       const types = [...new Set(sorted.map((m) => m.type))];
       await catalogEventsFor(trx, call).record('markers.updated', {
         resourceId: versionId,

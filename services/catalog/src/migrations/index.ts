@@ -6,6 +6,7 @@ import { attachIntents } from './0004_attach_intents.js';
 import { attachIntentClaims } from './0005_attach_intent_claims.js';
 import { tenantOrSystemRls } from './0006_tenant_or_system_rls.js';
 import { entityTenants } from './0007_entity_tenants.js';
+import { cuePointMarkers } from './0008_cue_point_markers.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -16,4 +17,5 @@ export const catalogMigrations: Migrations = {
   '0005_attach_intent_claims': attachIntentClaims,
   '0006_tenant_or_system_rls': tenantOrSystemRls,
   '0007_entity_tenants': entityTenants,
+  '0008_cue_point_markers': cuePointMarkers,
 };

@@ -30,11 +30,16 @@ export function findEntityTypeRow(
 /** Inserts the entity type unless the tenant has it already; returns the new row, or undefined. */
 export function insertEntityTypeIfAbsent(
   db: Kysely<CatalogDb>,
-  row: { tenantId: string; name: string; automaticAnalyses: string[] },
+  row: { tenantId: string; name: string; automaticAnalyses: string[]; cuePointMarkers: boolean },
 ): Promise<EntityTypeRow | undefined> {
   return db
     .insertInto('entity_types')
-    .values({ tenant_id: row.tenantId, name: row.name, automatic_analyses: row.automaticAnalyses })
+    .values({
+      tenant_id: row.tenantId,
+      name: row.name,
+      automatic_analyses: row.automaticAnalyses,
+      cue_point_markers: row.cuePointMarkers,
+    })
     .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -53,11 +58,15 @@ export function updateEntityTypeAnalyses(
   db: Kysely<CatalogDb>,
   tenantId: string,
   name: string,
-  automaticAnalyses: string[],
+  config: { automaticAnalyses: string[]; cuePointMarkers: boolean },
 ): Promise<EntityTypeRow> {
   return db
     .updateTable('entity_types')
-    .set({ automatic_analyses: automaticAnalyses, updated_at: sql<Date>`clock_timestamp()` })
+    .set({
+      automatic_analyses: config.automaticAnalyses,
+      cue_point_markers: config.cuePointMarkers,
+      updated_at: sql<Date>`clock_timestamp()`,
+    })
     .where('tenant_id', '=', tenantId)
     .where('name', '=', name)
     .returningAll()

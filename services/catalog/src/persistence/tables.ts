@@ -8,6 +8,8 @@ export interface EntityTypesTable {
   tenant_id: string;
   name: string;
   automatic_analyses: ColumnType<string[], string[] | undefined, string[]>;
+  /** The cue points of its versions' analyses become their markers (decision 0088). */
+  cue_point_markers: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -53,6 +55,8 @@ export interface VersionsTable {
   is_primary: boolean;
   asset_id: string;
   markers: ColumnType<Marker[], string | undefined, string>;
+  /** Who wrote the markers last: 'hand' (PUT markers) or 'analysis' (cue points); null while none were written. */
+  markers_set_by: ColumnType<'hand' | 'analysis' | null, never, 'hand' | 'analysis'>;
   analyses_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;

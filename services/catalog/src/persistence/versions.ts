@@ -170,6 +170,7 @@ export type VersionChanges = Partial<{
   version_type: string;
   is_primary: boolean;
   markers: Marker[];
+  markers_set_by: 'hand' | 'analysis';
   analyses_checked_at: Date;
 }>;
 

@@ -8,7 +8,7 @@ export function entityTypeOperations(deps: EntityTypeDeps): Operation[] {
     defineOperation(operationById('listEntityTypes'), async (_input, call) => ({ body: await listEntityTypes(deps, call) })),
     defineOperation(operationById('getEntityType'), async ({ params }, call) => ({ body: await getEntityType(deps, call, params.name) })),
     defineOperation(operationById('putEntityType'), async ({ params, body }, call) => ({
-      body: await putEntityType(deps, call, params.name, body.automaticAnalyses),
+      body: await putEntityType(deps, call, params.name, body.automaticAnalyses, body.cuePointMarkers ?? false),
     })),
   ];
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Logger, Operation } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
+import { analysisSourceOperations } from './analysis-operations.js';
 import { entityOperations } from './entity-operations.js';
 import { entityTypeOperations } from './entity-type-operations.js';
 import { tenantOperations } from './tenant-operations.js';
@@ -16,5 +17,5 @@ export interface CatalogOperationDeps {
 
 /** Every operation the catalog answers on the bus (its entries of the operation table). */
 export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
-  return [...entityOperations(deps), ...entityTypeOperations(deps), ...versionOperations(deps), ...tenantOperations(deps)];
+  return [...entityOperations(deps), ...entityTypeOperations(deps), ...versionOperations(deps), ...tenantOperations(deps), ...analysisSourceOperations(deps)];
 }

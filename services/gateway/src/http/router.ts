@@ -19,6 +19,7 @@ import {
 import { buildOpenApiDocument, routes, type RouteDefinition } from '@catalog/contracts';
 import { admit, authenticate, authorize, type KeyStore } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
+import { forwardedHeaders, requireOrganization } from './forwarding.js';
 
 export interface RouterSettings {
   /** Where each request's key is checked (the replica in memory, or the database). */
@@ -28,6 +29,8 @@ export interface RouterSettings {
   bodyLimitBytes: number;
   /** A JSON body must arrive whole within this once its reading starts (HTTP_REQUEST_TIMEOUT_MS). */
   bodyTimeoutMs: number;
+  /** Whether an organisation exists (admin routes other services answer name one; decision 0085). */
+  organizationExists: (id: string) => Promise<boolean>;
   /** Operations the gateway answers itself (the admin area). */
   localOperations: readonly Operation[];
   /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
@@ -102,12 +105,19 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
       if (!match || !tokensEqual(match[1]!, settings.adminToken)) throw unauthorized('missing or invalid admin token');
     }
     const body = route.body ? await readJsonBody(ctx, settings.bodyLimitBytes, { timeoutMs: settings.bodyTimeoutMs }) : refuseBody(ctx);
-    const request: RpcRequest = { params: ctx.params as Record<string, string>, query: flattenQuery(ctx.query), body };
+    const headers = forwardedHeaders(route, ctx);
+    const request: RpcRequest = {
+      params: ctx.params as Record<string, string>,
+      query: flattenQuery(ctx.query),
+      ...(headers ? { headers } : {}),
+      body,
+    };
     if (local) {
       const result = await local.handle(request, call, { maxBodyBytes: replyBodyBudget(settings.rpc.nc) });
       respond(ctx, result.status ?? route.success.status, result.body);
       return;
     }
+    if (route.auth.kind === 'admin') await requireOrganization(settings.organizationExists, route, request.params);
     const reply = await callRpc(settings.rpc, route.service, route.operationId, request, call);
     if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
     if (route.success.stream) {

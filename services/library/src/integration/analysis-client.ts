@@ -1,7 +1,6 @@
-import { operations, type TrackAnalysis } from '@catalog/contracts';
+import type { TrackAnalysis } from '@catalog/contracts';
 import { AppError, callRpc, newId, type RpcCallSettings } from '@catalog/platform';
 import { analysisFacts, TRACK_ANALYSIS_TYPES, type AnalysisJobFacts } from '../domain/analysis-facts.js';
-import { NO_ANALYSIS } from '../domain/track.js';
 
 /** What the library reads from the analysis service: the facts of a file's newest succeeded analyses. */
 export interface AnalysisReader {
@@ -10,14 +9,11 @@ export interface AnalysisReader {
 
 /**
  * Reads, for each analysis type a track shows, the newest SUCCEEDED job of the file
- * (`listAnalyses`, one job per call: a waveform's result is large). Until the operation table has
- * `listAnalyses` (issue 13), no analysis is known and none is asked for.
+ * (`listAnalyses`, one job per call: a waveform's result is large).
  */
 export function analysisReader(rpc: RpcCallSettings): AnalysisReader {
-  const available = operations.some((op) => (op.operationId as string) === 'listAnalyses');
   return {
     async facts(tenantId, assetId) {
-      if (!available) return NO_ANALYSIS;
       const call = { tenantId, keyId: null, sourceSystem: 'library', requestId: newId() };
       const newest = await Promise.all(
         TRACK_ANALYSIS_TYPES.map(async (type) => {

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import {
+  ANALYSIS_COSTS,
+  type AnalysisJob,
+  type AnalysisJobPage,
+  type AnalysisOptions,
+  type AnalysisType,
+  type CreateAnalysisBody,
+  type ListAnalysesQuery,
+} from '@catalog/contracts';
+import {
+  conflict,
+  cursorCodec,
+  fitPage,
+  inTenantScope,
+  inTenantTransaction,
+  isUuid,
+  newId,
+  notFound,
+  type CallContext,
+  type Kysely,
+} from '@catalog/platform';
+import type { SourceResolver } from '../integration/sources.js';
+import { recordJobEvent } from '../messaging/events.js';
+import { findJob, findJobByIdempotencyKey, insertJob, listJobRows, type JobRow } from '../persistence/jobs.js';
+import type { AnalysisDb } from '../persistence/tables.js';
+import { reserveCredits } from './credits.js';
+import { jobView } from './job-view.js';
+
+export interface JobDeps {
+  db: Kysely<AnalysisDb>;
+  sources: SourceResolver;
+  /** Puts committed jobs on the work queue (never throws; the dispatcher catches up). */
+  dispatch(jobs: readonly JobRow[]): Promise<unknown>;
+}
+
+/** The options of the job's type only (`{waveform: {...}}`): those of other types do not apply and are dropped. */
+export function optionsOf(type: AnalysisType, options: AnalysisOptions | undefined): AnalysisOptions {
+  const own = (options as Record<string, unknown> | undefined)?.[type];
+  return own === undefined ? {} : ({ [type]: own } as AnalysisOptions);
+}
+
+/** JSON with object keys sorted, so two equal requests hash alike whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function requestHash(body: CreateAnalysisBody, options: AnalysisOptions): string {
+  return createHash('sha256')
+    .update(canonical({ type: body.type, source: body.source, options }))
+    .digest('hex');
+}
+
+/** The job an earlier request with the same Idempotency-Key made; 409 when that request was another one. */
+function replay(existing: JobRow, hash: string): AnalysisJob {
+  if (existing.request_hash !== hash) {
+    throw conflict('idempotency_key_reused', 'this Idempotency-Key was used for another request; use a new key for a new analysis', {
+      jobId: existing.id,
+    });
+  }
+  return jobView(existing);
+}
+
+/**
+ * `POST /api/v1/catalog/analyses` (decisions 0085, 0086): resolves the source (no transaction open),
+ * then in one transaction inserts the job, reserves its cost (402 and nothing queued when the
+ * balance does not cover it) and records analysis.queued; after the commit the job goes on the work
+ * queue (the dispatcher catches up should that fail). With an Idempotency-Key, a request that repeats an earlier one answers its job, charged
+ * once (also when both race: the second insert waits for the first and yields).
+ */
+export async function createAnalysis(
+  deps: JobDeps,
+  call: CallContext,
+  body: CreateAnalysisBody,
+  idempotencyKey: string | undefined,
+): Promise<AnalysisJob> {
+  const options = optionsOf(body.type, body.options);
+  const hash = requestHash(body, options);
+  if (idempotencyKey !== undefined) {
+    const existing = await inTenantScope(deps.db, call.tenantId, (db) => findJobByIdempotencyKey(db, call.tenantId, idempotencyKey));
+    if (existing) return replay(existing, hash);
+  }
+  const resolved = await deps.sources.resolve(call, body.source);
+  const cost = ANALYSIS_COSTS[body.type];
+  const created = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+    const job = await insertJob(trx, {
+      id: newId(),
+      tenantId: call.tenantId,
+      type: body.type,
+      source: body.source,
+      ...resolved,
+      options,
+      cost,
+      sourceSystem: call.sourceSystem,
+      idempotencyKey,
+      requestHash: hash,
+    });
+    if (!job) return null;
+    await reserveCredits(trx, call.tenantId, job.id, cost);
+    await recordJobEvent(trx, 'analysis.queued', job);
+    return job;
+  });
+  if (!created) {
+    const existing = await inTenantScope(deps.db, call.tenantId, (db) => findJobByIdempotencyKey(db, call.tenantId, idempotencyKey!));
+    if (!existing) throw new Error('an analysis job was neither inserted nor found by its Idempotency-Key');
+    return replay(existing, hash);
+  }
+  // Not awaited: the answer does not wait for JetStream; a job whose message is late or lost is
+  // published by the dispatcher (decision 0087).
+  void deps.dispatch([created]);
+  return jobView(created);
+}
+
+export async function getAnalysis(deps: Pick<JobDeps, 'db'>, call: CallContext, jobId: string): Promise<AnalysisJob> {
+  const row = await inTenantScope(deps.db, call.tenantId, (db) => findJob(db, call.tenantId, jobId));
+  if (!row) throw notFound('analysis');
+  return jobView(row);
+}
+
+/** The listing's `after` cursor: the id of the last job of the previous page (newest first). */
+const jobCursor = cursorCodec<{ id: string }>({
+  version: 1,
+  check: (payload): payload is { id: string } => isUuid(payload.id) && Object.keys(payload).length === 1,
+});
+
+/** Jobs newest first, by entity and/or asset, type and status; pages end early to fit one reply (decision 0052). */
+export async function listAnalyses(
+  deps: Pick<JobDeps, 'db'>,
+  call: CallContext,
+  query: ListAnalysesQuery,
+  maxBytes: number,
+): Promise<AnalysisJobPage> {
+  const beforeId = query.after !== undefined ? jobCursor.decode(query.after).id : undefined;
+  const limit = query.limit ?? 50;
+  const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
+    listJobRows(db, call.tenantId, { ...query, beforeId, limit: limit + 1 }),
+  );
+  const page = fitPage(rows.map(jobView), limit, maxBytes - 512);
+  const last = page.items[page.items.length - 1];
+  return {
+    analyses: page.items,
+    nextCursor: page.hasMore && last ? jobCursor.encode({ id: last.jobId }) : null,
+    hasMore: page.hasMore,
+  };
+}

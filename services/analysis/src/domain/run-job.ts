@@ -1,0 +1,155 @@
+import type { AnalysisOptions, AnalysisType } from '@catalog/contracts';
+import { AppError, newId, type CallContext, type Kysely, type Logger } from '@catalog/platform';
+import { AnalysisError, analyzeFile } from '../analyzers/index.js';
+import type { FileFetcher } from '../integration/files.js';
+import type { JobRow } from '../persistence/jobs.js';
+import type { AnalysisDb } from '../persistence/tables.js';
+import { withDuplicates } from './duplicates.js';
+import { abandonJob, beginJob, completeJob, leaseBatch, noteAttemptError } from './transitions.js';
+
+export interface RunJobDeps {
+  db: Kysely<AnalysisDb>;
+  files: FileFetcher;
+  logger: Logger;
+  /** After a cue_points job of a version succeeded: its cue points as the version's markers (never throws). */
+  afterSuccess?: (job: JobRow, result: unknown) => Promise<void>;
+  settings: {
+    maxDeliveries: number;
+    /** How long a worker holds the jobs it runs without renewing (ANALYSIS_ACK_WAIT_MS). */
+    leaseMs: number;
+    retryMinMs: number;
+    retryMaxMs: number;
+    timeoutMs: number;
+    ffmpegPath: string;
+    ffprobePath: string;
+  };
+}
+
+/** What to do with the job's message: ack it (the job ended or is not ours to run), or redeliver it later. */
+export type JobOutcome = { ack: true } | { ack: false; retryInMs: number };
+
+const ACK: JobOutcome = { ack: true };
+
+/** Why an attempt failed: for good (the job fails now) or for a passing reason (another attempt may succeed). */
+interface Failure {
+  permanent: boolean;
+  code: string;
+  message: string;
+}
+
+/** Analysis errors that another attempt cannot mend; decoder_unavailable and analysis_timeout may pass. */
+const PERMANENT_ANALYSIS_ERRORS = new Set(['unreadable_audio', 'invalid_analysis_options']);
+
+function classify(error: unknown): Failure {
+  if (error instanceof AnalysisError)
+    return { permanent: PERMANENT_ANALYSIS_ERRORS.has(error.code), code: error.code, message: error.message };
+  if (error instanceof AppError && error.status < 500) {
+    // The file went away (deleted, or no longer ONLINE) between the request and the run.
+    const code = error.status === 404 ? 'source_not_found' : error.status === 409 ? 'source_not_online' : error.code;
+    return { permanent: true, code, message: error.message };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { permanent: false, code: 'analysis_failed', message };
+}
+
+function retryDelay(deps: RunJobDeps, attempt: number): number {
+  return Math.min(deps.settings.retryMaxMs, deps.settings.retryMinMs * 2 ** Math.max(0, attempt - 1));
+}
+
+/** The analysis itself: the file copied from the asset service, one decode for every job of the batch, each job's result. */
+async function analyse(deps: RunJobDeps, batch: readonly JobRow[], signal: AbortSignal): Promise<Map<string, unknown>> {
+  const lead = batch[0]!;
+  const call: CallContext = { tenantId: lead.tenant_id, keyId: null, sourceSystem: lead.source_system, requestId: newId() };
+  const file = await deps.files.fetch(call, lead.asset_id, signal);
+  try {
+    const types: AnalysisType[] = batch.map((job) => job.type);
+    // Each job holds its own type's options only; together they are the batch's.
+    const options = Object.assign({}, ...batch.map((job) => job.options)) as AnalysisOptions;
+    const results = await analyzeFile(file.path, types, {
+      options,
+      ffmpegPath: deps.settings.ffmpegPath,
+      ffprobePath: deps.settings.ffprobePath,
+      timeoutMs: deps.settings.timeoutMs,
+      signal,
+    });
+    const byJob = new Map<string, unknown>();
+    for (const job of batch) {
+      byJob.set(job.id, job.type === 'fingerprint' ? await withDuplicates(deps.db, job, results.fingerprint!) : results[job.type]);
+    }
+    return byJob;
+  } finally {
+    await file.remove();
+  }
+}
+
+/** After a failed attempt: each job of the batch fails for good, or waits for another attempt (its lease given up). */
+async function afterFailure(deps: RunJobDeps, batch: readonly JobRow[], failure: Failure): Promise<void> {
+  const { maxDeliveries } = deps.settings;
+  const retried: JobRow[] = [];
+  for (const job of batch) {
+    if (failure.permanent) await abandonJob(deps.db, job.tenant_id, job.id, { code: failure.code, message: failure.message });
+    else if (job.attempts >= maxDeliveries) {
+      await abandonJob(deps.db, job.tenant_id, job.id, {
+        code: 'max_deliveries_exceeded',
+        message: `the job failed ${job.attempts} times; last: ${failure.code}: ${failure.message}`.slice(0, 2_000),
+      });
+    } else {
+      await noteAttemptError(deps.db, job.tenant_id, job.id, `${failure.code}: ${failure.message}`);
+      retried.push(job);
+    }
+  }
+  await leaseBatch(deps.db, retried, 0);
+}
+
+/**
+ * Runs the job a message names (decision 0087):
+ * - a job that has ended is acked; one another worker holds (a live lease) is delivered again
+ *   once the lease may have run out;
+ * - otherwise the job starts (RUNNING, one more attempt, analysis.started the first time) with the
+ *   other QUEUED jobs of its file, one per type (one decode for all); a job started more than
+ *   ANALYSIS_MAX_DELIVERIES times (its workers died during it) fails `max_deliveries_exceeded`;
+ * - each result is committed with the settlement of its cost (analysis.succeeded), then the
+ *   message is acked; the leases are renewed while the analysis runs;
+ * - a failure that another attempt cannot mend (unreadable audio, the file gone) fails the jobs and
+ *   refunds them; a passing one is retried after a backoff until their last attempt, which fails them.
+ * A stop of the worker (`signal`) during the analysis gives the jobs back at once.
+ */
+export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantId: string }, signal: AbortSignal): Promise<JobOutcome> {
+  const { maxDeliveries, leaseMs } = deps.settings;
+  const begun = await beginJob(deps.db, message.tenantId, message.jobId, { leaseMs, maxAttempts: maxDeliveries });
+  if ('ended' in begun) return ACK;
+  if ('busyForMs' in begun) return { ack: false, retryInMs: begun.busyForMs + 250 };
+  const [job] = begun.batch;
+  if (job!.attempts > maxDeliveries) {
+    await abandonJob(deps.db, job!.tenant_id, job!.id, {
+      code: 'max_deliveries_exceeded',
+      message: `the job was started ${maxDeliveries} times without finishing (its workers stopped during it)`,
+    });
+    return ACK;
+  }
+  const renewal = setInterval(
+    () =>
+      void leaseBatch(deps.db, begun.batch, leaseMs).catch((error: unknown) => deps.logger.warn({ err: error }, 'renewing leases failed')),
+    Math.max(200, Math.floor(leaseMs / 3)),
+  );
+  let results: Map<string, unknown>;
+  try {
+    results = await analyse(deps, begun.batch, signal);
+  } catch (error) {
+    clearInterval(renewal);
+    if (signal.aborted) {
+      await leaseBatch(deps.db, begun.batch, 0);
+      return { ack: false, retryInMs: 0 };
+    }
+    const failure = classify(error);
+    deps.logger.warn({ jobs: begun.batch.map((j) => j.id), failure: failure.code, err: error }, 'an analysis attempt failed');
+    await afterFailure(deps, begun.batch, failure);
+    return failure.permanent || job!.attempts >= maxDeliveries ? ACK : { ack: false, retryInMs: retryDelay(deps, job!.attempts) };
+  }
+  clearInterval(renewal);
+  for (const done of begun.batch) {
+    const result = results.get(done.id);
+    if ((await completeJob(deps.db, done, result)) && deps.afterSuccess) await deps.afterSuccess(done, result);
+  }
+  return ACK;
+}

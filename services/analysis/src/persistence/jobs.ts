@@ -1,0 +1,239 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AnalysisJobStatus, AnalysisOptions, AnalysisType } from '@catalog/contracts';
+import type { AnalysisDb, JobsTable, RequestedSource } from './tables.js';
+
+/**
+ * Queries of `analysis.jobs`. API and worker queries run in the job's tenant context (row-level
+ * security applies) and filter by tenant too; the dispatcher reads every tenant's undispatched jobs
+ * outside any tenant. Transitions are guarded in SQL: a job starts only from QUEUED or RUNNING (a
+ * worker taking over from one that died), succeeds only from RUNNING, fails only before it ended,
+ * so a job ends once whoever tries.
+ */
+export type JobRow = Selectable<JobsTable>;
+
+export interface NewJob {
+  id: string;
+  tenantId: string;
+  type: AnalysisType;
+  source: RequestedSource;
+  assetId: string;
+  entityId: string | null;
+  versionId: string | null;
+  dmrn: string | null;
+  options: AnalysisOptions;
+  cost: number;
+  sourceSystem: string;
+  idempotencyKey?: string | undefined;
+  requestHash?: string | undefined;
+  originEventId?: string | undefined;
+  /** A job that fails as it is created (an automatic analysis the balance could not pay). */
+  failed?: { code: string; message: string } | undefined;
+}
+
+/**
+ * Inserts a job unless its Idempotency-Key or its (origin event, type) names one already: the new
+ * row, or undefined when another has them (a concurrent insert of the same key waits for the first
+ * to commit, then yields).
+ */
+export function insertJob(db: Kysely<AnalysisDb>, job: NewJob): Promise<JobRow | undefined> {
+  return db
+    .insertInto('jobs')
+    .values({
+      id: job.id,
+      tenant_id: job.tenantId,
+      type: job.type,
+      status: job.failed ? 'FAILED' : 'QUEUED',
+      source: JSON.stringify(job.source),
+      asset_id: job.assetId,
+      entity_id: job.entityId,
+      version_id: job.versionId,
+      dmrn: job.dmrn,
+      options: JSON.stringify(job.options),
+      cost: job.cost,
+      source_system: job.sourceSystem,
+      idempotency_key: job.idempotencyKey ?? null,
+      request_hash: job.requestHash ?? null,
+      origin_event_id: job.originEventId ?? null,
+      error_code: job.failed?.code ?? null,
+      error_message: job.failed?.message ?? null,
+      finished_at: job.failed ? sql<Date>`clock_timestamp()` : null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findJob(db: Kysely<AnalysisDb>, tenantId: string, id: string, options: { forUpdate?: boolean } = {}) {
+  let query = db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export function findJobByIdempotencyKey(db: Kysely<AnalysisDb>, tenantId: string, key: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId).where('idempotency_key', '=', key).executeTakeFirst();
+}
+
+export function findJobsOfOrigin(db: Kysely<AnalysisDb>, tenantId: string, originEventId: string): Promise<JobRow[]> {
+  return db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId).where('origin_event_id', '=', originEventId).execute();
+}
+
+export interface JobFilter {
+  entityId?: string | undefined;
+  assetId?: string | undefined;
+  type?: AnalysisType | undefined;
+  status?: AnalysisJobStatus | undefined;
+  /** Jobs older than this one (newest first). */
+  beforeId?: string | undefined;
+  limit: number;
+}
+
+/** The tenant's jobs newest first; an asset matches jobs that named it and jobs whose source resolved to it. */
+export function listJobRows(db: Kysely<AnalysisDb>, tenantId: string, filter: JobFilter): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId);
+  if (filter.entityId !== undefined) query = query.where('entity_id', '=', filter.entityId);
+  if (filter.assetId !== undefined) query = query.where('asset_id', '=', filter.assetId);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/** What starting a job found: it started (its row, and the status it had), it has ended, or another worker holds it. */
+export type StartOutcome = { job: JobRow; was: AnalysisJobStatus } | { ended: true } | { busyForMs: number };
+
+/** `now + leaseMs`, the end of a lease taken or renewed now. */
+export const leaseEnd = (leaseMs: number) => sql<Date>`clock_timestamp() + make_interval(secs => ${leaseMs / 1000})`;
+
+/**
+ * Starts a job (a worker holds its message): from QUEUED, or from RUNNING once the lease of the
+ * worker that ran it has run out (it died). Counts the attempt and leases the job for `leaseMs`.
+ * A job RUNNING under a live lease is busy (a worker runs it in a batch, or its worker is alive).
+ */
+export async function startJob(db: Kysely<AnalysisDb>, tenantId: string, id: string, leaseMs: number): Promise<StartOutcome> {
+  const current = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .select(sql<number>`greatest(0, extract(epoch from (lease_until - clock_timestamp())) * 1000)`.as('lease_left_ms'))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current || (current.status !== 'QUEUED' && current.status !== 'RUNNING')) return { ended: true };
+  const leaseLeftMs = Number(current.lease_left_ms ?? 0);
+  if (current.status === 'RUNNING' && leaseLeftMs > 0) return { busyForMs: Math.ceil(leaseLeftMs) };
+  const job = await db
+    .updateTable('jobs')
+    .set({
+      status: 'RUNNING',
+      started_at: sql<Date>`coalesce(started_at, clock_timestamp())`,
+      attempts: sql<number>`attempts + 1`,
+      lease_until: leaseEnd(leaseMs),
+      updated_at: sql<Date>`clock_timestamp()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { job, was: current.status };
+}
+
+/** Ends a RUNNING job with its result; undefined when it is not RUNNING (it ended already). */
+export function succeedJob(db: Kysely<AnalysisDb>, tenantId: string, id: string, result: unknown): Promise<JobRow | undefined> {
+  return db
+    .updateTable('jobs')
+    .set({
+      status: 'SUCCEEDED',
+      result: JSON.stringify(result),
+      last_error: null,
+      finished_at: sql<Date>`clock_timestamp()`,
+      updated_at: sql<Date>`clock_timestamp()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('status', '=', 'RUNNING')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Ends a job that has not ended yet with an error; undefined when it ended already. */
+export function failJob(
+  db: Kysely<AnalysisDb>,
+  tenantId: string,
+  id: string,
+  error: { code: string; message: string },
+): Promise<JobRow | undefined> {
+  return db
+    .updateTable('jobs')
+    .set({
+      status: 'FAILED',
+      error_code: error.code,
+      error_message: error.message,
+      finished_at: sql<Date>`clock_timestamp()`,
+      updated_at: sql<Date>`clock_timestamp()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('status', 'in', ['QUEUED', 'RUNNING'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Notes why an attempt failed (a job retried later shows it in its error if it finally fails). */
+export async function recordAttemptError(db: Kysely<AnalysisDb>, tenantId: string, id: string, message: string): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ last_error: message.slice(0, 2_000), updated_at: sql<Date>`clock_timestamp()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('status', 'in', ['QUEUED', 'RUNNING'])
+    .execute();
+}
+
+export async function markMarkersApplied(db: Kysely<AnalysisDb>, tenantId: string, id: string): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ markers_applied_at: sql<Date>`clock_timestamp()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A job waiting for its message on the work queue. */
+export type UndispatchedJob = Pick<JobRow, 'id' | 'tenant_id' | 'type' | 'asset_id'>;
+
+/**
+ * QUEUED jobs of every tenant (run outside any tenant) whose message was never published, older
+ * than `graceMs` (the API publishes its own right after the commit), or published longer ago than
+ * `redispatchAfterMs` and still not started (the message was lost with the stream).
+ */
+export function findUndispatchedJobs(
+  db: Kysely<AnalysisDb>,
+  settings: { graceMs: number; redispatchAfterMs: number; limit: number },
+): Promise<UndispatchedJob[]> {
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'tenant_id', 'type', 'asset_id'])
+    .where('status', '=', 'QUEUED')
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('dispatched_at', 'is', null),
+          eb('created_at', '<', sql<Date>`clock_timestamp() - make_interval(secs => ${settings.graceMs / 1000})`),
+        ]),
+        eb('dispatched_at', '<', sql<Date>`clock_timestamp() - make_interval(secs => ${settings.redispatchAfterMs / 1000})`),
+      ]),
+    )
+    .orderBy('created_at')
+    .limit(settings.limit)
+    .execute();
+}
+
+/** Records that the jobs' messages are on the work queue (outside any tenant: the dispatcher's). */
+export async function markDispatched(db: Kysely<AnalysisDb>, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('jobs')
+    .set({ dispatched_at: sql<Date>`clock_timestamp()` })
+    .where('id', 'in', [...ids])
+    .execute();
+}

@@ -1,0 +1,85 @@
+import type { AnalysisJobStatus, AnalysisOptions, AnalysisType, CreditEntryKind } from '@catalog/contracts';
+import type { ColumnType } from 'kysely';
+
+/** Timestamps the database sets on insert; updates set them explicitly. */
+type Timestamp = ColumnType<Date, never, Date>;
+/** int8 columns arrive as strings (pg keeps 64-bit integers exact). */
+type Int8 = ColumnType<string, number | string | undefined, number | string>;
+/** jsonb written as JSON text, read as the value. */
+type Json<T> = ColumnType<T, string, string>;
+
+export interface CreditAccountsTable {
+  tenant_id: string;
+  balance: Int8;
+  reserved: Int8;
+  updated_at: Timestamp;
+}
+
+export interface CreditLedgerTable {
+  id: string;
+  tenant_id: string;
+  kind: CreditEntryKind;
+  amount: Int8;
+  balance_after: Int8;
+  job_id: string | null;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
+/** The source of a job as it was requested: one of the three ids. */
+export interface RequestedSource {
+  assetId?: string;
+  entityId?: string;
+  versionId?: string;
+}
+
+export interface JobsTable {
+  id: string;
+  tenant_id: string;
+  type: AnalysisType;
+  status: AnalysisJobStatus;
+  source: Json<RequestedSource>;
+  asset_id: string;
+  entity_id: string | null;
+  version_id: string | null;
+  dmrn: string | null;
+  options: Json<AnalysisOptions>;
+  cost: number;
+  source_system: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  origin_event_id: string | null;
+  attempts: ColumnType<number, never, number>;
+  last_error: ColumnType<string | null, never, string | null>;
+  result: ColumnType<unknown, never, string | null>;
+  error_code: ColumnType<string | null, string | null | undefined, string | null>;
+  error_message: ColumnType<string | null, string | null | undefined, string | null>;
+  markers_applied_at: ColumnType<Date | null, never, Date | null>;
+  dispatched_at: ColumnType<Date | null, never, Date | null>;
+  /** Until when the worker running the job holds it (renewed while it runs). */
+  lease_until: ColumnType<Date | null, never, Date | null>;
+  created_at: Timestamp;
+  started_at: ColumnType<Date | null, never, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  updated_at: Timestamp;
+}
+
+export interface FingerprintsTable {
+  tenant_id: string;
+  asset_id: string;
+  entity_id: string | null;
+  job_id: string;
+  /** The raw 32-bit sub-fingerprints, little-endian. */
+  raw: Buffer;
+  /** Its distinct values as signed 32-bit integers (the GIN-indexed prefilter). */
+  keys: number[];
+  updated_at: Timestamp;
+}
+
+/** The tables of the `analysis` schema as the service's queries see them. */
+export interface AnalysisDb {
+  credit_accounts: CreditAccountsTable;
+  credit_ledger: CreditLedgerTable;
+  jobs: JobsTable;
+  fingerprints: FingerprintsTable;
+}

@@ -1,0 +1,121 @@
+import { eventually, sineWav } from '@catalog/testing';
+import { apiClient } from '../support/api.js';
+import { startSystem, type RunningSystem } from '../support/system.js';
+
+/**
+ * Automatic analyses through the gateway (issue 13, item 5; decision 0088): an AUDIO version
+ * whose file is confirmed ONLINE queues the entity type's automatic analyses, charging credits;
+ * one the balance cannot pay is recorded FAILED insufficient_credits; cue points become the
+ * version's markers where the entity type asks for it.
+ */
+let system: RunningSystem;
+let api: ReturnType<typeof apiClient>;
+let wav: Buffer;
+
+beforeAll(async () => {
+  system = await startSystem({ ANALYSIS_CONCURRENCY: '2' });
+  api = apiClient(system.baseUrl);
+  wav = await sineWav(3, { sampleRate: 8_000 });
+});
+afterAll(async () => {
+  await system.stop();
+});
+
+async function versionConfirmed(key: string, entityType: string, dmrn: string) {
+  const entity = (
+    await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: entityType, title: 'Auto', externalReferences: { dmrn } } })
+  ).body;
+  const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+    key,
+    body: {
+      source: { upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
+      label: 'Edit',
+      versionType: 'radio_edit',
+    },
+  });
+  expect(version.status).toBe(201);
+  expect((await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav })).status).toBe(200);
+  expect((await api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key })).status).toBe(200);
+  return { entityId: entity.id as string, versionId: version.body.id as string, assetId: version.body.asset.id as string };
+}
+
+const jobsOf = (key: string, entityId: string, count: number) =>
+  eventually(async () => {
+    const page = await api.request('GET', `/api/v1/catalog/analyses?entityId=${entityId}`, { key });
+    const jobs: any[] = page.body.analyses ?? [];
+    return jobs.length === count && jobs.every((j) => j.status === 'SUCCEEDED' || j.status === 'FAILED') ? jobs : undefined;
+  }, 60_000);
+
+test('after confirm the entity type’s automatic analyses run and are charged; cue points become the version’s markers', async () => {
+  const { orgId, key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+  await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 4, reason: 'test' });
+  const put = await api.request('PUT', '/api/v1/catalog/entity-types/song', {
+    key,
+    body: { automaticAnalyses: ['loudness', 'cue_points'], cuePointMarkers: true },
+  });
+  expect(put.body).toMatchObject({ automaticAnalyses: ['loudness', 'cue_points'], cuePointMarkers: true });
+  const { entityId, versionId, assetId } = await versionConfirmed(key, 'song', 'DM-AUTO-1');
+
+  const jobs = await jobsOf(key, entityId, 2);
+  expect(jobs.map((j) => [j.type, j.status, j.creditsCharged]).sort()).toEqual([
+    ['cue_points', 'SUCCEEDED', 2],
+    ['loudness', 'SUCCEEDED', 2],
+  ]);
+  expect(jobs[0]).toMatchObject({ source: { versionId }, resolved: { assetId, entityId, versionId } });
+  expect((await api.request('GET', '/api/v1/catalog/credits', { key })).body).toMatchObject({ balance: 0, reserved: 0 });
+
+  const markers = await eventually(async () => {
+    const version = await api.request('GET', `/api/v1/catalog/entities/${entityId}/versions/${versionId}`, { key });
+    return version.body.markers?.length > 0 ? version.body.markers : undefined;
+  }, 30_000);
+  expect(markers.map((m: { type: string }) => m.type)).toEqual(expect.arrayContaining(['cue_in', 'cue_out']));
+
+  const succeeded = await eventually(async () => {
+    const page = await api.request('GET', '/api/v1/catalog/events?types=analysis.succeeded', { key });
+    return page.body.events?.length === 2 ? page.body.events : undefined;
+  }, 30_000);
+  expect(succeeded[0]).toMatchObject({ dmrn: 'DM-AUTO-1', data: { entityId, versionId, assetId, status: 'SUCCEEDED' } });
+});
+
+test('an automatic analysis the balance cannot pay is recorded FAILED insufficient_credits, and nothing is charged', async () => {
+  const { orgId, key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+  await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 1, reason: 'test' });
+  await api.request('PUT', '/api/v1/catalog/entity-types/jingle', { key, body: { automaticAnalyses: ['tempo'] } });
+  const { entityId } = await versionConfirmed(key, 'jingle', 'DM-AUTO-2');
+
+  const [job] = await jobsOf(key, entityId, 1);
+  expect(job).toMatchObject({ type: 'tempo', status: 'FAILED', creditsCharged: 0, error: { code: 'insufficient_credits' } });
+  expect((await api.request('GET', '/api/v1/catalog/credits', { key })).body).toMatchObject({ balance: 1, reserved: 0 });
+  const failed = await eventually(async () => {
+    const page = await api.request('GET', '/api/v1/catalog/events?types=analysis.failed', { key });
+    return page.body.events?.length === 1 ? page.body.events : undefined;
+  }, 30_000);
+  expect(failed[0]).toMatchObject({ dmrn: 'DM-AUTO-2', data: { jobId: job.jobId, errorCode: 'insufficient_credits', credits: 0 } });
+});
+
+test('a version added from an ONLINE audio file already uploaded queues the automatic analyses too', async () => {
+  const { orgId, key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+  await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 10, reason: 'test' });
+  await api.request('PUT', '/api/v1/catalog/entity-types/promo', { key, body: { automaticAnalyses: ['technical'] } });
+  const asset = await api.request('POST', '/api/v1/catalog/assets', {
+    key,
+    body: { retention: 'standalone', upload: { filename: 'promo.wav', contentType: 'audio/wav', size: wav.length } },
+  });
+  expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: wav })).status).toBe(200);
+  expect((await api.request('POST', `/api/v1/catalog/assets/${asset.body.id}/confirm`, { key })).status).toBe(200);
+  const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'promo', title: 'Promo' } })).body;
+  const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+    key,
+    body: { source: { assetId: asset.body.id }, label: 'Promo', versionType: 'station_intro' },
+  });
+  expect(version.status).toBe(201);
+
+  const [job] = await jobsOf(key, entity.id, 1);
+  expect(job).toMatchObject({
+    type: 'technical',
+    status: 'SUCCEEDED',
+    creditsCharged: 1,
+    resolved: { assetId: asset.body.id, entityId: entity.id, versionId: version.body.id },
+  });
+  expect((await api.request('GET', `/api/v1/catalog/analyses?assetId=${asset.body.id}`, { key })).body.analyses).toHaveLength(1);
+});
