@@ -16,7 +16,15 @@ export { internalOperations } from './routes/internal.js';
  * boundary (`defineOperation` of the platform) and the NATS permissions are derived from it.
  * Each area keeps its operations in a file of its own under routes/.
  */
-export const routes = [...entityRoutes, ...versionRoutes, ...assetRoutes, ...analysisRoutes, ...eventRoutes, ...libraryRoutes, ...adminRoutes] as const;
+export const routes = [
+  ...entityRoutes,
+  ...versionRoutes,
+  ...assetRoutes,
+  ...analysisRoutes,
+  ...eventRoutes,
+  ...libraryRoutes,
+  ...adminRoutes,
+] as const;
 
 /** Every operation on the bus: the public routes and the internal operations. */
 export const operations = [...routes, ...internalOperations] as const;

@@ -66,7 +66,8 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
   test('every registered event type is published by exactly one service, and received by nobody through a plain subscription', () => {
     for (const { type, product } of eventTypes) {
       const subject = `cs.events.${product}.${type}`;
-      const publisher = product === 'library' ? 'library' : type.startsWith('asset.') ? 'asset' : type.startsWith('analysis.') ? 'analysis' : 'catalog';
+      const publisher =
+        product === 'library' ? 'library' : type.startsWith('asset.') ? 'asset' : type.startsWith('analysis.') ? 'analysis' : 'catalog';
       expect({ type, publishers: who('publish', subject), subscribers: who('subscribe', subject) }).toEqual({
         type,
         publishers: [publisher],

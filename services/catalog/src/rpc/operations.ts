@@ -17,5 +17,11 @@ export interface CatalogOperationDeps {
 
 /** Every operation the catalog answers on the bus (its entries of the operation table). */
 export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
-  return [...entityOperations(deps), ...entityTypeOperations(deps), ...versionOperations(deps), ...tenantOperations(deps), ...analysisSourceOperations(deps)];
+  return [
+    ...entityOperations(deps),
+    ...entityTypeOperations(deps),
+    ...versionOperations(deps),
+    ...tenantOperations(deps),
+    ...analysisSourceOperations(deps),
+  ];
 }
