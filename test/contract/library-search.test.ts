@@ -124,7 +124,7 @@ beforeAll(async () => {
       const tracks = await walk('', 200);
       return tracks.length === COUNT ? tracks : undefined;
     },
-    60_000,
+    150_000,
     500,
   );
 }, 300_000);

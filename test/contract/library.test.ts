@@ -246,3 +246,39 @@ test('analysis events of the agreed shape refresh the track without breaking the
     ['track.updated', { changedFields: ['title'] }],
   ]);
 }, 60_000);
+
+test('the automatic analyses run after confirm and the track shows their facts, found by the loudness filter', async () => {
+  const { orgId, key } = await api.tenant({ products: BOTH.products, permissions: [...BOTH.permissions, 'catalog:analysis'] });
+  expect((await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 4, reason: 'test' })).status).toBe(201);
+  const put = await api.request('PUT', '/api/v1/catalog/entity-types/song', {
+    key,
+    body: { automaticAnalyses: ['loudness', 'cue_points'] },
+  });
+  expect(put.status).toBe(200);
+  const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Analysed' } })).body;
+  const version = await addAudio(key, entity.id, { isPrimary: true });
+
+  const track = await eventually(async () => {
+    const read = await api.request('GET', `/api/v1/library/tracks/${entity.id}`, { key });
+    return read.status === 200 && read.body.analysis.loudness && read.body.analysis.cuePoints ? read.body : undefined;
+  }, 90_000);
+  const jobs = (await api.request('GET', `/api/v1/catalog/analyses?entityId=${entity.id}&status=SUCCEEDED`, { key })).body.analyses;
+  const loudnessJob = jobs.find((job: { type: string }) => job.type === 'loudness');
+  expect(loudnessJob).toBeDefined();
+  expect(track.analysis.loudness).toMatchObject({
+    integratedLufs: loudnessJob.result.integratedLufs,
+    jobId: loudnessJob.jobId,
+    resultPath: `/api/v1/catalog/analyses/${loudnessJob.jobId}`,
+  });
+  expect(typeof track.analysis.loudness.integratedLufs).toBe('number');
+  expect(track.audioVersion.id).toBe(version.id);
+
+  // The loudness filter finds the track inside its range and not outside it.
+  const lufs = track.analysis.loudness.integratedLufs as number;
+  const within = await api.request('GET', `/api/v1/library/tracks?loudnessMin=${Math.floor(lufs) - 1}&loudnessMax=${Math.ceil(lufs) + 1}`, {
+    key,
+  });
+  expect(within.body.tracks.map((t: { entityId: string }) => t.entityId)).toEqual([entity.id]);
+  const outside = await api.request('GET', `/api/v1/library/tracks?loudnessMin=${Math.ceil(lufs) + 1}`, { key });
+  expect(outside.body.tracks).toEqual([]);
+});

@@ -43,7 +43,10 @@ beforeAll(async () => {
   await run('bash', [join(repoRoot, 'scripts', 'image-tree.sh'), tree], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
   database = await createTestDatabase('image');
   credentials = await serviceEnvironment(database);
-}, 300_000);
+  // Building the tree installs each service's production dependencies (npm install where the
+  // registry mirror lacks other platforms' optional packages): minutes on two cores that the rest
+  // of the suite shares.
+}, 600_000);
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGTERM');

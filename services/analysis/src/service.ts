@@ -28,6 +28,62 @@ const DISPATCH_GRACE_MS = 1_000;
 /** A QUEUED job whose message was published this long ago is published again (the stream lost it). */
 const REDISPATCH_AFTER_MS = 30 * 60_000;
 
+type Rpc = Parameters<typeof sourceResolver>[0];
+
+/** The dispatcher's periodic catch-up and the consumer of `version.analyses_requested` (automatic analyses). */
+function startDispatchAndAutomaticAnalyses(runtime: ServiceRuntime<AnalysisDb>, config: AnalysisConfig, dispatch: DispatchDeps): void {
+  const { db } = runtime.database;
+  runtime.onStop(
+    startPeriodicTask({
+      name: 'analysis job dispatch',
+      intervalMs: config.dispatchIntervalMs,
+      logger: runtime.logger,
+      run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
+    }),
+  );
+  const automatic = startEventConsumer({
+    nc: runtime.nc,
+    subjects: runtime.subjects,
+    logger: runtime.logger,
+    ...config.analysesRequested,
+    filterSubject: runtime.subjects.events('catalog', 'version.analyses_requested'),
+    handle: (event) => queueAutomaticAnalyses({ db, dispatch: (jobs) => dispatchJobs(dispatch, jobs) }, event),
+  });
+  runtime.onStop(() => automatic.stop());
+}
+
+/** `ANALYSIS_CONCURRENCY` workers on the shared durable consumer of the work queue. */
+function startWorkers(
+  runtime: ServiceRuntime<AnalysisDb>,
+  config: AnalysisConfig,
+  rpc: Rpc,
+  names: ReturnType<typeof jobQueueNames>,
+): void {
+  const { db } = runtime.database;
+  const { workers } = config;
+  const jobWorkers = startJobWorkers(
+    {
+      nc: runtime.nc,
+      names,
+      logger: runtime.logger,
+      run: (message, signal) =>
+        runJob(
+          {
+            db,
+            files: fileFetcher(rpc, { workDir: workers.workDir, timeoutMs: workers.downloadTimeoutMs }),
+            logger: runtime.logger,
+            afterSuccess: cuePointMarkerWriter({ db, rpc, logger: runtime.logger }),
+            settings: { ...workers, leaseMs: workers.ackWaitMs },
+          },
+          message,
+          signal,
+        ),
+    },
+    { concurrency: workers.concurrency, durable: workers.consumer, ackWaitMs: workers.ackWaitMs, retryMinMs: workers.retryMinMs },
+  );
+  runtime.onStop(() => jobWorkers.stop());
+}
+
 /**
  * Starts the analysis service: migrations of the `analysis` schema, the outbox relay of its events,
  * the work queue and its dispatcher, the operations of jobs and credits on NATS, and the HTTP
@@ -58,45 +114,8 @@ export async function startAnalysisService(
         dispatch: (jobs) => dispatchJobs(dispatch, jobs),
       }),
     );
-    runtime.onStop(
-      startPeriodicTask({
-        name: 'analysis job dispatch',
-        intervalMs: config.dispatchIntervalMs,
-        logger: runtime.logger,
-        run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
-      }),
-    );
-    const automatic = startEventConsumer({
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      logger: runtime.logger,
-      ...config.analysesRequested,
-      filterSubject: runtime.subjects.events('catalog', 'version.analyses_requested'),
-      handle: (event) => queueAutomaticAnalyses({ db, dispatch: (jobs) => dispatchJobs(dispatch, jobs) }, event),
-    });
-    runtime.onStop(() => automatic.stop());
-    const { workers } = config;
-    const jobWorkers = startJobWorkers(
-      {
-        nc: runtime.nc,
-        names,
-        logger: runtime.logger,
-        run: (message, signal) =>
-          runJob(
-            {
-              db,
-              files: fileFetcher(rpc, { workDir: workers.workDir, timeoutMs: workers.downloadTimeoutMs }),
-              logger: runtime.logger,
-              afterSuccess: cuePointMarkerWriter({ db, rpc, logger: runtime.logger }),
-              settings: { ...workers, leaseMs: workers.ackWaitMs },
-            },
-            message,
-            signal,
-          ),
-      },
-      { concurrency: workers.concurrency, durable: workers.consumer, ackWaitMs: workers.ackWaitMs, retryMinMs: workers.retryMinMs },
-    );
-    runtime.onStop(() => jobWorkers.stop());
+    startDispatchAndAutomaticAnalyses(runtime, config, dispatch);
+    startWorkers(runtime, config, rpc, names);
     await runtime.listen();
     return runtime;
   } catch (error) {

@@ -75,6 +75,7 @@ test('migration 0007 lists the tenants of the entities written before it (run as
     );
     expect(await migrateSchema({ url: owner, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual([
       '0007_entity_tenants',
+      '0008_cue_point_markers',
     ]);
     expect((await sql.query('select tenant_id from catalog.entity_tenants order by tenant_id')).rows).toEqual([
       { tenant_id: a },

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { envelopeOf, newId, subjectsFor, type BusEvent, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, eventually, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';
 import type { EventsDb } from '../src/persistence/tables.js';
 
@@ -64,7 +64,12 @@ test('a feed row whose transaction is still open is never skipped: later commits
   const holder = await connect();
   try {
     await insertFeedRow(committer, first);
-    const start = await readAll(client, tenant);
+    // Rows show once every transaction of the cluster older than them ended (other test files
+    // share the server), so the reads that expect rows wait for them.
+    const start = await eventually(async () => {
+      const page = await readAll(client, tenant);
+      return page.ids.length > 0 ? page : undefined;
+    });
     expect(start.ids).toEqual([first.id]);
 
     // A second connection inserts a row and keeps its transaction open; a later row commits.
@@ -77,7 +82,10 @@ test('a feed row whose transaction is still open is never skipped: later commits
     expect(whileOpen.ids).toEqual([]);
 
     await holder.query('commit');
-    const afterwards = await readAll(client, tenant, whileOpen.cursor ?? start.cursor);
+    const afterwards = await eventually(async () => {
+      const page = await readAll(client, tenant, whileOpen.cursor ?? start.cursor);
+      return page.ids.length >= 2 ? page : undefined;
+    });
     expect(afterwards.ids).toEqual([held.id, later.id]);
   } finally {
     await holder.end();

@@ -1,28 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { enableTenantOrSystemRlsV1, enableTenantRlsV1 } from '@catalog/platform';
 
-/**
- * Analysis jobs, the credit ledger and balances, and the fingerprints of analysed files (issue 13,
- * decisions 0085-0089). Frozen in time: later changes go in new migrations, never edits here.
- *
- * - `credit_accounts`: one row per tenant; `balance` (available) and `reserved` (held by jobs that
- *   have not ended) can never go negative (CHECK), and every change takes the row's lock, so
- *   concurrent reservations can never overdraw.
- * - `credit_ledger`: append-only (a trigger refuses UPDATE and DELETE); at most one entry of each
- *   kind per job (a job is reserved, settled or refunded once).
- * - `jobs`: one row per analysis job; an Idempotency-Key names one job per tenant, an automatic
- *   analysis one job per (requesting event, type). A running job is leased to its worker
- *   (`lease_until`, renewed while it runs): another worker takes it over only once the lease ran
- *   out. The dispatcher reads jobs of every tenant that are not yet on the work queue
- *   (tenant-or-system policy); workers and the API act per tenant.
- * - `fingerprints`: the latest fingerprint of each analysed asset, with its distinct 32-bit values
- *   (`keys`, GIN-indexed) to find candidate duplicates before comparing.
- */
-export const jobsAndCredits: Migration = {
-  async up(db: Kysely<any>) {
-    await sql
-      .raw(
-        `CREATE TABLE analysis.credit_accounts (
+/** The balances and the append-only ledger. */
+const CREDITS = `CREATE TABLE analysis.credit_accounts (
            tenant_id uuid PRIMARY KEY,
            balance bigint NOT NULL DEFAULT 0 CHECK (balance >= 0),
            reserved bigint NOT NULL DEFAULT 0 CHECK (reserved >= 0),
@@ -47,9 +27,10 @@ export const jobsAndCredits: Migration = {
            RAISE EXCEPTION 'the credit ledger is append-only' USING ERRCODE = 'restrict_violation';
          END $$;
          CREATE TRIGGER credit_ledger_append_only BEFORE UPDATE OR DELETE ON analysis.credit_ledger
-           FOR EACH ROW EXECUTE FUNCTION analysis.credit_ledger_append_only();
+           FOR EACH ROW EXECUTE FUNCTION analysis.credit_ledger_append_only();`;
 
-         CREATE TABLE analysis.jobs (
+/** The jobs. */
+const JOBS = `CREATE TABLE analysis.jobs (
            id uuid PRIMARY KEY,
            tenant_id uuid NOT NULL,
            type text NOT NULL,
@@ -85,9 +66,10 @@ export const jobsAndCredits: Migration = {
          CREATE INDEX jobs_tenant_id_idx ON analysis.jobs (tenant_id, id);
          CREATE INDEX jobs_tenant_asset_idx ON analysis.jobs (tenant_id, asset_id, id);
          CREATE INDEX jobs_tenant_entity_idx ON analysis.jobs (tenant_id, entity_id, id) WHERE entity_id IS NOT NULL;
-         CREATE INDEX jobs_undispatched ON analysis.jobs (created_at) WHERE status = 'QUEUED';
+         CREATE INDEX jobs_undispatched ON analysis.jobs (created_at) WHERE status = 'QUEUED';`;
 
-         CREATE TABLE analysis.fingerprints (
+/** The fingerprints of analysed files. */
+const FINGERPRINTS = `CREATE TABLE analysis.fingerprints (
            tenant_id uuid NOT NULL,
            asset_id uuid NOT NULL,
            entity_id uuid,
@@ -97,9 +79,28 @@ export const jobsAndCredits: Migration = {
            updated_at timestamptz NOT NULL DEFAULT now(),
            PRIMARY KEY (tenant_id, asset_id)
          );
-         CREATE INDEX fingerprints_keys ON analysis.fingerprints USING gin (keys);`,
-      )
-      .execute(db);
+         CREATE INDEX fingerprints_keys ON analysis.fingerprints USING gin (keys);`;
+
+/**
+ * Analysis jobs, the credit ledger and balances, and the fingerprints of analysed files (issue 13,
+ * decisions 0085-0089). Frozen in time: later changes go in new migrations, never edits here.
+ *
+ * - `credit_accounts`: one row per tenant; `balance` (available) and `reserved` (held by jobs that
+ *   have not ended) can never go negative (CHECK), and every change takes the row's lock, so
+ *   concurrent reservations can never overdraw.
+ * - `credit_ledger`: append-only (a trigger refuses UPDATE and DELETE); at most one entry of each
+ *   kind per job (a job is reserved, settled or refunded once).
+ * - `jobs`: one row per analysis job; an Idempotency-Key names one job per tenant, an automatic
+ *   analysis one job per (requesting event, type). A running job is leased to its worker
+ *   (`lease_until`, renewed while it runs): another worker takes it over only once the lease ran
+ *   out. The dispatcher reads jobs of every tenant that are not yet on the work queue
+ *   (tenant-or-system policy); workers and the API act per tenant.
+ * - `fingerprints`: the latest fingerprint of each analysed asset, with its distinct 32-bit values
+ *   (`keys`, GIN-indexed) to find candidate duplicates before comparing.
+ */
+export const jobsAndCredits: Migration = {
+  async up(db: Kysely<any>) {
+    for (const statements of [CREDITS, JOBS, FINGERPRINTS]) await sql.raw(statements).execute(db);
     await enableTenantRlsV1(db, 'analysis', 'credit_accounts');
     await enableTenantRlsV1(db, 'analysis', 'credit_ledger');
     await enableTenantOrSystemRlsV1(db, 'analysis', 'jobs');

@@ -20,72 +20,92 @@ function analysedBy(job: AnalysisJobFacts) {
   return { jobId: job.jobId, analyzedAt: job.finishedAt ?? new Date(0).toISOString(), resultPath: `/api/v1/catalog/analyses/${job.jobId}` };
 }
 
+type Job = AnalysisJobFacts & { result: Record<string, unknown> };
+type Facts = TrackAnalysis;
+
+function tempoFacts(job: Job): Facts['tempo'] {
+  const r = job.result;
+  const beats = Array.isArray(r.beatsMs) ? r.beatsMs : [];
+  return {
+    bpm: num(r.bpm),
+    confidence: num(r.confidence) ?? 0,
+    firstBeatMs: int(r.firstBeatMs) ?? int(beats[0]),
+    firstDownbeatMs: int(r.firstDownbeatMs),
+    ...analysedBy(job),
+  };
+}
+
+function keyFacts(job: Job): Facts['key'] {
+  const r = job.result;
+  return {
+    key: text(r.key),
+    tonic: text(r.tonic),
+    mode: text(r.mode),
+    camelot: text(r.camelot),
+    strength: num(r.strength) ?? 0,
+    ...analysedBy(job),
+  };
+}
+
+function loudnessFacts(job: Job): Facts['loudness'] {
+  const r = job.result;
+  return {
+    integratedLufs: num(r.integratedLufs),
+    loudnessRangeLu: num(r.loudnessRangeLu),
+    truePeakDbtp: num(r.truePeakDbtp),
+    samplePeakDbfs: num(r.samplePeakDbfs),
+    maxMomentaryLufs: num(r.maxMomentaryLufs),
+    maxShortTermLufs: num(r.maxShortTermLufs),
+    ...analysedBy(job),
+  };
+}
+
+function cuePointFacts(job: Job): Facts['cuePoints'] {
+  const r = job.result;
+  return {
+    cueInMs: int(r.cueInMs),
+    introEndMs: int(r.introEndMs),
+    outroStartMs: int(r.outroStartMs),
+    nextTrackStartMs: int(r.nextTrackStartMs),
+    cueOutMs: int(r.cueOutMs),
+    ...analysedBy(job),
+  };
+}
+
+function technicalFacts(job: Job): Facts['technical'] {
+  const r = job.result;
+  return {
+    container: text(r.container) ?? '',
+    codec: text(r.codec) ?? '',
+    sampleRate: int(r.sampleRate) ?? 0,
+    channels: int(r.channels) ?? 0,
+    bitDepth: int(r.bitDepth),
+    bitrate: int(r.bitrate),
+    durationMs: int(r.durationMs),
+    ...analysedBy(job),
+  };
+}
+
+/** The job, if it has a result. */
+const withResult = (job: AnalysisJobFacts | undefined): Job | undefined => (job?.result ? (job as Job) : undefined);
+
 /**
  * The analysis facts of a track from the newest succeeded job of each type (decision 0102): the
  * values a scheduler filters on and the way to the whole result (`resultPath`); a type without a
  * succeeded job stays null (the waveform: not available).
  */
 export function analysisFacts(jobs: Partial<Record<(typeof TRACK_ANALYSIS_TYPES)[number], AnalysisJobFacts>>): TrackAnalysis {
-  const facts: TrackAnalysis = structuredClone(NO_ANALYSIS);
-  const { tempo, key, loudness, cue_points: cuePoints, technical, waveform } = jobs;
-  if (tempo?.result) {
-    const r = tempo.result;
-    const beats = Array.isArray(r.beatsMs) ? r.beatsMs : [];
-    facts.tempo = {
-      bpm: num(r.bpm),
-      confidence: num(r.confidence) ?? 0,
-      firstBeatMs: int(r.firstBeatMs) ?? int(beats[0]),
-      firstDownbeatMs: int(r.firstDownbeatMs),
-      ...analysedBy(tempo),
-    };
-  }
-  if (key?.result) {
-    const r = key.result;
-    facts.key = {
-      key: text(r.key),
-      tonic: text(r.tonic),
-      mode: text(r.mode),
-      camelot: text(r.camelot),
-      strength: num(r.strength) ?? 0,
-      ...analysedBy(key),
-    };
-  }
-  if (loudness?.result) {
-    const r = loudness.result;
-    facts.loudness = {
-      integratedLufs: num(r.integratedLufs),
-      loudnessRangeLu: num(r.loudnessRangeLu),
-      truePeakDbtp: num(r.truePeakDbtp),
-      samplePeakDbfs: num(r.samplePeakDbfs),
-      maxMomentaryLufs: num(r.maxMomentaryLufs),
-      maxShortTermLufs: num(r.maxShortTermLufs),
-      ...analysedBy(loudness),
-    };
-  }
-  if (cuePoints?.result) {
-    const r = cuePoints.result;
-    facts.cuePoints = {
-      cueInMs: int(r.cueInMs),
-      introEndMs: int(r.introEndMs),
-      outroStartMs: int(r.outroStartMs),
-      nextTrackStartMs: int(r.nextTrackStartMs),
-      cueOutMs: int(r.cueOutMs),
-      ...analysedBy(cuePoints),
-    };
-  }
-  if (technical?.result) {
-    const r = technical.result;
-    facts.technical = {
-      container: text(r.container) ?? '',
-      codec: text(r.codec) ?? '',
-      sampleRate: int(r.sampleRate) ?? 0,
-      channels: int(r.channels) ?? 0,
-      bitDepth: int(r.bitDepth),
-      bitrate: int(r.bitrate),
-      durationMs: int(r.durationMs),
-      ...analysedBy(technical),
-    };
-  }
-  if (waveform) facts.waveform = { available: true, ...analysedBy(waveform) };
+  const facts: TrackAnalysis = { ...NO_ANALYSIS, waveform: { ...NO_ANALYSIS.waveform } };
+  const tempo = withResult(jobs.tempo);
+  const key = withResult(jobs.key);
+  const loudness = withResult(jobs.loudness);
+  const cuePoints = withResult(jobs.cue_points);
+  const technical = withResult(jobs.technical);
+  if (tempo) facts.tempo = tempoFacts(tempo);
+  if (key) facts.key = keyFacts(key);
+  if (loudness) facts.loudness = loudnessFacts(loudness);
+  if (cuePoints) facts.cuePoints = cuePointFacts(cuePoints);
+  if (technical) facts.technical = technicalFacts(technical);
+  if (jobs.waveform) facts.waveform = { available: true, ...analysedBy(jobs.waveform) };
   return facts;
 }

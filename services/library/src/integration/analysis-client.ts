@@ -1,5 +1,5 @@
 import type { TrackAnalysis } from '@catalog/contracts';
-import { AppError, callRpc, newId, type RpcCallSettings } from '@catalog/platform';
+import { AppError, callRpc, newId, type CallContext, type RpcCallSettings } from '@catalog/platform';
 import { analysisFacts, TRACK_ANALYSIS_TYPES, type AnalysisJobFacts } from '../domain/analysis-facts.js';
 
 /** What the library reads from the analysis service: the facts of a file's newest succeeded analyses. */
@@ -7,24 +7,42 @@ export interface AnalysisReader {
   facts(tenantId: string, assetId: string): Promise<TrackAnalysis>;
 }
 
+type TrackAnalysisType = (typeof TRACK_ANALYSIS_TYPES)[number];
+type JobPage = { analyses: AnalysisJobFacts[]; hasMore: boolean };
+
+/** Jobs of the first page of a file's succeeded analyses (most files have none or a few). */
+const FIRST_PAGE = 20;
+
+async function listSucceeded(rpc: RpcCallSettings, call: CallContext, query: Record<string, unknown>): Promise<JobPage> {
+  const reply = await callRpc(rpc, 'analysis', 'listAnalyses', { params: {}, query: { ...query, status: 'SUCCEEDED' }, body: null }, call);
+  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+  return reply.body as JobPage;
+}
+
 /**
  * Reads, for each analysis type a track shows, the newest SUCCEEDED job of the file
- * (`listAnalyses`, one job per call: a waveform's result is large).
+ * (`listAnalyses`, newest first): one call for the file's first page, which usually holds every
+ * type (or none: one call for a file never analysed); a type the page lacks while there are more
+ * is asked for on its own (one job per call: a waveform's result is large).
  */
 export function analysisReader(rpc: RpcCallSettings): AnalysisReader {
   return {
     async facts(tenantId, assetId) {
       const call = { tenantId, keyId: null, sourceSystem: 'library', requestId: newId() };
-      const newest = await Promise.all(
-        TRACK_ANALYSIS_TYPES.map(async (type) => {
-          const query = { assetId, type, status: 'SUCCEEDED', limit: 1 };
-          const reply = await callRpc(rpc, 'analysis', 'listAnalyses', { params: {}, query, body: null }, call);
-          if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
-          const [job] = (reply.body as { analyses: AnalysisJobFacts[] }).analyses;
-          return [type, job] as const;
-        }),
-      );
-      return analysisFacts(Object.fromEntries(newest.filter(([, job]) => job !== undefined)));
+      const first = await listSucceeded(rpc, call, { assetId, limit: FIRST_PAGE });
+      const newest: Partial<Record<TrackAnalysisType, AnalysisJobFacts>> = {};
+      for (const job of first.analyses) {
+        const type = job.type as TrackAnalysisType;
+        if (TRACK_ANALYSIS_TYPES.includes(type) && newest[type] === undefined) newest[type] = job;
+      }
+      if (first.hasMore) {
+        const missing = TRACK_ANALYSIS_TYPES.filter((type) => newest[type] === undefined);
+        const found = await Promise.all(
+          missing.map(async (type) => [type, (await listSucceeded(rpc, call, { assetId, type, limit: 1 })).analyses[0]] as const),
+        );
+        for (const [type, job] of found) if (job !== undefined) newest[type] = job;
+      }
+      return analysisFacts(newest);
     },
   };
 }
