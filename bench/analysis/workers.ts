@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ANALYSIS_COSTS } from '@catalog/contracts';
 import { apiClient, demoSong, freePort, renderSong } from '@catalog/testing';
 import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
@@ -25,15 +26,6 @@ const JOBS = Number(process.env.BENCH_ANALYSIS_JOBS ?? 100);
 const WORKERS = Number(process.env.BENCH_ANALYSIS_WORKERS ?? 4);
 const SECONDS = 60;
 const TYPES = ['technical', 'loudness', 'cue_points', 'tempo', 'key', 'waveform', 'fingerprint'] as const;
-const COSTS: Record<(typeof TYPES)[number], number> = {
-  technical: 1,
-  waveform: 2,
-  loudness: 2,
-  cue_points: 2,
-  fingerprint: 2,
-  tempo: 3,
-  key: 3,
-};
 
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,7 +107,7 @@ async function main(): Promise<void> {
     const assetIds: string[] = [];
     for (let i = 0; i < JOBS; i += 5) assetIds.push(...(await Promise.all(Array.from({ length: Math.min(5, JOBS - i) }, upload))));
     const types = Array.from({ length: JOBS }, (_, i) => TYPES[i % TYPES.length]!);
-    const cost = types.reduce((sum, type) => sum + COSTS[type], 0);
+    const cost = types.reduce((sum, type) => sum + ANALYSIS_COSTS[type], 0);
     await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: cost, reason: 'bench' });
 
     // Every job queued before the workers start: they drain a full queue.

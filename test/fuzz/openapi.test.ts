@@ -98,45 +98,55 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** The message of CPython 3.11's spurious ast failure (python/cpython#106905). */
+const INTERPRETER_FAULT = 'AST constructor recursion depth mismatch';
+
 test(
   'schemathesis finds nothing the OpenAPI document does not say: all checks, catalog and admin paths',
   async () => {
     const { key } = await apiClient(system.baseUrl).tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
-    const reports = join(work, 'reports');
-    const run = await runSchemathesis(
-      [
-        '--no-color',
-        '--config-file',
-        join(here, 'schemathesis.toml'),
-        'run',
-        `${system.baseUrl}/api/v1/openapi.json`,
-        '--checks',
-        'all',
-        '--seed',
-        SEED,
-        '--max-examples',
-        EXAMPLES_PER_OPERATION,
-        '--workers',
-        '2',
-        '--include-path-regex',
-        '^/(api/v1/catalog|admin/v1)/',
-        '--report',
-        'junit,json',
-        '--report-dir',
-        reports,
-      ],
-      { FUZZ_API_KEY: key, FUZZ_ADMIN_TOKEN: ADMIN_TOKEN },
-      work,
-    );
-    const files = existsSync(reports) ? readdirSync(reports) : [];
-    const junitFile = files.find((name) => name.startsWith('junit'));
-    const jsonFile = files.find((name) => name.startsWith('json'));
-    if (!junitFile || !jsonFile) throw new Error(`schemathesis wrote no report (exit ${run.exitCode}):\n${run.output.slice(-5000)}`);
-    const summary = JSON.parse(readFileSync(join(reports, jsonFile), 'utf8')) as {
-      operations: { selected: number; tested: number; errored: number };
-      test_cases: { generated: number };
+    const fuzz = async (reports: string) => {
+      const run = await runSchemathesis(
+        [
+          '--no-color',
+          '--config-file',
+          join(here, 'schemathesis.toml'),
+          'run',
+          `${system.baseUrl}/api/v1/openapi.json`,
+          '--checks',
+          'all',
+          '--seed',
+          SEED,
+          '--max-examples',
+          EXAMPLES_PER_OPERATION,
+          '--workers',
+          '2',
+          '--include-path-regex',
+          '^/(api/v1/catalog|admin/v1)/',
+          '--report',
+          'junit,json',
+          '--report-dir',
+          reports,
+        ],
+        { FUZZ_API_KEY: key, FUZZ_ADMIN_TOKEN: ADMIN_TOKEN },
+        work,
+      );
+      const files = existsSync(reports) ? readdirSync(reports) : [];
+      const junitFile = files.find((name) => name.startsWith('junit'));
+      const jsonFile = files.find((name) => name.startsWith('json'));
+      if (!junitFile || !jsonFile) throw new Error(`schemathesis wrote no report (exit ${run.exitCode}):\n${run.output.slice(-5000)}`);
+      const summary = JSON.parse(readFileSync(join(reports, jsonFile), 'utf8')) as {
+        operations: { selected: number; tested: number; errored: number };
+        test_cases: { generated: number };
+      };
+      return { run, summary, findings: findingsOf(readFileSync(join(reports, junitFile), 'utf8')) };
     };
-    const findings = findingsOf(readFileSync(join(reports, junitFile), 'utf8'));
+    let { run, summary, findings } = await fuzz(join(work, 'reports'));
+    // CPython 3.11's ast module can fail spuriously inside hypothesis (python/cpython#106905): a
+    // fault of the fuzzer's interpreter, not a finding about the API. Such a run is made again, once.
+    if (findings.length > 0 && findings.every((f) => f.detail.includes(INTERPRETER_FAULT))) {
+      ({ run, summary, findings } = await fuzz(join(work, 'reports-again')));
+    }
     const shown = findings.map((f) => `${f.operation}: ${f.code} ${f.title}\n${f.detail}`).join('\n\n');
 
     // Every operation of the selected paths was tested, with a real number of cases.
