@@ -50,9 +50,10 @@ describe('asset operations for the catalog (NATS)', () => {
     const foreign = await call('getAsset', tenantB, { params: { id: asset.assetId } });
     expect(foreign).toMatchObject({ ok: false, error: { status: 404, code: 'not_found' } });
 
-    const [event] = await stack.query<{ type: string; data: any }>('select type, data from asset.outbox where resource_id = $1', [
-      asset.assetId,
-    ]);
+    const [event] = await stack.query<{ type: string; data: Record<string, unknown> }>(
+      'select type, data from asset.outbox where resource_id = $1',
+      [asset.assetId],
+    );
     expect(event).toEqual({
       type: 'asset.created',
       data: {
