@@ -173,10 +173,14 @@ describe('in a process started with the streaming services’ flags', () => {
     scratch = mkdtempSync(join(tmpdir(), 'chunk-relay-'));
     const script = join(scratch, 'proxy.mjs');
     writeFileSync(script, PROXY_SCRIPT);
-    proxy = spawn(process.execPath, [...serviceNodeFlags('gateway'), '--import', 'tsx', script, String(originPort)], {
-      cwd: platformDir,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    proxy = spawn(
+      process.execPath,
+      [...serviceNodeFlags('gateway'), '--conditions=source', '--import', 'tsx', script, String(originPort)],
+      {
+        cwd: platformDir,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     proxyPort = await new Promise<number>((resolve, reject) => {
       proxy.once('exit', (code) => reject(new Error(`the proxy exited ${code}`)));
       proxy.stdout!.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));

@@ -124,7 +124,10 @@ void Promise.reject(new Error('nobody catches this'));
 setTimeout(() => console.log(JSON.stringify({ alive: true, counted: platformCounter(processMetrics, 'unhandledRejections').value() })), 200);
 `,
     );
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ['--conditions=source', '--import', 'tsx', script], {
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 30_000,
+    });
     const lines = stdout
       .trim()
       .split('\n')

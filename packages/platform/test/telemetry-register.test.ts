@@ -46,7 +46,7 @@ server.listen(0, '127.0.0.1', async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function runServer(env: Record<string, string>): Promise<{ seen: string; otel: string[]; sdkLoaded: boolean }> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', register, script], {
+  const { stdout } = await run(process.execPath, ['--conditions=source', '--import', 'tsx', '--import', register, script], {
     cwd: platformDir,
     env: { PATH: process.env.PATH ?? '', OTEL_SERVICE_NAME: 'register-test', ...env },
     timeout: 30_000,
