@@ -56,6 +56,14 @@ export const gatewayConfig = defineConfig(
         "Longest a revocation, rotation or plan change may take to reach every gateway replica's keys in memory; " +
         'a replica that cannot prove it is that current reads keys from the database; 0: every request reads its key there (decision 0070).',
     }),
+    apiKeyChangesRetentionMs: Env.integer({
+      env: 'API_KEY_CHANGES_RETENTION_MS',
+      default: 3_600_000,
+      minimum: 60_000,
+      description:
+        'How long the API-key change log keeps a change; every gateway replica prunes older ones, and a replica cut off from the log ' +
+        'for longer reloads every key (decision 0073).',
+    }),
     assetHttpUrl: Env.optional(
       Env.url({
         env: 'ASSET_HTTP_URL',

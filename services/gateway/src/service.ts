@@ -1,4 +1,4 @@
-import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { packageVersion, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
 import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
 import { adminOperations } from './http/admin-operations.js';
@@ -8,6 +8,7 @@ import { ipRateLimit } from './http/ip-rate-limit.js';
 import { publicRouter } from './http/router.js';
 import { announceKeyChange, followKeyChanges } from './messaging/key-changes.js';
 import { gatewayMigrations } from './migrations/index.js';
+import { pruneKeyChanges } from './persistence/key-changes.js';
 import { findOrganization } from './persistence/organizations.js';
 import type { GatewayDb } from './persistence/tables.js';
 
@@ -30,22 +31,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   });
   try {
     const db = runtime.database.db;
-    const { nc, subjects, logger } = runtime;
-    const keys =
-      config.apiKeyMaxStalenessMs > 0
-        ? await startKeyReplica({
-            pool: runtime.database.pool,
-            logger,
-            maxStalenessMs: config.apiKeyMaxStalenessMs,
-            notices: (onNotice) => followKeyChanges(nc, subjects, onNotice),
-          })
-        : null;
-    if (keys) runtime.onStop(() => keys.stop());
-    const keysChanged = async (): Promise<void> => {
-      announceKeyChange(nc, subjects, logger);
-      // A failed read leaves the replica not current: requests read keys from the database then.
-      await keys?.sync().catch(() => undefined);
-    };
+    const { keys, keysChanged } = await startKeys(runtime, config);
     const blobs = blobProxy({
       rpc: { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetDiscoveryTimeoutMs },
       assetHttpUrl: config.assetHttpUrl,
@@ -79,4 +65,38 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     await runtime.stop();
     throw error;
   }
+}
+
+/**
+ * The API keys in memory (decision 0070) and the prune of their change log (0073); `keysChanged`
+ * tells every replica, this one first, that a key or plan changed.
+ */
+async function startKeys(
+  runtime: ServiceRuntime<GatewayDb>,
+  config: GatewayConfig,
+): Promise<{ keys: KeyReplica | null; keysChanged: () => Promise<void> }> {
+  const { nc, subjects, logger } = runtime;
+  const keys =
+    config.apiKeyMaxStalenessMs > 0
+      ? await startKeyReplica({
+          pool: runtime.database.pool,
+          logger,
+          maxStalenessMs: config.apiKeyMaxStalenessMs,
+          notices: (onNotice) => followKeyChanges(nc, subjects, onNotice),
+        })
+      : null;
+  if (keys) runtime.onStop(() => keys.stop());
+  const stopPruning = startPeriodicTask({
+    name: 'API-key change log prune',
+    intervalMs: Math.min(config.apiKeyChangesRetentionMs / 4, 300_000),
+    run: () => pruneKeyChanges(runtime.database.pool, config.apiKeyChangesRetentionMs),
+    logger,
+  });
+  runtime.onStop(stopPruning);
+  const keysChanged = async (): Promise<void> => {
+    announceKeyChange(nc, subjects, logger);
+    // A failed read leaves the replica not current: requests read keys from the database then.
+    await keys?.sync().catch(() => undefined);
+  };
+  return { keys, keysChanged };
 }

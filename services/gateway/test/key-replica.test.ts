@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { readConfig } from '@catalog/platform';
-import { apiClient, testLogger, type ApiClient } from '@catalog/testing';
+import { apiClient, capturingLogger, testLogger, type ApiClient } from '@catalog/testing';
+import { startKeyReplica } from '../src/domain/key-replica.js';
 import { gatewayConfig, startGateway, type GatewayHandle } from '../src/index.js';
+import { pruneKeyChanges } from '../src/persistence/key-changes.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from './support.js';
 
 /**
@@ -106,4 +108,46 @@ test('a replica that stopped following the change log reads keys from the databa
   // B still holds the key as it was before the revocation, but no longer trusts it.
   expect(b.keys!.held(keyId)).toBeDefined();
   expect(b.keys!.isCurrent()).toBe(false);
+});
+
+describe('the change log is pruned (decision 0073)', () => {
+  /** A replica that only reads the log when told to (its poll is 15 s away), as one cut off from it would be. */
+  const quietReplica = (logger = testLogger('gateway-c')) =>
+    startKeyReplica({ pool: a.gateway.database.pool, logger, maxStalenessMs: 60_000 });
+
+  test('a replica behind a pruned change reloads every key: the key revoked meanwhile is gone, the others stay', async () => {
+    const revoked = await adminA.tenant({ name: 'Pruned FM' });
+    const kept = await adminA.tenant({ name: 'Kept FM' });
+    const replica = await quietReplica();
+    try {
+      expect(replica.held(revoked.keyId)).toBeDefined();
+      expect((await adminA.admin('DELETE', `/admin/v1/api-keys/${revoked.keyId}`)).status).toBe(204);
+      expect(await pruneKeyChanges(a.gateway.database.pool, 0)).toBeGreaterThan(0);
+      await replica.sync();
+      expect(replica.held(revoked.keyId)).toBeUndefined();
+      expect(replica.credentials(kept.keyId)).toBeDefined();
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  test('a replica started after a prune that emptied the log is current and does not reload again', async () => {
+    await adminA.tenant({ name: 'Before Prune FM' });
+    await pruneKeyChanges(a.gateway.database.pool, 0);
+    const { logger, lines } = capturingLogger('gateway-d');
+    const replica = await quietReplica(logger);
+    try {
+      const { keyId } = await adminA.tenant({ name: 'After Prune FM' });
+      await replica.sync();
+      expect(replica.credentials(keyId)).toBeDefined();
+      expect(lines().filter((line) => String(line.msg).includes('reloading every key'))).toEqual([]);
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  test('a prune keeps the changes younger than the retention', async () => {
+    await adminA.tenant({ name: 'Young FM' });
+    expect(await pruneKeyChanges(a.gateway.database.pool, 60_000)).toBe(0);
+  });
 });

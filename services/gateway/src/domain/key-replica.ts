@@ -89,10 +89,16 @@ function poll(sync: () => Promise<void>, intervalMs: number): () => void {
 
 /** Starts a replica: loads every active key, then follows the change log (notices, and a poll at a quarter of the bound). */
 export async function startKeyReplica(deps: KeyReplicaDeps): Promise<KeyReplica> {
-  const byKey = new Map<string, KeyCredentials>();
+  let byKey = new Map<string, KeyCredentials>();
   let verifiedAt = performance.now();
-  let head = await latestKeyChange(deps.pool);
-  for (const row of await allActiveKeyCredentials(deps.pool)) byKey.set(row.id, row);
+  let head = '0';
+  /** Every active key, as a start; the change number is read first, so nothing after it is missed. */
+  async function loadAll(): Promise<void> {
+    const latest = await latestKeyChange(deps.pool);
+    byKey = new Map((await allActiveKeyCredentials(deps.pool)).map((row) => [row.id, row]));
+    head = latest;
+  }
+  await loadAll();
   let failing = false;
   let stopped = false;
 
@@ -110,7 +116,13 @@ export async function startKeyReplica(deps: KeyReplicaDeps): Promise<KeyReplica>
     const started = performance.now();
     try {
       for (;;) {
-        const changes = await keyChangesAfter(deps.pool, head, CHANGES_PER_READ);
+        const { prunedThrough, changes } = await keyChangesAfter(deps.pool, head, CHANGES_PER_READ);
+        if (BigInt(prunedThrough) > BigInt(head)) {
+          // Changes this replica had not applied were pruned (it was cut off longer than the log's retention).
+          deps.logger.warn({ head, prunedThrough }, 'the API-key change log was pruned past this replica; reloading every key');
+          await loadAll();
+          continue;
+        }
         if (changes.length > 0) await apply(changes);
         if (changes.length < CHANGES_PER_READ) break;
       }

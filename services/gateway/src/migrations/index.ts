@@ -3,10 +3,12 @@ import { organizationsAndKeys } from './0001_organizations_and_keys.js';
 import { keyRateLimits } from './0002_key_rate_limits.js';
 import { keyRateLimitsUnlogged } from './0003_key_rate_limits_unlogged.js';
 import { apiKeyChanges } from './0004_api_key_changes.js';
+import { apiKeyChangeHorizon } from './0005_api_key_change_horizon.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
   '0002_key_rate_limits': keyRateLimits,
   '0003_key_rate_limits_unlogged': keyRateLimitsUnlogged,
   '0004_api_key_changes': apiKeyChanges,
+  '0005_api_key_change_horizon': apiKeyChangeHorizon,
 };

@@ -26,11 +26,15 @@ export async function recordKeyChange(trx: Transaction<GatewayDb>, change: { key
 const CREDENTIALS_COLUMNS = `k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
              from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id`;
 
-/** The latest change number (0 before any): read BEFORE the keys, so nothing after it is missed. */
+/**
+ * The latest change number (0 before any; never below what was pruned): read BEFORE the keys, so
+ * nothing after it is missed.
+ */
 export async function latestKeyChange(pool: Pool): Promise<string> {
   const result = await pool.query<{ seq: string }>({
     name: 'gateway_latest_key_change',
-    text: 'select coalesce(max(seq), 0)::text as seq from gateway.api_key_changes',
+    text: `select greatest((select coalesce(max(seq), 0) from gateway.api_key_changes),
+                            (select pruned_through from gateway.api_key_change_horizon))::text as seq`,
   });
   return result.rows[0]!.seq;
 }
@@ -41,14 +45,52 @@ export async function allActiveKeyCredentials(pool: Pool): Promise<KeyCredential
   return result.rows;
 }
 
-/** The changes after `seq`, oldest first, at most `limit`. */
-export async function keyChangesAfter(pool: Pool, seq: string, limit: number): Promise<KeyChange[]> {
-  const result = await pool.query<KeyChange>({
+export interface KeyChangesRead {
+  /** The highest change number pruned from the log when it was read. */
+  prunedThrough: string;
+  /** The changes after the asked number, oldest first. */
+  changes: KeyChange[];
+}
+
+/**
+ * The changes after `seq`, oldest first, at most `limit`, and in the same snapshot how far the
+ * log was pruned: a reader whose `seq` is below `prunedThrough` may have lost changes.
+ */
+export async function keyChangesAfter(pool: Pool, seq: string, limit: number): Promise<KeyChangesRead> {
+  const result = await pool.query<{ pruned_through: string } & { [K in keyof KeyChange]: KeyChange[K] | null }>({
     name: 'gateway_key_changes_after',
-    text: 'select seq::text as seq, key_id, organization_id from gateway.api_key_changes where seq > $1 order by seq limit $2',
+    text: `select h.pruned_through::text as pruned_through, c.seq::text as seq, c.key_id, c.organization_id
+             from gateway.api_key_change_horizon h
+             left join lateral (select seq, key_id, organization_id from gateway.api_key_changes
+                                 where seq > $1 order by seq limit $2) c on true
+            order by c.seq`,
     values: [seq, limit],
   });
-  return result.rows;
+  const changes = result.rows.flatMap((row) =>
+    row.seq === null ? [] : [{ seq: row.seq, key_id: row.key_id, organization_id: row.organization_id }],
+  );
+  return { prunedThrough: result.rows[0]!.pruned_through, changes };
+}
+
+/**
+ * Deletes the changes recorded more than `retentionMs` ago and raises the horizon to the highest
+ * number deleted, in one transaction (decision 0073). Returns how many were deleted.
+ */
+export async function pruneKeyChanges(pool: Pool, retentionMs: number): Promise<number> {
+  const result = await pool.query<{ deleted: string }>({
+    name: 'gateway_prune_key_changes',
+    text: `with doomed as (
+             delete from gateway.api_key_changes where changed_at < now() - make_interval(secs => $1::double precision / 1000)
+             returning seq
+           ), raised as (
+             update gateway.api_key_change_horizon
+                set pruned_through = greatest(pruned_through, (select max(seq) from doomed))
+              where exists (select 1 from doomed)
+           )
+           select count(*)::text as deleted from doomed`,
+    values: [retentionMs],
+  });
+  return Number(result.rows[0]!.deleted);
 }
 
 /** The active keys among `keyIds` and of the organisations `organizationIds`, as they are now. */

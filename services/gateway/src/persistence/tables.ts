@@ -28,8 +28,15 @@ export interface ApiKeyChangesTable {
   changed_at: Generated<Date>;
 }
 
+export interface ApiKeyChangeHorizonTable {
+  one: Generated<boolean>;
+  /** bigint: the highest change number pruned so far (0 before any). */
+  pruned_through: Generated<string>;
+}
+
 export interface GatewayDb {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   api_key_changes: ApiKeyChangesTable;
+  api_key_change_horizon: ApiKeyChangeHorizonTable;
 }
