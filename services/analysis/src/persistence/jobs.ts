@@ -189,15 +189,6 @@ export async function recordAttemptError(db: Kysely<AnalysisDb>, tenantId: strin
     .execute();
 }
 
-export async function markMarkersApplied(db: Kysely<AnalysisDb>, tenantId: string, id: string): Promise<void> {
-  await db
-    .updateTable('jobs')
-    .set({ markers_applied_at: sql<Date>`clock_timestamp()` })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .execute();
-}
-
 /** A job waiting for its message on the work queue. */
 export type UndispatchedJob = Pick<JobRow, 'id' | 'tenant_id' | 'type' | 'asset_id'>;
 
