@@ -1,13 +1,13 @@
 /**
- * bench/analysis: the analysis engine on a 5-minute 44.1 kHz stereo file of rendered music (drums,
+ * bench/analysis/engine.ts: the analysis engine on a 5-minute 44.1 kHz stereo file of rendered music (drums,
  * piano and bass from the General MIDI sound font, made by this benchmark with fluidsynth), each
  * analyzer alone and all seven in one pass, against ffmpeg's own `ebur128=peak=true` pass on the
  * same file in the same run. Each run is a child process running the built engine
  * (bench/analysis/analyze-child.mjs, the analysis service's Node flags): × realtime from its wall
  * time, its own peak RSS, and the CPU of it and its ffprobe/ffmpeg subprocesses.
  *
- * Needs built services (`npm run build`; `npm run bench -- analysis` builds), ffmpeg, fluidsynth
- * and the sound font (scripts/lib/infra.sh ensure_audio_tools). BENCH_ANALYSIS_RUNS (default 3)
+ * Run by bench/analysis/run.ts (`npm run bench -- analysis`, which builds the services first).
+ * Needs ffmpeg, fluidsynth and the sound font (scripts/lib/infra.sh ensure_audio_tools). BENCH_ANALYSIS_RUNS (default 3)
  * runs per configuration; BENCH_ANALYSIS_SECONDS (default 300) the file's length; BENCH_DIR
  * (default the system temp dir) where the file is made. Results: bench/results/analysis.json.
  */
@@ -111,58 +111,61 @@ function summarise(name: string, runs: Run[]) {
   };
 }
 
-const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'catalog-bench-analysis-'));
-try {
-  const file = join(dir, 'rendered.wav');
-  const music = join(dir, 'music.wav');
-  const bars = Math.round((SECONDS * BPM) / 240);
-  console.error(`[analysis] rendering ${SECONDS} s of music (${bars} bars at ${BPM} BPM, A minor) with fluidsynth`);
-  await renderSong({ bpm: BPM, notes: demoSong(bars, 9, 'minor'), programs: { 1: 33 } }, file, { effects: true });
-  // Cut to the length exactly (the render ends with the instruments' release).
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', file, '-t', String(SECONDS), '-c:a', 'pcm_s16le', music], {
-    timeout: 300_000,
-  });
-  const loadBefore = loadavg()[0]!;
-  const rows = [];
-  const reference = [];
-  for (let run = 0; run < RUNS; run++) reference.push(await ffmpegEbur128(music));
-  rows.push(summarise('ffmpeg ebur128=peak=true (reference)', reference));
-  for (const types of CONFIGURATIONS) {
-    const runs: Run[] = [];
-    for (let run = 0; run < RUNS; run++) runs.push(await analyse(music, types));
-    rows.push(summarise(types.length > 1 ? 'all seven in one pass' : types[0]!, runs));
-    console.error(`[analysis] ${rows.at(-1)!.name}: ${rows.at(-1)!.realtime}x realtime, ${rows.at(-1)!.peakRssMiB} MiB`);
+/** Each analyzer alone and all in one pass against ffmpeg's loudness pass; writes bench/results/analysis.json. */
+export async function engineBench(): Promise<void> {
+  const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'catalog-bench-analysis-'));
+  try {
+    const file = join(dir, 'rendered.wav');
+    const music = join(dir, 'music.wav');
+    const bars = Math.round((SECONDS * BPM) / 240);
+    console.error(`[analysis] rendering ${SECONDS} s of music (${bars} bars at ${BPM} BPM, A minor) with fluidsynth`);
+    await renderSong({ bpm: BPM, notes: demoSong(bars, 9, 'minor'), programs: { 1: 33 } }, file, { effects: true });
+    // Cut to the length exactly (the render ends with the instruments' release).
+    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', file, '-t', String(SECONDS), '-c:a', 'pcm_s16le', music], {
+      timeout: 300_000,
+    });
+    const loadBefore = loadavg()[0]!;
+    const rows = [];
+    const reference = [];
+    for (let run = 0; run < RUNS; run++) reference.push(await ffmpegEbur128(music));
+    rows.push(summarise('ffmpeg ebur128=peak=true (reference)', reference));
+    for (const types of CONFIGURATIONS) {
+      const runs: Run[] = [];
+      for (let run = 0; run < RUNS; run++) runs.push(await analyse(music, types));
+      rows.push(summarise(types.length > 1 ? 'all seven in one pass' : types[0]!, runs));
+      console.error(`[analysis] ${rows.at(-1)!.name}: ${rows.at(-1)!.realtime}x realtime, ${rows.at(-1)!.peakRssMiB} MiB`);
+    }
+    const all = rows.at(-1)!;
+    const result = {
+      benchmark: 'analysis',
+      date: new Date().toISOString(),
+      machine: {
+        ...machine(),
+        ffmpeg: execFileSync('ffmpeg', ['-version'], { timeout: 10_000 }).toString().split('\n')[0],
+        loadAverageBefore: round(loadBefore, 2),
+        loadAverageAfter: round(loadavg()[0]!, 2),
+      },
+      file: {
+        seconds: SECONDS,
+        sampleRate: 44_100,
+        channels: 2,
+        format: 'WAV 16-bit',
+        content: `rendered General MIDI music, ${BPM} BPM, A minor`,
+      },
+      runsPerConfiguration: RUNS,
+      rows,
+      targets: TARGET,
+      met: { realtime: all.realtime >= TARGET.realtime, rss: all.peakRssMiB < TARGET.rssMiB },
+    };
+    writeFileSync(join(repoRoot, 'bench/results/analysis.json'), `${JSON.stringify(result, null, 2)}\n`);
+    console.log('| configuration | × realtime (median, range) | CPU s (node + ffmpeg) | × realtime per CPU second | peak RSS MiB |');
+    console.log('|---|---|---|---|---|');
+    for (const row of rows)
+      console.log(
+        `| ${row.name} | ${row.realtime} (${row.realtimeRange.join('–')}) | ${row.cpuSeconds} | ${row.realtimePerCpuSecond} | ${row.peakRssMiB} |`,
+      );
+    console.log(`load average before ${result.machine.loadAverageBefore}, after ${result.machine.loadAverageAfter}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const all = rows.at(-1)!;
-  const result = {
-    benchmark: 'analysis',
-    date: new Date().toISOString(),
-    machine: {
-      ...machine(),
-      ffmpeg: execFileSync('ffmpeg', ['-version'], { timeout: 10_000 }).toString().split('\n')[0],
-      loadAverageBefore: round(loadBefore, 2),
-      loadAverageAfter: round(loadavg()[0]!, 2),
-    },
-    file: {
-      seconds: SECONDS,
-      sampleRate: 44_100,
-      channels: 2,
-      format: 'WAV 16-bit',
-      content: `rendered General MIDI music, ${BPM} BPM, A minor`,
-    },
-    runsPerConfiguration: RUNS,
-    rows,
-    targets: TARGET,
-    met: { realtime: all.realtime >= TARGET.realtime, rss: all.peakRssMiB < TARGET.rssMiB },
-  };
-  writeFileSync(join(repoRoot, 'bench/results/analysis.json'), `${JSON.stringify(result, null, 2)}\n`);
-  console.log('| configuration | × realtime (median, range) | CPU s (node + ffmpeg) | × realtime per CPU second | peak RSS MiB |');
-  console.log('|---|---|---|---|---|');
-  for (const row of rows)
-    console.log(
-      `| ${row.name} | ${row.realtime} (${row.realtimeRange.join('–')}) | ${row.cpuSeconds} | ${row.realtimePerCpuSecond} | ${row.peakRssMiB} |`,
-    );
-  console.log(`load average before ${result.machine.loadAverageBefore}, after ${result.machine.loadAverageAfter}`);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }
