@@ -10,7 +10,8 @@ import { startSystem, type RunningSystem } from '../support/system.js';
  * What a worker does after an analysis (issue 13, decision 0088):
  * - cue points become a version's markers even when the catalog did not answer as the job
  *   succeeded: the job keeps no answer, a periodic task asks again, and the markers appear once
- *   the catalog is back, without another request; markers set by hand still win;
+ *   the catalog is back, without another request; markers set by hand still win, and a version
+ *   deleted meanwhile (404) ends the tries;
  * - an analyzer's result that does not match its type's schema is never stored: the job fails
  *   `invalid_result`, naming the field, and its credits are refunded.
  * The system runs no worker (ANALYSIS_CONCURRENCY=0); the test starts one analysis service with a
@@ -63,7 +64,7 @@ const jobsOf = (key: string, entityId: string, status: string) =>
 const markersRow = async (jobId: string) =>
   (await db.query('select markers_outcome, markers_attempts from analysis.jobs where id = $1', [jobId])).rows[0];
 
-test('cue points the catalog could not take when the job succeeded become the markers once it is back; hand-set markers win', async () => {
+test('cue points the catalog could not take when the job succeeded become the markers once it is back; hand-set markers win, a deleted version ends the tries', async () => {
   const { orgId, key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
   await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 10, reason: 'test' });
   await api.request('PUT', '/api/v1/catalog/entity-types/song', {
@@ -78,7 +79,11 @@ test('cue points the catalog could not take when the job succeeded become the ma
     body: { markers: handSet },
   });
   expect(put.body.markers).toEqual(handSet);
+  const gone = await confirmedVersion(api, wav, { key, entityType: 'song', dmrn: 'DM-MARK-3' });
   const queued = [await jobsOf(key, auto.entityId, 'QUEUED'), await jobsOf(key, byHand.entityId, 'QUEUED')];
+  const goneJob = await jobsOf(key, gone.entityId, 'QUEUED');
+  // Its file stays (released, standalone again): the job runs, and the catalog answers 404 for the version.
+  expect((await api.request('DELETE', `/api/v1/catalog/entities/${gone.entityId}/versions/${gone.versionId}`, { key })).status).toBe(204);
 
   // The catalog stops before any worker runs: the jobs succeed while nothing answers for it.
   await system.stopCatalog();
@@ -110,6 +115,12 @@ test('cue points the catalog could not take when the job succeeded become the ma
   await eventually(async () => ((await markersRow(queued[1].jobId)).markers_outcome === 'set_by_hand' ? true : undefined), 30_000);
   const kept = await api.request('GET', `/api/v1/catalog/entities/${byHand.entityId}/versions/${byHand.versionId}`, { key });
   expect(kept.body.markers).toEqual(handSet);
+  // A definite refusal (4xx) ends the tries too.
+  const refused = await eventually(async () => {
+    const row = (await db.query('select markers_outcome, markers_error from analysis.jobs where id = $1', [goneJob.jobId])).rows[0];
+    return row.markers_outcome ? row : undefined;
+  }, 30_000);
+  expect(refused).toMatchObject({ markers_outcome: 'refused', markers_error: expect.stringMatching(/^version_not_found|^not_found/) });
 }, 180_000);
 
 test('a result that does not match its type’s schema fails the job invalid_result, refunded; the file’s other results are stored', async () => {

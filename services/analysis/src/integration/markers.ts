@@ -59,7 +59,7 @@ async function tryMarkers(deps: MarkerWriterDeps, job: PendingMarkers): Promise<
   try {
     return await inTenantScope(db, job.tenant_id, async (scoped) => {
       const answered = async (outcome: MarkersOutcome, error?: string) => {
-        await recordMarkersOutcome(scoped, job, outcome, error);
+        await recordMarkersOutcome(scoped, job, { outcome, tried: outcome !== 'superseded', ...(error ? { error } : {}) });
         return 'answered' as const;
       };
       if (await newerCuePointsJob(scoped, job)) return answered('superseded');
@@ -74,7 +74,7 @@ async function tryMarkers(deps: MarkerWriterDeps, job: PendingMarkers): Promise<
       }
       if (job.markers_attempts + 1 >= settings.maxAttempts) {
         logger.error({ ...log, error }, 'giving up writing cue points as markers: the catalog gave no answer');
-        await recordMarkersOutcome(scoped, job, 'gave_up', error);
+        await recordMarkersOutcome(scoped, job, { outcome: 'gave_up', tried: true, error });
         return 'no_answer';
       }
       const retryInMs = Math.min(settings.retryMaxMs, settings.retryMinMs * 2 ** job.markers_attempts);

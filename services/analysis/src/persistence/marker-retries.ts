@@ -20,7 +20,7 @@ const claimUntil = (claimMs: number) => sql<Date>`clock_timestamp() + make_inter
 /**
  * Claims up to `limit` succeeded cue_points jobs of versions whose markers await an answer and
  * whose next try is due (every tenant's outside a tenant, one tenant's within it, or the one job
- * `jobId`): the oldest due first, rows another claimer holds skipped.
+ * `jobId`): the longest due first (then the earliest finished), rows another claimer holds skipped.
  */
 export function claimPendingMarkers(
   db: Kysely<AnalysisDb>,
@@ -37,6 +37,7 @@ export function claimPendingMarkers(
   if (settings.jobId !== undefined) due = due.where('id', '=', settings.jobId);
   const claimable = due
     .orderBy(sql`markers_next_attempt_at nulls first`)
+    .orderBy('finished_at')
     .limit(settings.limit)
     .forUpdate()
     .skipLocked();
@@ -63,17 +64,18 @@ export async function newerCuePointsJob(db: Kysely<AnalysisDb>, job: PendingMark
   return newer !== undefined;
 }
 
-/** Records the definite answer (or the give-up): the job is not tried again. */
+/** Records the definite answer (or the give-up) of a try (`tried`: a call was made): the job is not tried again. */
 export async function recordMarkersOutcome(
   db: Kysely<AnalysisDb>,
   job: Pick<JobRow, 'id' | 'tenant_id'>,
-  outcome: MarkersOutcome,
-  error: string | null = null,
+  end: { outcome: MarkersOutcome; tried: boolean; error?: string },
 ): Promise<void> {
+  const { outcome, tried, error = null } = end;
   await db
     .updateTable('jobs')
     .set({
       markers_outcome: outcome,
+      markers_attempts: sql<number>`markers_attempts + ${tried ? 1 : 0}`,
       markers_error: error === null ? null : error.slice(0, 2_000),
       markers_applied_at: sql<Date>`clock_timestamp()`,
       markers_next_attempt_at: null,
