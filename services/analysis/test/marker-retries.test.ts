@@ -1,8 +1,7 @@
-import pg from 'pg';
-import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
-import { createTestDatabase, eventually, serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
-import { analysisConfig, startAnalysisService } from '../src/index.js';
-import type { AnalysisDb } from '../src/persistence/tables.js';
+import type pg from 'pg';
+import { newId } from '@catalog/platform';
+import { eventually } from '@catalog/testing';
+import { startAnalysisUnderTest, type AnalysisUnderTest } from './support/service.js';
 
 /**
  * The retries of cue points as markers (decision 0088) when the catalog never answers (no catalog
@@ -11,32 +10,22 @@ import type { AnalysisDb } from '../src/persistence/tables.js';
  * with the contract test's catalog (applied, set_by_hand, refused) are in
  * test/contract/analyses-worker-outcomes.test.ts.
  */
-let database: TestDatabase;
-let runtime: ServiceRuntime<AnalysisDb>;
+let service: AnalysisUnderTest;
 let sql: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase('analysismarkers');
-  const config = readConfig(analysisConfig, {
-    ...(await serviceEnvironment(database, ['analysis'])),
-    NATS_PREFIX: uniqueNatsPrefix('anmark'),
-    ANALYSIS_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    ANALYSIS_CONCURRENCY: '0',
-    ANALYSIS_MARKERS_RETRY_INTERVAL_MS: '100',
-    ANALYSIS_MARKERS_RETRY_MIN_MS: '50',
-    ANALYSIS_MARKERS_RETRY_MAX_MS: '100',
-    ANALYSIS_MARKERS_MAX_ATTEMPTS: '3',
-  });
-  runtime = await startAnalysisService(config, { logger: testLogger('analysis') });
-  sql = new pg.Client({ connectionString: database.url });
-  await sql.connect();
+  service = await startAnalysisUnderTest(
+    { database: 'analysismarkers', prefix: 'anmark' },
+    {
+      ANALYSIS_MARKERS_RETRY_INTERVAL_MS: '100',
+      ANALYSIS_MARKERS_RETRY_MIN_MS: '50',
+      ANALYSIS_MARKERS_RETRY_MAX_MS: '100',
+      ANALYSIS_MARKERS_MAX_ATTEMPTS: '3',
+    },
+  );
+  ({ sql } = service);
 });
-afterAll(async () => {
-  await sql?.end();
-  await runtime?.stop();
-  await database?.drop();
-});
+afterAll(() => service?.stop());
 
 async function succeededCuePoints(tenantId: string, versionId: string, finishedSecondsAgo: number): Promise<string> {
   const [id, assetId] = [newId(), newId()];
