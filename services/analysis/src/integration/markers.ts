@@ -83,7 +83,7 @@ async function tryMarkers(deps: MarkerWriterDeps, job: PendingMarkers): Promise<
       return 'no_answer';
     });
   } catch (error) {
-    // The database itself failed: the claim runs out and a later pass tries again.
+    // The database or the bus failed otherwise: the claim runs out and a later pass tries again.
     logger.warn({ ...log, err: error }, 'writing cue points as markers failed');
     return 'no_answer';
   }
