@@ -7,9 +7,9 @@
  * analysis API (ANALYSIS_CONCURRENCY=0) run as child processes from their built output, as do the
  * workers (ANALYSIS_CONCURRENCY=1 each).
  *
- * Needs DATABASE_URL and NATS_URL (scripts/bench.sh starts them), built services (`npx turbo run
- * build --filter=@catalog/analysis... --filter=@catalog/gateway... --filter=@catalog/asset...`), ffmpeg,
- * fluidsynth and the sound font. BENCH_ANALYSIS_JOBS (default 100), BENCH_ANALYSIS_WORKERS
+ * Run by bench/analysis/run.ts (`npm run bench -- analysis`, which builds the services and starts
+ * Postgres and NATS when DATABASE_URL and NATS_URL are not set). Needs ffmpeg, fluidsynth and the
+ * sound font. BENCH_ANALYSIS_JOBS (default 100), BENCH_ANALYSIS_WORKERS
  * (default 4), BENCH_DIR. Results: bench/results/analysis-workers.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,8 @@ async function tally(gatewayUrl: string, auth: Record<string, string>): Promise<
   return { statuses, jobs };
 }
 
-async function main(): Promise<void> {
+/** 4 workers drain the queued jobs, none lost; writes bench/results/analysis-workers.json. */
+export async function workersBench(): Promise<void> {
   if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required');
   const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-analysis-workers-'));
   const database = await createBenchDatabase('workers');
@@ -165,5 +166,3 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
 }
-
-await main();

@@ -1,4 +1,5 @@
 import { eventually, sineWav } from '@catalog/testing';
+import { confirmedVersion } from '../support/analyses.js';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
@@ -21,23 +22,7 @@ afterAll(async () => {
   await system.stop();
 });
 
-async function versionConfirmed(key: string, entityType: string, dmrn: string) {
-  const entity = (
-    await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: entityType, title: 'Auto', externalReferences: { dmrn } } })
-  ).body;
-  const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
-    key,
-    body: {
-      source: { upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
-      label: 'Edit',
-      versionType: 'radio_edit',
-    },
-  });
-  expect(version.status).toBe(201);
-  expect((await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key })).status).toBe(200);
-  return { entityId: entity.id as string, versionId: version.body.id as string, assetId: version.body.asset.id as string };
-}
+const versionConfirmed = (key: string, entityType: string, dmrn: string) => confirmedVersion(api, wav, { key, entityType, dmrn });
 
 const jobsOf = (key: string, entityId: string, count: number) =>
   eventually(async () => {

@@ -6,7 +6,7 @@ import { createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, t
 import { gatewayConfig, startGateway } from '@catalog/gateway';
 import { catalogConfig, startCatalogService, type CatalogServiceOptions } from '@catalog/catalog';
 import { assetConfig, startAssetService } from '@catalog/asset';
-import { analysisConfig, startAnalysisService } from '@catalog/analysis';
+import { analysisConfig, startAnalysisService, type AnalysisServiceOptions } from '@catalog/analysis';
 import { eventsConfig, startEventsService } from '@catalog/events';
 import { libraryConfig, startLibraryService } from '@catalog/library';
 
@@ -16,6 +16,10 @@ export interface RunningSystem {
   baseUrl: string;
   env: Record<string, string>;
   database: TestDatabase;
+  /** Stops the catalog service (its operations then have no responder) until `startCatalog`. */
+  stopCatalog(): Promise<void>;
+  /** Starts the catalog service again after `stopCatalog`, with the same configuration. */
+  startCatalog(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,6 +30,8 @@ interface Stoppable {
 export interface SystemOptions {
   /** Options of the catalog service (e.g. a fault put between it and the asset service). */
   catalog?: Omit<CatalogServiceOptions, 'logger'>;
+  /** Options of the analysis service (e.g. the analysis engine its workers run). */
+  analysis?: Omit<AnalysisServiceOptions, 'logger'>;
   /** false: the test starts (and stops, restarts) the library service itself, with `env`. */
   library?: false;
 }
@@ -62,15 +68,26 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     const gateway = await startGateway(readConfig(gatewayConfig, env), { logger });
     running.push(gateway);
     env.PUBLIC_BASE_URL ??= gateway.url;
-    running.push(await startCatalogService(readConfig(catalogConfig, env), { ...options.catalog, logger }));
+    const catalog = { runtime: null as Stoppable | null, stop: async () => undefined as void };
+    const startCatalog = async () => {
+      catalog.runtime ??= await startCatalogService(readConfig(catalogConfig, env), { ...options.catalog, logger });
+    };
+    catalog.stop = async () => {
+      await catalog.runtime?.stop();
+      catalog.runtime = null;
+    };
+    await startCatalog();
+    running.push(catalog);
     running.push(await startAssetService(readConfig(assetConfig, env), { logger }));
-    running.push(await startAnalysisService(readConfig(analysisConfig, env), { logger }));
+    running.push(await startAnalysisService(readConfig(analysisConfig, env), { ...options.analysis, logger }));
     running.push(await startEventsService(readConfig(eventsConfig, env), { logger }));
     if (options.library !== false) running.push(await startLibraryService(readConfig(libraryConfig, env), { logger }));
     return {
       baseUrl: gateway.url,
       env,
       database,
+      stopCatalog: () => catalog.stop(),
+      startCatalog,
       async stop() {
         for (const service of running.reverse()) await service.stop();
         await database.drop();

@@ -67,12 +67,42 @@ const workerEnv = Env.group({
   ffprobePath: Env.string({ env: 'FFPROBE_PATH', default: 'ffprobe', description: 'The ffprobe program.' }),
 });
 
+/** The retries of cue points written as a version's markers (decision 0088). */
+const markersEnv = Env.group({
+  retryIntervalMs: Env.integer({
+    env: 'ANALYSIS_MARKERS_RETRY_INTERVAL_MS',
+    default: 5_000,
+    minimum: 10,
+    description: 'How often a replica looks for cue points that the catalog has not yet answered for as markers (and asks again).',
+  }),
+  maxAttempts: Env.integer({
+    env: 'ANALYSIS_MARKERS_MAX_ATTEMPTS',
+    default: 20,
+    minimum: 1,
+    maximum: 1_000,
+    description: "Tries at writing a job's cue points as markers without an answer of the catalog before they are given up (logged).",
+  }),
+  retryMinMs: Env.integer({
+    env: 'ANALYSIS_MARKERS_RETRY_MIN_MS',
+    default: 5_000,
+    minimum: 10,
+    description: 'Wait after the first try the catalog did not answer; doubles for each try after.',
+  }),
+  retryMaxMs: Env.integer({
+    env: 'ANALYSIS_MARKERS_RETRY_MAX_MS',
+    default: 600_000,
+    minimum: 10,
+    description: "Longest wait between two tries at writing a job's cue points as markers.",
+  }),
+});
+
 export const analysisConfig = defineConfig(
   Env.group({
     common: common.schema,
     /** The outbox relay publishing analysis events to the events stream. */
     outbox: outboxRelayEnv,
     workers: workerEnv,
+    markers: markersEnv,
     /** The durable consumer of version.analyses_requested (automatic analyses, decision 0088). */
     analysesRequested: eventConsumerEnv('ANALYSIS_REQUESTED_EVENTS', 'analysis-requested-events'),
     rpcTimeoutMs: Env.integer({

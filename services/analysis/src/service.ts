@@ -7,9 +7,9 @@ import {
   type ServiceRuntime,
 } from '@catalog/platform';
 import type { AnalysisConfig } from './config.js';
-import { runJob } from './domain/run-job.js';
+import { runJob, type RunJobDeps } from './domain/run-job.js';
 import { fileFetcher } from './integration/files.js';
-import { cuePointMarkerWriter } from './integration/markers.js';
+import { cuePointMarkerWriter, retryPendingMarkers, type MarkerWriterDeps } from './integration/markers.js';
 import { sourceResolver } from './integration/sources.js';
 import { queueAutomaticAnalyses } from './messaging/automatic-analyses.js';
 import { analysisMigrations } from './migrations/index.js';
@@ -21,6 +21,8 @@ import { startJobWorkers } from './workers/worker.js';
 
 export interface AnalysisServiceOptions {
   logger?: Logger;
+  /** The analysis engine the workers run (default `analyzeFile`); tests put one in that answers what they need. */
+  analyze?: RunJobDeps['analyze'];
 }
 
 /** How long after its commit a job without a message is left to the API that created it. */
@@ -30,8 +32,16 @@ const REDISPATCH_AFTER_MS = 30 * 60_000;
 
 type Rpc = Parameters<typeof sourceResolver>[0];
 
-/** The dispatcher's periodic catch-up and the consumer of `version.analyses_requested` (automatic analyses). */
-function startDispatchAndAutomaticAnalyses(runtime: ServiceRuntime<AnalysisDb>, config: AnalysisConfig, dispatch: DispatchDeps): void {
+/**
+ * The dispatcher's periodic catch-up, the retries of cue points as markers the catalog has not
+ * answered for, and the consumer of `version.analyses_requested` (automatic analyses).
+ */
+function startDispatchAndAutomaticAnalyses(
+  runtime: ServiceRuntime<AnalysisDb>,
+  config: AnalysisConfig,
+  dispatch: DispatchDeps,
+  markers: MarkerWriterDeps,
+): void {
   const { db } = runtime.database;
   runtime.onStop(
     startPeriodicTask({
@@ -39,6 +49,14 @@ function startDispatchAndAutomaticAnalyses(runtime: ServiceRuntime<AnalysisDb>, 
       intervalMs: config.dispatchIntervalMs,
       logger: runtime.logger,
       run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
+    }),
+  );
+  runtime.onStop(
+    startPeriodicTask({
+      name: 'analysis cue point markers',
+      intervalMs: config.markers.retryIntervalMs,
+      logger: runtime.logger,
+      run: () => retryPendingMarkers(markers),
     }),
   );
   const automatic = startEventConsumer({
@@ -58,6 +76,7 @@ function startWorkers(
   config: AnalysisConfig,
   rpc: Rpc,
   names: ReturnType<typeof jobQueueNames>,
+  extra: { markers: MarkerWriterDeps; analyze: RunJobDeps['analyze'] },
 ): void {
   const { db } = runtime.database;
   const { workers } = config;
@@ -72,7 +91,8 @@ function startWorkers(
             db,
             files: fileFetcher(rpc, { workDir: workers.workDir, timeoutMs: workers.downloadTimeoutMs }),
             logger: runtime.logger,
-            afterSuccess: cuePointMarkerWriter({ db, rpc, logger: runtime.logger }),
+            afterSuccess: cuePointMarkerWriter(extra.markers),
+            analyze: extra.analyze,
             settings: { ...workers, leaseMs: workers.ackWaitMs },
           },
           message,
@@ -114,8 +134,9 @@ export async function startAnalysisService(
         dispatch: (jobs) => dispatchJobs(dispatch, jobs),
       }),
     );
-    startDispatchAndAutomaticAnalyses(runtime, config, dispatch);
-    startWorkers(runtime, config, rpc, names);
+    const markers: MarkerWriterDeps = { db, rpc, logger: runtime.logger, settings: { ...config.markers, batchSize: 50 } };
+    startDispatchAndAutomaticAnalyses(runtime, config, dispatch, markers);
+    startWorkers(runtime, config, rpc, names, { markers, analyze: options.analyze });
     await runtime.listen();
     return runtime;
   } catch (error) {

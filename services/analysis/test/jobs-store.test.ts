@@ -1,47 +1,23 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import pg from 'pg';
-import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
-import {
-  createTestDatabase,
-  eventually,
-  serviceEnvironment,
-  testBus,
-  testLogger,
-  uniqueNatsPrefix,
-  type TestDatabase,
-} from '@catalog/testing';
-import { analysisConfig, startAnalysisService } from '../src/index.js';
-import type { AnalysisDb } from '../src/persistence/tables.js';
+import type pg from 'pg';
+import { newId } from '@catalog/platform';
+import { eventually, testBus } from '@catalog/testing';
+import { startAnalysisUnderTest, type AnalysisUnderTest } from './support/service.js';
 
 /**
  * The analysis schema's guarantees (decisions 0086, 0087): a job committed without its message on
  * the work queue is put there by the dispatcher; the credit ledger is append-only; a balance can
  * never go negative, whatever the application does.
  */
-let database: TestDatabase;
-let runtime: ServiceRuntime<AnalysisDb>;
+let service: AnalysisUnderTest;
 let sql: pg.Client;
-const prefix = uniqueNatsPrefix('anjobs');
+let prefix: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase('analysisjobs');
-  const config = readConfig(analysisConfig, {
-    ...(await serviceEnvironment(database, ['analysis'])),
-    NATS_PREFIX: prefix,
-    ANALYSIS_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    ANALYSIS_CONCURRENCY: '0',
-    ANALYSIS_DISPATCH_INTERVAL_MS: '100',
-  });
-  runtime = await startAnalysisService(config, { logger: testLogger('analysis') });
-  sql = new pg.Client({ connectionString: database.url });
-  await sql.connect();
+  service = await startAnalysisUnderTest({ database: 'analysisjobs', prefix: 'anjobs' }, { ANALYSIS_DISPATCH_INTERVAL_MS: '100' });
+  ({ sql, prefix } = service);
 });
-afterAll(async () => {
-  await sql?.end();
-  await runtime?.stop();
-  await database?.drop();
-});
+afterAll(() => service?.stop());
 
 test('a QUEUED job whose message was never published is put on the work queue by the dispatcher', async () => {
   const [jobId, tenantId, assetId] = [newId(), newId(), newId()];

@@ -99,7 +99,8 @@ export const AnalysisJobResult = Type.Union(
 /**
  * Codes of a FAILED job's error: insufficient_credits (an automatic analysis the balance could not
  * pay), source_not_found / source_not_online (the file went away before it ran), unreadable_audio,
- * decoder_unavailable, analysis_timeout, invalid_analysis_options, max_deliveries_exceeded.
+ * decoder_unavailable, analysis_timeout, invalid_analysis_options, max_deliveries_exceeded, invalid_result (an
+ * analyzer's result did not match its type's schema).
  */
 export const AnalysisJobError = Type.Object({ code: Type.String(), message: Type.String() });
 

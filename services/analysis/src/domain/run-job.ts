@@ -5,6 +5,7 @@ import type { FileFetcher } from '../integration/files.js';
 import type { JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { withDuplicates } from './duplicates.js';
+import { resultProblem } from './result-check.js';
 import { abandonJob, beginJob, completeJob, leaseBatch, noteAttemptError } from './transitions.js';
 
 export interface RunJobDeps {
@@ -13,6 +14,8 @@ export interface RunJobDeps {
   logger: Logger;
   /** After a cue_points job of a version succeeded: its cue points as the version's markers (never throws). */
   afterSuccess?: (job: JobRow, result: unknown) => Promise<void>;
+  /** The analysis engine (default `analyzeFile`): one decode of the file, a result per type. */
+  analyze?: typeof analyzeFile | undefined;
   settings: {
     maxDeliveries: number;
     /** How long a worker holds the jobs it runs without renewing (ANALYSIS_ACK_WAIT_MS). */
@@ -56,8 +59,11 @@ function retryDelay(deps: RunJobDeps, attempt: number): number {
   return Math.min(deps.settings.retryMaxMs, deps.settings.retryMinMs * 2 ** Math.max(0, attempt - 1));
 }
 
+/** A job's result, or why it may not be stored. */
+type Outcome = { result: unknown } | { problem: string };
+
 /** The analysis itself: the file copied from the asset service, one decode for every job of the batch, each job's result. */
-async function analyse(deps: RunJobDeps, batch: readonly JobRow[], signal: AbortSignal): Promise<Map<string, unknown>> {
+async function analyse(deps: RunJobDeps, batch: readonly JobRow[], signal: AbortSignal): Promise<Map<string, Outcome>> {
   const lead = batch[0]!;
   const call: CallContext = { tenantId: lead.tenant_id, keyId: null, sourceSystem: lead.source_system, requestId: newId() };
   const file = await deps.files.fetch(call, lead.asset_id, signal);
@@ -65,16 +71,20 @@ async function analyse(deps: RunJobDeps, batch: readonly JobRow[], signal: Abort
     const types: AnalysisType[] = batch.map((job) => job.type);
     // Each job holds its own type's options only; together they are the batch's.
     const options = Object.assign({}, ...batch.map((job) => job.options)) as AnalysisOptions;
-    const results = await analyzeFile(file.path, types, {
+    const results = await (deps.analyze ?? analyzeFile)(file.path, types, {
       options,
       ffmpegPath: deps.settings.ffmpegPath,
       ffprobePath: deps.settings.ffprobePath,
       timeoutMs: deps.settings.timeoutMs,
       signal,
     });
-    const byJob = new Map<string, unknown>();
+    const byJob = new Map<string, Outcome>();
     for (const job of batch) {
-      byJob.set(job.id, job.type === 'fingerprint' ? await withDuplicates(deps.db, job, results.fingerprint!) : results[job.type]);
+      const result = results[job.type];
+      // A result is checked against its type's schema before anything stores or reads it.
+      const problem = resultProblem(job.type, result);
+      if (problem !== null) byJob.set(job.id, { problem });
+      else byJob.set(job.id, { result: job.type === 'fingerprint' ? await withDuplicates(deps.db, job, results.fingerprint!) : result });
     }
     return byJob;
   } finally {
@@ -132,7 +142,7 @@ export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantI
       void leaseBatch(deps.db, begun.batch, leaseMs).catch((error: unknown) => deps.logger.warn({ err: error }, 'renewing leases failed')),
     Math.max(200, Math.floor(leaseMs / 3)),
   );
-  let results: Map<string, unknown>;
+  let results: Map<string, Outcome>;
   try {
     results = await analyse(deps, begun.batch, signal);
   } catch (error) {
@@ -147,9 +157,19 @@ export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantI
     return failure.permanent || job!.attempts >= maxDeliveries ? ACK : { ack: false, retryInMs: retryDelay(deps, job!.attempts) };
   }
   clearInterval(renewal);
-  for (const done of begun.batch) {
-    const result = results.get(done.id);
-    if ((await completeJob(deps.db, done, result)) && deps.afterSuccess) await deps.afterSuccess(done, result);
-  }
+  for (const done of begun.batch) await commitOutcome(deps, done, results.get(done.id)!);
   return ACK;
+}
+
+/**
+ * Commits one job's end: its result (then its cue points as markers), or, for a result that does
+ * not match its type's schema, FAILED `invalid_result` and refunded like any failure.
+ */
+async function commitOutcome(deps: RunJobDeps, job: JobRow, outcome: Outcome): Promise<void> {
+  if ('problem' in outcome) {
+    deps.logger.error({ jobId: job.id, type: job.type, problem: outcome.problem }, 'an analyzer gave an invalid result; the job fails');
+    await abandonJob(deps.db, job.tenant_id, job.id, { code: 'invalid_result', message: outcome.problem.slice(0, 2_000) });
+    return;
+  }
+  if ((await completeJob(deps.db, job, outcome.result)) && deps.afterSuccess) await deps.afterSuccess(job, outcome.result);
 }

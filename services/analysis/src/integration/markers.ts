@@ -1,8 +1,14 @@
 import type { AppliedCuePointMarkers, CuePointsResult, Marker, MarkerType } from '@catalog/contracts';
-import { callRpc, inTenantScope, newId, type Kysely, type Logger, type RpcCallSettings } from '@catalog/platform';
-import { markMarkersApplied, type JobRow } from '../persistence/jobs.js';
-import type { AnalysisDb } from '../persistence/tables.js';
-import { unwrap } from './sources.js';
+import { callRpc, inTenantScope, newId, withoutTenant, type Kysely, type Logger, type RpcCallSettings } from '@catalog/platform';
+import type { JobRow } from '../persistence/jobs.js';
+import {
+  claimPendingMarkers,
+  newerCuePointsJob,
+  recordMarkersAttemptFailed,
+  recordMarkersOutcome,
+  type PendingMarkers,
+} from '../persistence/marker-retries.js';
+import type { AnalysisDb, MarkersOutcome } from '../persistence/tables.js';
 
 /** Which marker each cue point becomes (decision 0088). */
 const MARKER_OF: ReadonlyArray<[keyof CuePointsResult, MarkerType]> = [
@@ -20,29 +26,99 @@ export function cuePointMarkers(result: CuePointsResult): Marker[] {
   });
 }
 
+export interface MarkerRetrySettings {
+  /** Tries without a definite answer before the job's markers are given up (logged, recorded `gave_up`). */
+  maxAttempts: number;
+  /** Wait after the first try without an answer; doubles for each after, up to `retryMaxMs`. */
+  retryMinMs: number;
+  retryMaxMs: number;
+  /** Jobs one pass of the retry task asks for. */
+  batchSize: number;
+}
+
+export interface MarkerWriterDeps {
+  db: Kysely<AnalysisDb>;
+  rpc: RpcCallSettings;
+  logger: Logger;
+  settings: MarkerRetrySettings;
+}
+
+/** A claim outlasts the catalog call's longest wait, so that no other claimer asks meanwhile. */
+const claimMs = (deps: MarkerWriterDeps) => (deps.rpc.timeoutMs ?? 10_000) + 5_000;
+
 /**
- * After a `cue_points` job of a version succeeded: asks the catalog to make its cue points the
- * version's markers (`applyCuePointMarkers`: only where the entity type asks for it, never over
- * markers set by hand) and notes that it was done. The result is committed already: a failure is
- * logged and leaves the markers as they were (the analysis can be requested again).
+ * One try at a claimed job's markers. Any definite answer of the catalog ends the job's tries:
+ * `applied`, `unchanged`, `set_by_hand`, `not_enabled`, or a 4xx (`refused`: the version gone,
+ * markers it does not take); so does a newer cue_points job of the version (`superseded`). No
+ * answer (not running, timeout) or a 5xx is counted and tried again after a backoff, until the
+ * last attempt (`gave_up`, logged). Never throws.
  */
-export function cuePointMarkerWriter(deps: { db: Kysely<AnalysisDb>; rpc: RpcCallSettings; logger: Logger }) {
-  return async (job: JobRow, result: unknown): Promise<void> => {
-    if (job.type !== 'cue_points' || job.version_id === null) return;
-    const markers = cuePointMarkers(result as CuePointsResult);
-    try {
+async function tryMarkers(deps: MarkerWriterDeps, job: PendingMarkers): Promise<'answered' | 'no_answer'> {
+  const { db, logger, settings } = deps;
+  const log = { jobId: job.id, versionId: job.version_id, attempt: job.markers_attempts + 1 };
+  try {
+    return await inTenantScope(db, job.tenant_id, async (scoped) => {
+      const answered = async (outcome: MarkersOutcome, error?: string) => {
+        await recordMarkersOutcome(scoped, job, { outcome, tried: outcome !== 'superseded', ...(error ? { error } : {}) });
+        return 'answered' as const;
+      };
+      if (await newerCuePointsJob(scoped, job)) return answered('superseded');
       const call = { tenantId: job.tenant_id, keyId: null, sourceSystem: job.source_system, requestId: newId() };
-      const reply = await callRpc(
-        deps.rpc,
-        'catalog',
-        'applyCuePointMarkers',
-        { params: {}, query: {}, body: { versionId: job.version_id, markers } },
-        call,
+      const body = { versionId: job.version_id!, markers: cuePointMarkers(job.result as CuePointsResult) };
+      const reply = await callRpc(deps.rpc, 'catalog', 'applyCuePointMarkers', { params: {}, query: {}, body }, call);
+      if (reply.ok) return answered((reply.body as AppliedCuePointMarkers).outcome);
+      const error = `${reply.error.code}: ${reply.error.message}`;
+      if (reply.error.status < 500) {
+        logger.info({ ...log, error }, 'the catalog refused the cue points as markers');
+        return answered('refused', error);
+      }
+      if (job.markers_attempts + 1 >= settings.maxAttempts) {
+        logger.error({ ...log, error }, 'giving up writing cue points as markers: the catalog gave no answer');
+        await recordMarkersOutcome(scoped, job, { outcome: 'gave_up', tried: true, error });
+        return 'no_answer';
+      }
+      const retryInMs = Math.min(settings.retryMaxMs, settings.retryMinMs * 2 ** job.markers_attempts);
+      logger.warn({ ...log, error, retryInMs }, 'writing cue points as markers failed; trying again later');
+      await recordMarkersAttemptFailed(scoped, job, error, retryInMs);
+      return 'no_answer';
+    });
+  } catch (error) {
+    // The database or the bus failed otherwise: the claim runs out and a later pass tries again.
+    logger.warn({ ...log, err: error }, 'writing cue points as markers failed');
+    return 'no_answer';
+  }
+}
+
+/**
+ * After a `cue_points` job of a version succeeded (its result committed): its cue points as the
+ * version's markers at once (decision 0088), unless another claimer has the job. Never throws.
+ */
+export function cuePointMarkerWriter(deps: MarkerWriterDeps) {
+  return async (job: JobRow): Promise<void> => {
+    if (job.type !== 'cue_points' || job.version_id === null) return;
+    try {
+      const claimed = await inTenantScope(deps.db, job.tenant_id, (db) =>
+        claimPendingMarkers(db, { limit: 1, claimMs: claimMs(deps), jobId: job.id }),
       );
-      const { outcome } = unwrap<AppliedCuePointMarkers>(reply);
-      if (outcome === 'applied') await inTenantScope(deps.db, job.tenant_id, (db) => markMarkersApplied(db, job.tenant_id, job.id));
+      for (const pending of claimed) await tryMarkers(deps, pending);
     } catch (error) {
-      deps.logger.warn({ err: error, jobId: job.id, versionId: job.version_id }, 'writing cue points as markers failed');
+      deps.logger.warn({ err: error, jobId: job.id }, 'claiming the cue points of a job as markers failed; the retry task will');
     }
   };
+}
+
+/**
+ * One pass of the retry task (every tenant's jobs, outside any tenant): succeeded cue_points jobs
+ * of versions with no answer yet whose next try is due, a bounded batch, one call at a time. The
+ * pass ends at the first try the catalog does not answer (the rest of the batch is tried once its
+ * claim ran out, not a timeout each now). Answers how many it tried.
+ */
+export async function retryPendingMarkers(deps: MarkerWriterDeps): Promise<number> {
+  const claimed = await withoutTenant(() => claimPendingMarkers(deps.db, { limit: deps.settings.batchSize, claimMs: claimMs(deps) }));
+  let tried = 0;
+  for (const job of claimed) {
+    tried += 1;
+    if ((await tryMarkers(deps, job)) === 'no_answer') break;
+  }
+  return tried;
 }

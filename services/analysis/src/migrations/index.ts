@@ -3,10 +3,12 @@ import { outbox } from './0001_outbox.js';
 import { outboxRelay } from './0002_outbox_relay.js';
 import { outboxRls } from './0003_outbox_rls.js';
 import { jobsAndCredits } from './0004_jobs_and_credits.js';
+import { cuePointMarkerRetries } from './0005_cue_point_marker_retries.js';
 
 export const analysisMigrations: Migrations = {
   '0001_outbox': outbox,
   '0002_outbox_relay': outboxRelay,
   '0003_outbox_rls': outboxRls,
   '0004_jobs_and_credits': jobsAndCredits,
+  '0005_cue_point_marker_retries': cuePointMarkerRetries,
 };

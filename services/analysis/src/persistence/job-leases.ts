@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { leaseEnd, type JobRow } from './jobs.js';
+import type { Kysely } from 'kysely';
+import { leaseEnd, startedBy, type JobRow } from './jobs.js';
 import type { AnalysisDb } from './tables.js';
 
 /**
@@ -24,13 +24,7 @@ export function claimSiblings(
     .orderBy('id');
   return db
     .updateTable('jobs')
-    .set({
-      status: 'RUNNING',
-      started_at: sql<Date>`coalesce(started_at, clock_timestamp())`,
-      attempts: sql<number>`attempts + 1`,
-      lease_until: leaseEnd(leaseMs),
-      updated_at: sql<Date>`clock_timestamp()`,
-    })
+    .set(startedBy(leaseMs))
     .where('tenant_id', '=', job.tenant_id)
     .where('status', '=', 'QUEUED')
     .where('id', 'in', candidates)

@@ -98,6 +98,15 @@ export function listJobRows(db: Kysely<AnalysisDb>, tenantId: string, filter: Jo
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
+/** A job a worker starts (or takes over, or takes along): RUNNING, one more attempt, leased for `leaseMs`. */
+export const startedBy = (leaseMs: number) => ({
+  status: 'RUNNING' as const,
+  started_at: sql<Date>`coalesce(started_at, clock_timestamp())`,
+  attempts: sql<number>`attempts + 1`,
+  lease_until: leaseEnd(leaseMs),
+  updated_at: sql<Date>`clock_timestamp()`,
+});
+
 /** What starting a job found: it started (its row, and the status it had), it has ended, or another worker holds it. */
 export type StartOutcome = { job: JobRow; was: AnalysisJobStatus } | { ended: true } | { busyForMs: number };
 
@@ -123,13 +132,7 @@ export async function startJob(db: Kysely<AnalysisDb>, tenantId: string, id: str
   if (current.status === 'RUNNING' && leaseLeftMs > 0) return { busyForMs: Math.ceil(leaseLeftMs) };
   const job = await db
     .updateTable('jobs')
-    .set({
-      status: 'RUNNING',
-      started_at: sql<Date>`coalesce(started_at, clock_timestamp())`,
-      attempts: sql<number>`attempts + 1`,
-      lease_until: leaseEnd(leaseMs),
-      updated_at: sql<Date>`clock_timestamp()`,
-    })
+    .set(startedBy(leaseMs))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .returningAll()
@@ -186,15 +189,6 @@ export async function recordAttemptError(db: Kysely<AnalysisDb>, tenantId: strin
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .where('status', 'in', ['QUEUED', 'RUNNING'])
-    .execute();
-}
-
-export async function markMarkersApplied(db: Kysely<AnalysisDb>, tenantId: string, id: string): Promise<void> {
-  await db
-    .updateTable('jobs')
-    .set({ markers_applied_at: sql<Date>`clock_timestamp()` })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
     .execute();
 }
 

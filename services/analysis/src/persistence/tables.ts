@@ -26,6 +26,9 @@ export interface CreditLedgerTable {
   created_at: Timestamp;
 }
 
+/** What became of a cue_points job's markers: the catalog's answer, a 4xx (`refused`), a newer job's (`superseded`), or the retries' end. */
+export type MarkersOutcome = 'applied' | 'unchanged' | 'set_by_hand' | 'not_enabled' | 'refused' | 'superseded' | 'gave_up';
+
 /** The source of a job as it was requested: one of the three ids. */
 export interface RequestedSource {
   assetId?: string;
@@ -54,7 +57,13 @@ export interface JobsTable {
   result: ColumnType<unknown, never, string | null>;
   error_code: ColumnType<string | null, string | null | undefined, string | null>;
   error_message: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the catalog gave its definite answer to the cue points as markers (any outcome). */
   markers_applied_at: ColumnType<Date | null, never, Date | null>;
+  /** That answer (a cue_points job of a version; null: not yet, the retry task asks again). */
+  markers_outcome: ColumnType<MarkersOutcome | null, never, MarkersOutcome | null>;
+  markers_error: ColumnType<string | null, never, string | null>;
+  markers_attempts: ColumnType<number, never, number>;
+  markers_next_attempt_at: ColumnType<Date | null, never, Date | null>;
   dispatched_at: ColumnType<Date | null, never, Date | null>;
   /** Until when the worker running the job holds it (renewed while it runs). */
   lease_until: ColumnType<Date | null, never, Date | null>;

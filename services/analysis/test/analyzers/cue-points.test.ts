@@ -1,5 +1,5 @@
 import { analyzeFile } from '../../src/index.js';
-import { audioDir, sox, writeSegments, type Segment } from './support/audio.js';
+import { audioDir, sox, synthFloat, writeSegments, type Segment } from './support/audio.js';
 
 const dir = audioDir('cue-points');
 afterAll(() => dir.remove());
@@ -35,23 +35,7 @@ test('cue in and cue out within 50 ms of a tone over a noise floor 55 dB below i
     { seconds: 4, dbfs: -20 },
     { seconds: 2.5, dbfs: null },
   ]);
-  await sox([
-    '-n',
-    '-r',
-    '48000',
-    '-c',
-    '2',
-    '-e',
-    'floating-point',
-    '-b',
-    '32',
-    noise,
-    'synth',
-    '8',
-    'whitenoise',
-    'vol',
-    String(10 ** (-75 / 20)),
-  ]);
+  await synthFloat(noise, ['8', 'whitenoise', 'vol', String(10 ** (-75 / 20))]);
   await sox(['-m', tone, noise, path]);
   const points = await cuePointsOf(path);
   expect(Math.abs(points.cueInMs! - 1500)).toBeLessThanOrEqual(50);
@@ -85,10 +69,9 @@ test('a quiet intro, a body and a linear 6 s fade-out: intro end where the body 
   const body = dir.path('body.wav');
   const outro = dir.path('outro.wav');
   const path = dir.path('song.wav');
-  const format = ['-r', '48000', '-c', '2', '-e', 'floating-point', '-b', '32'];
-  await sox(['-n', ...format, intro, 'synth', '6', 'sine', '440', 'vol', String(10 ** (-32 / 20))]);
-  await sox(['-n', ...format, body, 'synth', '12', 'sine', '440', 'vol', String(10 ** (-18 / 20))]);
-  await sox(['-n', ...format, outro, 'synth', '6', 'sine', '440', 'vol', String(10 ** (-18 / 20)), 'fade', 't', '0', '6', '6']);
+  await synthFloat(intro, ['6', 'sine', '440', 'vol', String(10 ** (-32 / 20))]);
+  await synthFloat(body, ['12', 'sine', '440', 'vol', String(10 ** (-18 / 20))]);
+  await synthFloat(outro, ['6', 'sine', '440', 'vol', String(10 ** (-18 / 20)), 'fade', 't', '0', '6', '6']);
   await sox([intro, body, outro, path]);
   const points = await cuePointsOf(path);
   expect(points.cueInMs).toBeLessThanOrEqual(50);

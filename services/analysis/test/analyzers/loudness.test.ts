@@ -1,6 +1,6 @@
 import { demoSong, renderSong } from '@catalog/testing';
 import { analyzeFile } from '../../src/index.js';
-import { audioDir, ffmpeg, ffmpegEbur128, sox, writeChannels, writeSegments, type Segment } from './support/audio.js';
+import { audioDir, ffmpeg, ffmpegEbur128, synthFloat, writeChannels, writeSegments, type Segment } from './support/audio.js';
 
 const dir = audioDir('loudness');
 afterAll(() => dir.remove());
@@ -162,26 +162,7 @@ test(
   'true peak of a loud clipped tone within 0.3 dB of ffmpeg ebur128=peak=true',
   async () => {
     const path = dir.path('clipped.wav');
-    await sox([
-      '-n',
-      '-r',
-      '44100',
-      '-c',
-      '2',
-      '-e',
-      'floating-point',
-      '-b',
-      '32',
-      path,
-      'synth',
-      '4',
-      'square',
-      '997',
-      'vol',
-      '0.9',
-      'lowpass',
-      '18000',
-    ]);
+    await synthFloat(path, ['4', 'square', '997', 'vol', '0.9', 'lowpass', '18000'], { rate: 44_100 });
     const [{ loudness }, reference] = await Promise.all([analyzeFile(path, ['loudness']), ffmpegEbur128(path)]);
     expect(Math.abs(loudness.truePeakDbtp! - reference.truePeak)).toBeLessThanOrEqual(0.3);
   },

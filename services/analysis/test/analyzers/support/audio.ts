@@ -23,26 +23,27 @@ export interface Segment {
 }
 
 /**
+ * Synthesises a 32-bit float WAV file with sox (`sox -n … synth <effects>`): e.g.
+ * `synthFloat(path, ['4', 'square', '997', 'vol', '0.9'], { rate: 44_100 })`.
+ */
+export function synthFloat(path: string, synth: string[], options: { rate?: number; channels?: number } = {}): Promise<void> {
+  const { rate = 48_000, channels = 2 } = options;
+  return sox(['-n', '-r', String(rate), '-c', String(channels), '-e', 'floating-point', '-b', '32', path, 'synth', ...synth]);
+}
+
+/**
  * Writes sine segments back to back (each its own level, 1 kHz unless said) to a 32-bit float WAV
  * file: sox synthesises each segment at full scale and scales it exactly, then joins them.
  */
 export async function writeSegments(path: string, segments: Segment[], options: { rate?: number; channels?: number } = {}): Promise<void> {
-  const { rate = 48_000, channels = 2 } = options;
-  const format = ['-r', String(rate), '-c', String(channels), '-e', 'floating-point', '-b', '32'];
   const parts = segments.map((_, index) => `${path}.part${index}.wav`);
   await Promise.all(
     segments.map((segment, index) =>
-      sox([
-        '-n',
-        ...format,
+      synthFloat(
         parts[index]!,
-        'synth',
-        String(segment.seconds),
-        'sine',
-        String(segment.hz ?? 1000),
-        'vol',
-        String(segment.dbfs === null ? 0 : 10 ** (segment.dbfs / 20)),
-      ]),
+        [String(segment.seconds), 'sine', String(segment.hz ?? 1000), 'vol', String(segment.dbfs === null ? 0 : 10 ** (segment.dbfs / 20))],
+        options,
+      ),
     ),
   );
   if (parts.length === 1) await rename(parts[0]!, path);

@@ -1,0 +1,35 @@
+import type { ApiClient } from '@catalog/testing';
+
+/** Ids of a version whose uploaded file was confirmed ONLINE. */
+export interface ConfirmedVersion {
+  entityId: string;
+  versionId: string;
+  assetId: string;
+}
+
+/**
+ * An entity of `entityType` with one AUDIO version whose file (`wav`) was uploaded and confirmed:
+ * the catalog then records `version.analyses_requested` with the entity type's automatic analyses.
+ */
+export async function confirmedVersion(
+  api: ApiClient,
+  wav: Buffer,
+  options: { key: string; entityType: string; dmrn: string },
+): Promise<ConfirmedVersion> {
+  const { key, entityType, dmrn } = options;
+  const entity = (
+    await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: entityType, title: 'Auto', externalReferences: { dmrn } } })
+  ).body;
+  const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+    key,
+    body: {
+      source: { upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
+      label: 'Edit',
+      versionType: 'radio_edit',
+    },
+  });
+  expect(version.status).toBe(201);
+  expect((await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav })).status).toBe(200);
+  expect((await api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key })).status).toBe(200);
+  return { entityId: entity.id as string, versionId: version.body.id as string, assetId: version.body.asset.id as string };
+}
