@@ -101,6 +101,7 @@ export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query:
     searchTracks(scoped, {
       tenantId,
       tsQuery,
+      words: query.q === undefined ? [] : wordsOf(query.q),
       filters: {
         ...ranges,
         camelot: keyFilter(key, harmonic),
