@@ -1,12 +1,12 @@
-import type { Entity, TrackSummary, Version } from '@catalog/contracts';
-import { inTenantTransaction, migrateSchema, newId, readConfig, SCHEMA_OWNER_ROLE } from '@catalog/platform';
-import { createTestDatabase, serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import type { TrackSummary } from '@catalog/contracts';
+import { inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER_ROLE } from '@catalog/platform';
+import { createTestDatabase, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
 import { listTracks } from '../src/domain/track-listing.js';
 import { projectTrack } from '../src/domain/track.js';
-import { libraryConfig, startLibraryService } from '../src/index.js';
 import { libraryMigrations } from '../src/migrations/index.js';
 import { deleteTrack, saveTrack } from '../src/persistence/tracks.js';
+import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
 
 /**
  * The words of the tracks' `search` in `library.track_words` (decision 0105): kept by a trigger on
@@ -25,37 +25,12 @@ afterAll(async () => {
   await database.drop();
 });
 
-function entity(id: string, title: string, artist: string | null): Entity {
-  return {
-    id,
-    type: 'song',
-    title,
-    artist,
-    externalReferences: { dmrn: null },
-    primaryAudioVersion: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-02T00:00:00.000Z',
-  };
-}
-
-function audio(entityId: string): Version {
-  return {
-    id: newId(),
-    entityId,
-    kind: 'AUDIO',
-    label: 'Main',
-    versionType: 'radio_edit',
-    isPrimary: true,
-    durationMs: 1000,
-    markers: [],
-    asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 },
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-03T00:00:00.000Z',
-  } as Version;
-}
-
 function track(id: string, title: string, artist: string | null = null) {
-  const outcome = projectTrack(entity(id, title, artist), [audio(id)], new Map());
+  const version = audioVersion(
+    { id: newId(), asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 } },
+    id,
+  );
+  const outcome = projectTrack({ ...testEntity, id, title, artist }, [version], new Map());
   if (!('track' in outcome)) throw new Error('expected a track');
   return outcome.track;
 }
@@ -86,13 +61,7 @@ test('the words follow every write of a track, existing tracks are copied in, an
   await migrateSchema({ url: owner, schema: 'library', role: 'library_app', migrations: libraryMigrations });
   expect(await wordsOf(tenantId, before)).toEqual(['golden', 'hour', 'kacey']);
 
-  const config = readConfig(libraryConfig, {
-    ...(await serviceEnvironment(database, ['library'])),
-    NATS_PREFIX: uniqueNatsPrefix(),
-    LIBRARY_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-  });
-  const runtime = await startLibraryService(config, { logger: testLogger() });
+  const runtime = await startTestLibrary(database);
   const db = runtime.database.db;
   const save = (tenant: string, t: ReturnType<typeof track>) => inTenantTransaction(db, tenant, (trx) => saveTrack(trx, tenant, t));
   const titles = async (q: string, extra: Record<string, unknown> = {}) =>

@@ -120,13 +120,3 @@ export async function searchTracks(db: Kysely<LibraryDb>, search: TrackSearch): 
     limit ${search.take}`.execute(db);
   return rows.map((row) => ({ summary: row.summary, key: { value: row.sort_value, entityId: row.entity_id } }));
 }
-
-/** The stored track of an entity as `getTrack` answers it, or undefined. */
-export async function readTrack(db: Kysely<LibraryDb>, tenantId: string, entityId: string) {
-  return db
-    .selectFrom('tracks')
-    .select(['summary', 'detail'])
-    .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
-    .executeTakeFirst();
-}

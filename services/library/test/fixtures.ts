@@ -1,0 +1,46 @@
+import type { Entity, Version } from '@catalog/contracts';
+import { readConfig } from '@catalog/platform';
+import { serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { libraryConfig, startLibraryService } from '../src/index.js';
+
+/** A song as the catalog answers it. */
+export const testEntity: Entity = {
+  id: '01900000-0000-7000-8000-000000000001',
+  type: 'song',
+  title: 'Café',
+  artist: null,
+  externalReferences: { dmrn: null },
+  primaryAudioVersion: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-02T00:00:00.000Z',
+};
+
+/** A primary audio version of `entityId` whose file is ONLINE, unless `overrides` say otherwise. */
+export function audioVersion(overrides: Partial<Version> & { status?: Version['asset']['status'] }, entityId = testEntity.id): Version {
+  const { status, ...rest } = overrides;
+  return {
+    id: '01900000-0000-7000-8000-00000000000a',
+    entityId,
+    kind: 'AUDIO',
+    label: 'Main',
+    versionType: 'radio_edit',
+    isPrimary: true,
+    durationMs: 1000,
+    markers: [],
+    asset: { id: '01900000-0000-7000-8000-0000000000a1', status: status ?? 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-03T00:00:00.000Z',
+    ...rest,
+  } as Version;
+}
+
+/** The library service on `database` (its own NATS prefix, any free port). */
+export async function startTestLibrary(database: TestDatabase) {
+  const config = readConfig(libraryConfig, {
+    ...(await serviceEnvironment(database, ['library'])),
+    NATS_PREFIX: uniqueNatsPrefix(),
+    LIBRARY_HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+  });
+  return startLibraryService(config, { logger: testLogger() });
+}
