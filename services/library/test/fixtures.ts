@@ -1,6 +1,8 @@
 import type { Entity, Version } from '@catalog/contracts';
 import { readConfig } from '@catalog/platform';
 import { serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import type { ProjectionDeps } from '../src/domain/projection.js';
+import { NO_ANALYSIS } from '../src/domain/track.js';
 import { libraryConfig, startLibraryService } from '../src/index.js';
 
 /** A song as the catalog answers it. */
@@ -43,4 +45,30 @@ export async function startTestLibrary(database: TestDatabase) {
     HTTP_HOST: '127.0.0.1',
   });
   return startLibraryService(config, { logger: testLogger() });
+}
+
+/**
+ * The catalog and analysis services as the projection reads them (their interfaces, decision
+ * 0102): `entities` by tenant, each with one ONLINE primary audio version; reads of entities counted.
+ */
+export function catalogDouble(db: ProjectionDeps['db'], entities: Map<string, Map<string, Entity>>) {
+  const calls = { entity: 0, tenantPage: 0 };
+  const deps: ProjectionDeps & { logger: ReturnType<typeof testLogger> } = {
+    db,
+    logger: testLogger(),
+    catalog: {
+      entity: async (tenantId, entityId) => {
+        calls.entity += 1;
+        return entities.get(tenantId)?.get(entityId) ?? null;
+      },
+      versions: async (_tenantId, entityId) => [audioVersion({}, entityId)],
+      tenantPage: async () => {
+        calls.tenantPage += 1;
+        return { tenants: [...entities.keys()], nextCursor: null };
+      },
+      entityPage: async (tenantId) => ({ ids: [...(entities.get(tenantId)?.keys() ?? [])], nextCursor: null }),
+    },
+    analyses: { facts: async () => NO_ANALYSIS },
+  };
+  return { deps, calls };
 }

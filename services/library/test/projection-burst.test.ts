@@ -2,9 +2,8 @@ import type { Entity } from '@catalog/contracts';
 import { newId } from '@catalog/platform';
 import { createTestDatabase, testBusEvent, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
-import { applyCatalogEvent, applyCatalogEvents, laneOfEvent, type ProjectionDeps } from '../src/domain/projection.js';
-import { NO_ANALYSIS } from '../src/domain/track.js';
-import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
+import { applyCatalogEvent, applyCatalogEvents, laneOfEvent } from '../src/domain/projection.js';
+import { catalogDouble, startTestLibrary, testEntity } from './fixtures.js';
 
 /**
  * Events of one entity that waited together are applied as one refresh (decision 0106): the
@@ -26,22 +25,8 @@ afterAll(async () => {
 test('a burst of an entity’s events is one refresh and one track.updated; an older event after it changes nothing', async () => {
   const runtime = await startTestLibrary(database);
   const [tenantId, entityId] = [newId(), newId()];
-  let current: Entity = { ...testEntity, id: entityId, title: 'Title 0' };
-  let reads = 0;
-  // The catalog as the projection reads it (its interface): the entity's newest state, reads counted.
-  const deps: ProjectionDeps = {
-    db: runtime.database.db,
-    catalog: {
-      entity: async () => {
-        reads += 1;
-        return current;
-      },
-      versions: async () => [audioVersion({}, entityId)],
-      tenantPage: async () => ({ tenants: [], nextCursor: null }),
-      entityPage: async () => ({ ids: [], nextCursor: null }),
-    },
-    analyses: { facts: async () => NO_ANALYSIS },
-  };
+  const entities = new Map([[tenantId, new Map([[entityId, { ...testEntity, id: entityId, title: 'Title 0' } as Entity]])]]);
+  const { deps, calls } = catalogDouble(runtime.database.db, entities);
   const updated = (n: number) =>
     testBusEvent({ tenantId, type: 'entity.updated', resourceKind: 'entity', resourceId: entityId, data: { title: `Title ${n}` } });
   const at = (seq: number) => ({ stream: 's1', seq });
@@ -49,12 +34,12 @@ test('a burst of an entity’s events is one refresh and one track.updated; an o
     (await admin.query('select type from library.outbox where tenant_id = $1 order by seq', [tenantId])).rows.map((r) => r.type);
   try {
     expect(await applyCatalogEvent(deps, updated(0), at(1))).toBe('added');
-    reads = 0;
+    calls.entity = 0;
     const burst = [1, 2, 3, 4, 5].map((n) => ({ event: updated(n), position: at(n + 1) }));
-    current = { ...current, title: 'Title 5' };
+    entities.get(tenantId)!.set(entityId, { ...testEntity, id: entityId, title: 'Title 5' });
     expect(new Set(burst.map((b) => laneOfEvent(b.event))).size).toBe(1);
     expect(await applyCatalogEvents(deps, burst)).toBe('updated');
-    expect(reads).toBe(1);
+    expect(calls.entity).toBe(1);
     expect(await trackEvents()).toEqual(['track.added', 'track.updated']);
     const { rows } = await admin.query('select title_sort from library.tracks where tenant_id = $1', [tenantId]);
     expect(rows).toEqual([{ title_sort: 'title 5' }]);
