@@ -59,17 +59,18 @@ function sortKey(search: TrackSearch): { expr: RawBuilder<unknown>; cast: string
 }
 
 /**
- * The conditions of `q` (decision 0105): each word selects its tracks through `track_words`
+ * The conditions of `q` (decision 0105): the tracks holding every word are found in `track_words`
  * (equality, the last word `^@`, starts with: leakproof operators an index serves under row-level
- * security), so only those tracks are read; `@@` then checks them as before.
+ * security) and read by primary key (`= any(array(…))`, so the planner never trades the lookups
+ * for a scan of the tenant's tracks); `@@` then checks them as before.
  */
 function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
   if (search.tsQuery === null) return [];
   const byWord = search.words.map((word, i) => {
     const match = i === search.words.length - 1 ? sql`word ^@ ${word}` : sql`word = ${word}`;
-    return sql`entity_id in (select entity_id from library.track_words where tenant_id = ${search.tenantId} and ${match})`;
+    return sql`select entity_id from library.track_words where tenant_id = ${search.tenantId} and ${match}`;
   });
-  return [...byWord, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
+  return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
 }
 
 /** The conditions of the filters and of `q`. */
