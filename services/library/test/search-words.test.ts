@@ -1,10 +1,11 @@
 import type { TrackSummary } from '@catalog/contracts';
-import { inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER_ROLE } from '@catalog/platform';
+import { createDatabase, inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER_ROLE, sql } from '@catalog/platform';
 import { createTestDatabase, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
 import { listTracks } from '../src/domain/track-listing.js';
 import { projectTrack } from '../src/domain/track.js';
 import { libraryMigrations } from '../src/migrations/index.js';
+import type { LibraryDb } from '../src/persistence/tables.js';
 import { deleteTrack, saveTrack } from '../src/persistence/tracks.js';
 import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
 
@@ -101,5 +102,19 @@ test('the words follow every write of a track, existing tracks are copied in, an
     expect(await titles('bro')).toEqual(['Brown Eyed Girl']);
   } finally {
     await runtime.stop();
+  }
+});
+
+test('the search is never a named prepared statement (whose generic plan would scan the tenant’s tracks)', async () => {
+  await (await startTestLibrary(database)).stop();
+  const library = createDatabase<LibraryDb>({ url: database.urlAs('library_app'), schema: 'library', poolSize: 1 });
+  try {
+    const tenantId = newId();
+    for (const q of ['a', 'bc', 'def', 'gh', 'ij', 'kl', 'mn']) await listTracks(library.db, tenantId, { q, bpmMin: 90 }, 1_000_000);
+    // The same single connection: the statements it prepared by name.
+    const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(library.db);
+    expect(rows.filter((r) => r.statement.includes('track_words'))).toEqual([]);
+  } finally {
+    await library.close();
   }
 });
