@@ -5,11 +5,21 @@ import {
   subjectsFor,
   type BusEvent,
   type EventConsumer,
+  type EventConsumerSettings,
   type EventPosition,
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, publishEvent, testBus, testBusEvent, testLogger, uniqueNatsPrefix, untilConsumerSettled } from '@catalog/testing';
+import {
+  eventually,
+  publishEvent,
+  readDeadLetters,
+  testBus,
+  testBusEvent,
+  testLogger,
+  uniqueNatsPrefix,
+  untilConsumerSettled,
+} from '@catalog/testing';
 
 const logger = testLogger('event-consumer');
 const DURABLE = 'test-things';
@@ -20,6 +30,10 @@ interface Handled {
 }
 
 const event = (type = 'thing.happened'): BusEvent => testBusEvent({ type });
+const thing = (entity: string, n: number): BusEvent => testBusEvent({ data: { entity, n } });
+const entityOf = (e: BusEvent): string => String(e.data.entity);
+type Applied = Array<{ entity: string; n: number; seq: number }>;
+const LANES = { concurrency: 4, maxAttempts: 3, retry: { minMs: 10, maxMs: 50 } };
 
 /** What a handler throws while Postgres is down: a transient failure, retried without end. */
 const databaseAway = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -43,7 +57,10 @@ describe('durable event consumer', () => {
     await nc.drain();
   });
 
-  function follow(handle: (event: BusEvent, position: EventPosition) => Promise<unknown>): EventConsumer {
+  function follow(
+    handle: (event: BusEvent, position: EventPosition) => Promise<unknown>,
+    more: Partial<EventConsumerSettings> = {},
+  ): EventConsumer {
     const consumer = startEventConsumer({
       nc,
       subjects,
@@ -53,6 +70,7 @@ describe('durable event consumer', () => {
       maxAckPending: 100,
       filterSubject: subjects.events('catalog', 'thing.>'),
       handle,
+      ...more,
     });
     consumers.push(consumer);
     return consumer;
@@ -130,5 +148,75 @@ describe('durable event consumer', () => {
     const handled: string[] = [];
     follow(async (next) => void handled.push(next.id));
     await eventually(async () => (handled.includes(e.id) ? true : undefined), 20_000);
+  });
+
+  // In lanes (`laneOf`, `concurrency`, `handleMany`; decision 0106).
+  test('events of one lane apply in stream order, lanes at once, and the events a lane waited for apply together', async () => {
+    const entities = ['a', 'b', 'c'];
+    const total = 30;
+    for (let n = 0; n < total; n += 1) await publishEvent(nc, subjects, thing(entities[n % 3]!, n));
+    let received = 0;
+    let active = 0;
+    let mostActive = 0;
+    const applied: Applied = [];
+    const batches: number[] = [];
+    const apply = async (events: Array<{ event: BusEvent; position: EventPosition }>) => {
+      active += 1;
+      mostActive = Math.max(mostActive, active);
+      // Every event has reached its lane before the first ones are applied: the rest wait together.
+      await eventually(async () => (received === total ? true : undefined));
+      for (const { event, position } of events) applied.push({ entity: entityOf(event), n: Number(event.data.n), seq: position.seq });
+      active -= 1;
+    };
+    follow((event, position) => apply([{ event, position }]), {
+      ...LANES,
+      laneOf: (e) => {
+        received += 1;
+        return entityOf(e);
+      },
+      handleMany: async (events) => {
+        batches.push(events.length);
+        await apply(events);
+      },
+    });
+
+    await eventually(async () => (applied.length === total ? true : undefined), 20_000);
+    expect(mostActive).toBe(3);
+    expect(batches).toEqual([9, 9, 9]);
+    for (const entity of entities) {
+      const ns = applied.filter((x) => x.entity === entity).map((x) => x.n);
+      expect(ns).toEqual([...ns].sort((x, y) => x - y));
+      expect(ns).toHaveLength(10);
+    }
+  });
+
+  test('an event its handler rejects goes to the dead letters after its attempts, and never holds up other lanes', async () => {
+    const bad = thing('x', 0);
+    await publishEvent(nc, subjects, bad);
+    const others = Array.from({ length: 5 }, (_, n) => thing('y', n + 1));
+    for (const e of others) await publishEvent(nc, subjects, e);
+    const applied: string[] = [];
+    let attempts = 0;
+    follow(
+      async (event) => {
+        if (event.id === bad.id) {
+          attempts += 1;
+          // Rejected only once the other lane is through: a lane that waited on this one would never get there.
+          await eventually(async () => (applied.length === others.length ? true : undefined), 20_000);
+          throw new TypeError('cannot apply this event');
+        }
+        applied.push(event.id);
+      },
+      { ...LANES, laneOf: entityOf, handleMany: async (events) => void applied.push(...events.map((e) => e.event.id)) },
+    );
+
+    const parked = await eventually(async () => {
+      const letters = await readDeadLetters(nc, subjects);
+      return letters.length > 0 ? letters : undefined;
+    }, 20_000);
+    expect(applied).toEqual(others.map((e) => e.id));
+    expect(attempts).toBe(3);
+    expect(parked).toHaveLength(1);
+    expect(JSON.parse(new TextDecoder().decode(parked[0]!.data)).id).toBe(bad.id);
   });
 });

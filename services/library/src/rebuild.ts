@@ -1,15 +1,16 @@
-import { createLogger, readConfig, startServiceRuntime, packageVersion } from '@catalog/platform';
+import { createLogger, readConfig, sleep, startServiceRuntime, packageVersion } from '@catalog/platform';
 import { libraryConfig } from './config.js';
 import { rebuildLibrary } from './domain/rebuild.js';
 import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
 import { libraryMigrations } from './migrations/index.js';
+import { withRebuildLock } from './persistence/projection.js';
 import type { LibraryDb } from './persistence/tables.js';
 
 /**
  * `npm run library:rebuild`: refreshes every track from the catalog now (decision 0104), with the
  * library service's configuration, beside running replicas (which keep answering and applying
- * live events), then exits.
+ * live events), then exits; while a replica is rebuilding, it waits for that rebuild to end.
  */
 const logger = createLogger({ service: 'library-rebuild' });
 try {
@@ -34,8 +35,18 @@ try {
       callContext: runtime.callContext,
       timeoutMs: config.catalogRpcTimeoutMs,
     });
-    const result = await rebuildLibrary({ db: runtime.database.db, catalog, analyses, logger });
-    logger.info(result, 'library rebuilt');
+    // One rebuild at a time (decision 0104): waits while a replica's runs.
+    for (;;) {
+      const locked = await withRebuildLock(runtime.database.db, () =>
+        rebuildLibrary({ db: runtime.database.db, catalog, analyses, logger }),
+      );
+      if (locked.ran) {
+        logger.info(locked.value, 'library rebuilt');
+        break;
+      }
+      logger.info('another rebuild of the library is running; waiting');
+      await sleep(2_000);
+    }
   } finally {
     await runtime.stop();
   }

@@ -1,17 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { inTenantTransaction, newId, readConfig, type ServiceRuntime } from '@catalog/platform';
+import { inTenantTransaction, newId, type ServiceRuntime } from '@catalog/platform';
 import { listTracks } from '../src/domain/track-listing.js';
 import { claimEntityPosition } from '../src/persistence/tracks.js';
-import {
-  createTestDatabase,
-  probeRunningService,
-  serviceEnvironment,
-  testInfrastructure,
-  testLogger,
-  uniqueNatsPrefix,
-  type TestDatabase,
-} from '@catalog/testing';
-import { libraryConfig, startLibraryService } from '../src/index.js';
+import { createTestDatabase, probeRunningService, testInfrastructure, type TestDatabase } from '@catalog/testing';
+import { startTestLibrary } from './fixtures.js';
 
 let database: TestDatabase;
 
@@ -22,13 +14,7 @@ afterAll(() => database.drop());
 
 test('starts: migrates its schema, registers on NATS with the version of its package.json, answers health checks, stops cleanly', async () => {
   const { natsUrl } = testInfrastructure();
-  const config = readConfig(libraryConfig, {
-    ...(await serviceEnvironment(database, ['library'])),
-    NATS_PREFIX: uniqueNatsPrefix(),
-    LIBRARY_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-  });
-  const runtime = await startLibraryService(config, { logger: testLogger() });
+  const runtime = await startTestLibrary(database);
   try {
     const probe = await probeRunningService(runtime as unknown as ServiceRuntime<unknown>, {
       databaseUrl: database.url,

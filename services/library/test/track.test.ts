@@ -1,36 +1,10 @@
-import type { Entity, Version } from '@catalog/contracts';
 import { analysisFacts } from '../src/domain/analysis-facts.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack } from '../src/domain/track.js';
+import { audioVersion, testEntity } from './fixtures.js';
 
 /** What a track is made of (decisions 0100, 0102). */
-const entity: Entity = {
-  id: '01900000-0000-7000-8000-000000000001',
-  type: 'song',
-  title: 'Café',
-  artist: null,
-  externalReferences: { dmrn: null },
-  primaryAudioVersion: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-02T00:00:00.000Z',
-};
-
-function version(overrides: Partial<Version> & { status?: Version['asset']['status'] }): Version {
-  const { status, ...rest } = overrides;
-  return {
-    id: '01900000-0000-7000-8000-00000000000a',
-    entityId: entity.id,
-    kind: 'AUDIO',
-    label: 'Main',
-    versionType: 'radio_edit',
-    isPrimary: true,
-    durationMs: 1000,
-    markers: [],
-    asset: { id: '01900000-0000-7000-8000-0000000000a1', status: status ?? 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 },
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-03T00:00:00.000Z',
-    ...rest,
-  } as Version;
-}
+const entity = testEntity;
+const version = (overrides: Parameters<typeof audioVersion>[0]) => audioVersion(overrides);
 
 test('a track while the primary audio file is ONLINE (as its newest asset event says, else the catalog); why not otherwise', () => {
   expect(projectTrack(null, [], new Map())).toEqual({ removed: 'entity_deleted' });

@@ -25,6 +25,8 @@ export interface EventConsumerConfig {
   maxAckPending: number;
   /** Attempts at an event its handler rejects before it is parked in the dead letters (default 5). */
   maxAttempts?: number;
+  /** With `laneOf`: lanes applied at once at most (default 1). */
+  concurrency?: number;
 }
 
 export interface EventConsumerSettings extends EventConsumerConfig {
@@ -35,6 +37,17 @@ export interface EventConsumerSettings extends EventConsumerConfig {
   filterSubject: string;
   /** Applies one event in a transaction of its own; resolves once committed. */
   handle(event: BusEvent, position: EventPosition): Promise<unknown>;
+  /**
+   * The lane of an event (an entity, say). When given, events of one lane are applied in stream
+   * order and those of different lanes concurrently (`concurrency` lanes at most); without it,
+   * every event in stream order, one at a time.
+   */
+  laneOf?(event: BusEvent): string;
+  /**
+   * Applies the events of one lane that waited together (stream order) as one, committed at once;
+   * when it throws they are applied one by one through `handle` (retries, dead letters).
+   */
+  handleMany?(events: Array<{ event: BusEvent; position: EventPosition }>): Promise<unknown>;
   /** Pacing of retries (default: 100 ms doubling to 5 s, with jitter). */
   retry?: BackoffOptions;
   metrics?: MetricsRegistry;
@@ -199,6 +212,71 @@ async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: Given
 }
 
 /**
+ * Follows messages in lanes (`laneOf`): a lane's messages in stream order, each lane's waiting
+ * messages taken together (`handleMany`), at most `concurrency` lanes at once. A message that is
+ * not an event has a lane of its own.
+ */
+async function followInLanes(
+  f: Follower,
+  laneOf: (event: BusEvent) => string,
+  messages: AsyncIterable<JsMsg>,
+  stream: string,
+  session: AbortSignal,
+): Promise<void> {
+  const limit = Math.max(1, f.settings.concurrency ?? 1);
+  const lanes = new Map<string, { waiting: JsMsg[]; done: Promise<void> }>();
+  const run = async (key: string, waiting: JsMsg[]): Promise<void> => {
+    for (;;) {
+      const batch = waiting.splice(0);
+      // Checked and removed at once: a message that arrives later starts the lane again.
+      if (batch.length === 0) {
+        lanes.delete(key);
+        return;
+      }
+      await handleLaneBatch(f, batch, stream, session).catch((error: unknown) => f.log.warn({ err: error }, 'a lane failed'));
+    }
+  };
+  for await (const msg of messages) {
+    if (session.aborted) {
+      msg.nak();
+      continue;
+    }
+    const event = decodeBusEvent(msg.data);
+    const key = event ? `e:${laneOf(event)}` : `m:${msg.seq}`;
+    const lane = lanes.get(key);
+    if (lane) {
+      lane.waiting.push(msg);
+      continue;
+    }
+    while (lanes.size >= limit) await Promise.race([...lanes.values()].map((l) => l.done));
+    const entry = { waiting: [msg], done: Promise.resolve() };
+    lanes.set(key, entry);
+    entry.done = run(key, entry.waiting);
+  }
+  await Promise.all([...lanes.values()].map((l) => l.done));
+}
+
+/** Applies a lane's waiting messages: together when `handleMany` takes them, else (or when it throws) one by one. */
+async function handleLaneBatch(f: Follower, batch: JsMsg[], stream: string, session: AbortSignal): Promise<void> {
+  if (session.aborted) {
+    for (const msg of batch) msg.nak();
+    return;
+  }
+  const events = batch.map((msg) => ({ msg, event: decodeBusEvent(msg.data) }));
+  const handleMany = f.settings.handleMany;
+  if (handleMany && batch.length > 1 && events.every((e) => e.event !== null)) {
+    try {
+      await handleMany(events.map(({ msg, event }) => ({ event: event as BusEvent, position: { stream, seq: msg.seq } })));
+      for (const msg of batch) msg.ack();
+      return;
+    } catch (error) {
+      f.log.warn({ err: error, count: batch.length }, 'applying events together failed; applying them one by one');
+    }
+  }
+  for (const msg of batch) await handleMessage(f, msg, stream, session);
+}
+
+/**
  * One session of following: sets up the stream and the durable consumer, then handles messages in
  * order until the consumer is gone, the connection fails or `stopping` aborts.
  */
@@ -225,6 +303,10 @@ async function followOnce(f: Follower, stopping: AbortSignal): Promise<void> {
     else ended.signal.addEventListener('abort', close, { once: true });
     onConsumerGone(messages, log, () => ended.abort());
     log.info({ filterSubject: settings.filterSubject }, 'following events');
+    if (settings.laneOf) {
+      await followInLanes(f, settings.laneOf, messages, info.created, ended.signal);
+      return;
+    }
     for await (const msg of messages) {
       if (ended.signal.aborted) {
         msg.nak();

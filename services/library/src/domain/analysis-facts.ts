@@ -47,30 +47,24 @@ function keyFacts(job: Job): Facts['key'] {
   };
 }
 
-function loudnessFacts(job: Job): Facts['loudness'] {
-  const r = job.result;
-  return {
-    integratedLufs: num(r.integratedLufs),
-    loudnessRangeLu: num(r.loudnessRangeLu),
-    truePeakDbtp: num(r.truePeakDbtp),
-    samplePeakDbfs: num(r.samplePeakDbfs),
-    maxMomentaryLufs: num(r.maxMomentaryLufs),
-    maxShortTermLufs: num(r.maxShortTermLufs),
-    ...analysedBy(job),
-  };
+/** The named fields of a result, each read with `read` (null when absent or of another kind), and who analysed it. */
+function readFields<K extends string>(job: Job, names: readonly K[], read: (value: unknown) => number | null) {
+  const fields = Object.fromEntries(names.map((name) => [name, read(job.result[name])])) as Record<K, number | null>;
+  return { ...fields, ...analysedBy(job) };
 }
 
-function cuePointFacts(job: Job): Facts['cuePoints'] {
-  const r = job.result;
-  return {
-    cueInMs: int(r.cueInMs),
-    introEndMs: int(r.introEndMs),
-    outroStartMs: int(r.outroStartMs),
-    nextTrackStartMs: int(r.nextTrackStartMs),
-    cueOutMs: int(r.cueOutMs),
-    ...analysedBy(job),
-  };
-}
+const LOUDNESS_FIELDS = [
+  'integratedLufs',
+  'loudnessRangeLu',
+  'truePeakDbtp',
+  'samplePeakDbfs',
+  'maxMomentaryLufs',
+  'maxShortTermLufs',
+] as const;
+const CUE_POINT_FIELDS = ['cueInMs', 'introEndMs', 'outroStartMs', 'nextTrackStartMs', 'cueOutMs'] as const;
+
+const loudnessFacts = (job: Job): Facts['loudness'] => readFields(job, LOUDNESS_FIELDS, num);
+const cuePointFacts = (job: Job): Facts['cuePoints'] => readFields(job, CUE_POINT_FIELDS, int);
 
 function technicalFacts(job: Job): Facts['technical'] {
   const r = job.result;

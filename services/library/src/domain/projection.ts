@@ -84,16 +84,47 @@ function assetFactsOf(event: BusEvent, entityId: string) {
  * what an asset event says of its file, and adds, updates or removes the track, with its
  * `track.*` event in the library's outbox.
  */
-export async function applyCatalogEvent(deps: ProjectionDeps, event: BusEvent, position: EventPosition): Promise<ProjectionOutcome> {
-  const entityId = entityOf(event);
+export function applyCatalogEvent(deps: ProjectionDeps, event: BusEvent, position: EventPosition): Promise<ProjectionOutcome> {
+  return applyCatalogEvents(deps, [{ event, position }]);
+}
+
+/**
+ * Applies events of one entity that waited together (in stream order; decision 0106) as one
+ * refresh: the entity is read once, after all of them; its position is claimed at the last one;
+ * what each asset event says of its file is recorded. Analysis facts are read again when any of
+ * them is an analysis event.
+ */
+export async function applyCatalogEvents(
+  deps: ProjectionDeps,
+  items: Array<{ event: BusEvent; position: EventPosition }>,
+): Promise<ProjectionOutcome> {
+  const last = items[items.length - 1];
+  if (!last) return 'ignored';
+  const entityId = entityOf(last.event);
+  if (items.some((i) => entityOf(i.event) !== entityId || i.event.tenantId !== last.event.tenantId)) {
+    throw new Error('events applied together must be of one entity');
+  }
   if (entityId === null) return 'ignored';
-  const state = await readEntityState(deps, event.tenantId, entityId, event.resourceKind === 'analysis');
-  return inTenantTransaction(deps.db, event.tenantId, async (trx) => {
-    if (!(await claimEntityPosition(trx, event.tenantId, entityId, position))) return 'stale';
-    const asset = assetFactsOf(event, entityId);
-    if (asset) await recordAssetState(trx, event.tenantId, asset, position);
+  const tenantId = last.event.tenantId;
+  const state = await readEntityState(
+    deps,
+    tenantId,
+    entityId,
+    items.some((i) => i.event.resourceKind === 'analysis'),
+  );
+  return inTenantTransaction(deps.db, tenantId, async (trx) => {
+    if (!(await claimEntityPosition(trx, tenantId, entityId, last.position))) return 'stale';
+    for (const { event, position } of items) {
+      const asset = assetFactsOf(event, entityId);
+      if (asset) await recordAssetState(trx, tenantId, asset, position);
+    }
     return writeTrack(trx, state);
   });
+}
+
+/** The lane of a catalog event (decision 0106): its tenant and entity (events of no entity share one lane). */
+export function laneOfEvent(event: BusEvent): string {
+  return `${event.tenantId}:${entityOf(event) ?? ''}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
-import { entityPosition, markProjection, projectionVersion } from '../persistence/projection.js';
+import { entityPosition, markProjection, projectionVersion, trackEntityPage, withRebuildLock } from '../persistence/projection.js';
 import { readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
 
 /**
@@ -32,10 +32,45 @@ export async function refreshEntity(deps: RebuildDeps, tenantId: string, entityI
   });
 }
 
+/** Refreshes an entity in the rebuild and counts its outcome. */
+async function refreshCounted(deps: RebuildDeps, result: RebuildResult, tenantId: string, entityId: string): Promise<void> {
+  const outcome = await refreshEntity(deps, tenantId, entityId);
+  result.entities += 1;
+  result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+}
+
+/**
+ * Rebuilds one tenant: refreshes every entity the catalog lists, then every stored track the
+ * catalog did not list (an entity deleted while no event said so: its refresh removes the track,
+ * or keeps it when the entity was created after the listing). False when stopped midway.
+ */
+async function rebuildTenant(deps: RebuildDeps, result: RebuildResult, tenantId: string, signal?: AbortSignal): Promise<boolean> {
+  const listed = new Set<string>();
+  let after: string | null = null;
+  do {
+    if (signal?.aborted) return false;
+    const page = await deps.catalog.entityPage(tenantId, after);
+    for (const entityId of page.ids) {
+      listed.add(entityId);
+      await refreshCounted(deps, result, tenantId, entityId);
+    }
+    after = page.nextCursor;
+  } while (after !== null);
+  let swept: string | null = null;
+  for (;;) {
+    if (signal?.aborted) return false;
+    const ids = await inTenantScope(deps.db, tenantId, (db) => trackEntityPage(db, tenantId, swept, 500));
+    for (const entityId of ids) if (!listed.has(entityId)) await refreshCounted(deps, result, tenantId, entityId);
+    swept = ids[ids.length - 1] ?? null;
+    if (ids.length < 500) return true;
+  }
+}
+
 /**
  * Rebuilds the tracks by reading the catalog (not its tables): every tenant that has entities
- * (`listEntityTenants`), every entity of each (`listEntities`), each refreshed; then records
- * `PROJECTION_VERSION`. Answers go on meanwhile, from the tracks as they are.
+ * (`listEntityTenants`), every entity of each (`listEntities`), each refreshed, and the tracks of
+ * entities the catalog no longer lists; then records `PROJECTION_VERSION`. Answers go on
+ * meanwhile, from the tracks as they are. The caller holds the rebuild lock (`withRebuildLock`).
  */
 export async function rebuildLibrary(deps: RebuildDeps, signal?: AbortSignal): Promise<RebuildResult> {
   const result: RebuildResult = { tenants: 0, entities: 0, outcomes: {} };
@@ -44,17 +79,7 @@ export async function rebuildLibrary(deps: RebuildDeps, signal?: AbortSignal): P
     const tenants = await deps.catalog.tenantPage(tenantsAfter);
     for (const tenantId of tenants.tenants) {
       result.tenants += 1;
-      let after: string | null = null;
-      do {
-        if (signal?.aborted) return result;
-        const page = await deps.catalog.entityPage(tenantId, after);
-        for (const entityId of page.ids) {
-          const outcome = await refreshEntity(deps, tenantId, entityId);
-          result.entities += 1;
-          result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
-        }
-        after = page.nextCursor;
-      } while (after !== null);
+      if (!(await rebuildTenant(deps, result, tenantId, signal))) return result;
     }
     tenantsAfter = tenants.nextCursor;
   } while (tenantsAfter !== null);
@@ -74,10 +99,16 @@ export function rebuildWhenNeeded(deps: RebuildDeps): () => Promise<void> {
       try {
         const version = await projectionVersion(deps.db);
         if (version === PROJECTION_VERSION) return;
-        deps.logger.info({ from: version, to: PROJECTION_VERSION }, 'rebuilding the library from the catalog');
-        const result = await rebuildLibrary(deps, stopping.signal);
-        if (!stopping.signal.aborted) deps.logger.info(result, 'library rebuilt');
-        return;
+        // One replica rebuilds (decision 0104); the others keep serving and look again later.
+        const locked = await withRebuildLock(deps.db, async () => {
+          if ((await projectionVersion(deps.db)) === PROJECTION_VERSION) return;
+          deps.logger.info({ from: version, to: PROJECTION_VERSION }, 'rebuilding the library from the catalog');
+          const result = await rebuildLibrary(deps, stopping.signal);
+          if (!stopping.signal.aborted) deps.logger.info(result, 'library rebuilt');
+        });
+        if (locked.ran) return;
+        deps.logger.info('another replica is rebuilding the library; looking again later');
+        await sleep(backoff.nextDelayMs(), stopping.signal);
       } catch (error) {
         deps.logger.warn({ err: error }, 'rebuilding the library failed; trying again');
         await sleep(backoff.nextDelayMs(), stopping.signal);

@@ -4,6 +4,7 @@ import { outboxRelay } from './0002_outbox_relay.js';
 import { outboxRls } from './0003_outbox_rls.js';
 import { tracks } from './0004_tracks.js';
 import { projection } from './0005_projection.js';
+import { trackWords } from './0006_track_words.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -11,4 +12,5 @@ export const libraryMigrations: Migrations = {
   '0003_outbox_rls': outboxRls,
   '0004_tracks': tracks,
   '0005_projection': projection,
+  '0006_track_words': trackWords,
 };

@@ -27,3 +27,29 @@ export async function entityPosition(db: Kysely<LibraryDb> | Transaction<Library
   const row = await query.executeTakeFirst();
   return row ? `${row.stream}:${row.seq}` : null;
 }
+
+/** The entity ids of a tenant's tracks after `after`, in order, `limit` at most (the rebuild's sweep). */
+export async function trackEntityPage(db: Kysely<LibraryDb>, tenantId: string, after: string | null, limit: number): Promise<string[]> {
+  let query = db.selectFrom('tracks').select('entity_id').where('tenant_id', '=', tenantId).orderBy('entity_id').limit(limit);
+  if (after !== null) query = query.where('entity_id', '>', after);
+  return (await query.execute()).map((r) => r.entity_id);
+}
+
+const REBUILD_LOCK = 'library:rebuild';
+
+/**
+ * Runs `fn` holding the rebuild lock (a session advisory lock on one connection of the pool, free
+ * again when that connection ends), so one rebuild runs at a time across replicas (decision 0104);
+ * `{ ran: false }` at once when another session holds it.
+ */
+export async function withRebuildLock<T>(db: Kysely<LibraryDb>, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtext(${REBUILD_LOCK})) as locked`.execute(conn);
+    if (rows[0]?.locked !== true) return { ran: false as const };
+    try {
+      return { ran: true as const, value: await fn() };
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${REBUILD_LOCK}))`.execute(conn);
+    }
+  });
+}

@@ -53,10 +53,18 @@ export interface ProjectionTable {
   rebuilt_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** The words of each track's `search`, kept by a trigger on `tracks` (decision 0105). */
+export interface TrackWordsTable {
+  tenant_id: string;
+  word: string;
+  entity_id: string;
+}
+
 /** The tables of the `library` schema as the service's queries see them. */
 export interface LibraryDb {
   projection: ProjectionTable;
   tracks: TracksTable;
+  track_words: TrackWordsTable;
   entity_positions: EntityPositionsTable;
   asset_states: AssetStatesTable;
 }

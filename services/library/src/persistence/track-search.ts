@@ -14,6 +14,8 @@ export interface TrackSearch {
   tenantId: string;
   /** `to_tsquery('simple', …)` text of `q`, or null. */
   tsQuery: string | null;
+  /** The words of `q` (folded; the last one matched as a prefix), the same `tsQuery` is made of. */
+  words: string[];
   filters: {
     bpmMin?: number;
     bpmMax?: number;
@@ -56,11 +58,25 @@ function sortKey(search: TrackSearch): { expr: RawBuilder<unknown>; cast: string
   }
 }
 
+/**
+ * The conditions of `q` (decision 0105): the tracks holding every word are found in `track_words`
+ * (equality, the last word `^@`, starts with: leakproof operators an index serves under row-level
+ * security) and read by primary key (`= any(array(…))`, so the planner never trades the lookups
+ * for a scan of the tenant's tracks); `@@` then checks them as before.
+ */
+function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
+  if (search.tsQuery === null) return [];
+  const byWord = search.words.map((word, i) => {
+    const match = i === search.words.length - 1 ? sql`word ^@ ${word}` : sql`word = ${word}`;
+    return sql`select entity_id from library.track_words where tenant_id = ${search.tenantId} and ${match}`;
+  });
+  return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
+}
+
 /** The conditions of the filters and of `q`. */
 function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   const f = search.filters;
-  const conditions: RawBuilder<unknown>[] = [sql`tenant_id = ${search.tenantId}`];
-  if (search.tsQuery !== null) conditions.push(sql`search @@ to_tsquery('simple', ${search.tsQuery})`);
+  const conditions: RawBuilder<unknown>[] = [sql`tenant_id = ${search.tenantId}`, ...textConditions(search)];
   if (f.bpmMin !== undefined) conditions.push(sql`bpm >= ${f.bpmMin}`);
   if (f.bpmMax !== undefined) conditions.push(sql`bpm <= ${f.bpmMax}`);
   if (f.camelot !== null) conditions.push(sql`camelot = any(${f.camelot}::text[])`);
@@ -104,14 +120,4 @@ export async function searchTracks(db: Kysely<LibraryDb>, search: TrackSearch): 
     order by ${order}
     limit ${search.take}`.execute(db);
   return rows.map((row) => ({ summary: row.summary, key: { value: row.sort_value, entityId: row.entity_id } }));
-}
-
-/** The stored track of an entity as `getTrack` answers it, or undefined. */
-export async function readTrack(db: Kysely<LibraryDb>, tenantId: string, entityId: string) {
-  return db
-    .selectFrom('tracks')
-    .select(['summary', 'detail'])
-    .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
-    .executeTakeFirst();
 }

@@ -1,7 +1,7 @@
 import { operationById, type Track } from '@catalog/contracts';
 import { defineOperation, inTenantScope, notFound, type Kysely, type Operation } from '@catalog/platform';
 import { listTracks } from '../domain/track-listing.js';
-import { readTrack } from '../persistence/track-search.js';
+import { findTrack } from '../persistence/tracks.js';
 import type { LibraryDb } from '../persistence/tables.js';
 
 /** Every operation the library answers on the bus (its entries of the operation table). */
@@ -11,7 +11,7 @@ export function libraryOperations(deps: { db: Kysely<LibraryDb> }): Operation[] 
       body: await listTracks(deps.db, call.tenantId, query, reply.maxBodyBytes),
     })),
     defineOperation(operationById('getTrack'), async ({ params }, call) => {
-      const row = await inTenantScope(deps.db, call.tenantId, (db) => readTrack(db, call.tenantId, params.entityId));
+      const row = await inTenantScope(deps.db, call.tenantId, (db) => findTrack(db, call.tenantId, params.entityId));
       if (!row) throw notFound('track');
       return { body: { ...row.summary, ...row.detail } as Track };
     }),

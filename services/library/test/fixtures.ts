@@ -1,0 +1,74 @@
+import type { Entity, Version } from '@catalog/contracts';
+import { readConfig } from '@catalog/platform';
+import { serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import type { ProjectionDeps } from '../src/domain/projection.js';
+import { NO_ANALYSIS } from '../src/domain/track.js';
+import { libraryConfig, startLibraryService } from '../src/index.js';
+
+/** A song as the catalog answers it. */
+export const testEntity: Entity = {
+  id: '01900000-0000-7000-8000-000000000001',
+  type: 'song',
+  title: 'Café',
+  artist: null,
+  externalReferences: { dmrn: null },
+  primaryAudioVersion: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-02T00:00:00.000Z',
+};
+
+/** A primary audio version of `entityId` whose file is ONLINE, unless `overrides` say otherwise. */
+export function audioVersion(overrides: Partial<Version> & { status?: Version['asset']['status'] }, entityId = testEntity.id): Version {
+  const { status, ...rest } = overrides;
+  return {
+    id: '01900000-0000-7000-8000-00000000000a',
+    entityId,
+    kind: 'AUDIO',
+    label: 'Main',
+    versionType: 'radio_edit',
+    isPrimary: true,
+    durationMs: 1000,
+    markers: [],
+    asset: { id: '01900000-0000-7000-8000-0000000000a1', status: status ?? 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-03T00:00:00.000Z',
+    ...rest,
+  } as Version;
+}
+
+/** The library service on `database` (its own NATS prefix, any free port). */
+export async function startTestLibrary(database: TestDatabase) {
+  const config = readConfig(libraryConfig, {
+    ...(await serviceEnvironment(database, ['library'])),
+    NATS_PREFIX: uniqueNatsPrefix(),
+    LIBRARY_HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+  });
+  return startLibraryService(config, { logger: testLogger() });
+}
+
+/**
+ * The catalog and analysis services as the projection reads them (their interfaces, decision
+ * 0102): `entities` by tenant, each with one ONLINE primary audio version; reads of entities counted.
+ */
+export function catalogDouble(db: ProjectionDeps['db'], entities: Map<string, Map<string, Entity>>) {
+  const calls = { entity: 0, tenantPage: 0 };
+  const deps: ProjectionDeps & { logger: ReturnType<typeof testLogger> } = {
+    db,
+    logger: testLogger(),
+    catalog: {
+      entity: async (tenantId, entityId) => {
+        calls.entity += 1;
+        return entities.get(tenantId)?.get(entityId) ?? null;
+      },
+      versions: async (_tenantId, entityId) => [audioVersion({}, entityId)],
+      tenantPage: async () => {
+        calls.tenantPage += 1;
+        return { tenants: [...entities.keys()], nextCursor: null };
+      },
+      entityPage: async (tenantId) => ({ ids: [...(entities.get(tenantId)?.keys() ?? [])], nextCursor: null }),
+    },
+    analyses: { facts: async () => NO_ANALYSIS },
+  };
+  return { deps, calls };
+}
