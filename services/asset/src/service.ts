@@ -16,7 +16,7 @@ import {
 } from './persistence/blob/index.js';
 import type { AssetConfig } from './config.js';
 import type { AssetDeps } from './domain/assets.js';
-import { releaseVersionAsset } from './domain/release.js';
+import { releaseVersionAsset } from './messaging/version-events.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio, ffprobeReadiness } from './domain/probe.js';

@@ -7,7 +7,7 @@ import {
   type ServiceRuntime,
 } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
-import { applyAssetEvent } from './domain/asset-events.js';
+import { applyAssetEvent } from './messaging/asset-events.js';
 import {
   ATTACH_SWEEP_BATCH_SIZE,
   sweepAttachIntents,
