@@ -1,11 +1,4 @@
-import {
-  packageVersion,
-  startEventConsumer,
-  startPeriodicTask,
-  startServiceRuntime,
-  type Logger,
-  type ServiceRuntime,
-} from '@catalog/platform';
+import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { AnalysisConfig } from './config.js';
 import { runJob } from './domain/run-job.js';
 import { fileFetcher } from './integration/files.js';
@@ -33,23 +26,16 @@ type Rpc = Parameters<typeof sourceResolver>[0];
 /** The dispatcher's periodic catch-up and the consumer of `version.analyses_requested` (automatic analyses). */
 function startDispatchAndAutomaticAnalyses(runtime: ServiceRuntime<AnalysisDb>, config: AnalysisConfig, dispatch: DispatchDeps): void {
   const { db } = runtime.database;
-  runtime.onStop(
-    startPeriodicTask({
-      name: 'analysis job dispatch',
-      intervalMs: config.dispatchIntervalMs,
-      logger: runtime.logger,
-      run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
-    }),
-  );
-  const automatic = startEventConsumer({
-    nc: runtime.nc,
-    subjects: runtime.subjects,
-    logger: runtime.logger,
+  runPeriodically(runtime, {
+    name: 'analysis job dispatch',
+    intervalMs: config.dispatchIntervalMs,
+    run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
+  });
+  consumeEvents(runtime, {
     ...config.analysesRequested,
     filterSubject: runtime.subjects.events('catalog', 'version.analyses_requested'),
     handle: (event) => queueAutomaticAnalyses({ db, dispatch: (jobs) => dispatchJobs(dispatch, jobs) }, event),
   });
-  runtime.onStop(() => automatic.stop());
 }
 
 /** `ANALYSIS_CONCURRENCY` workers on the shared durable consumer of the work queue. */
@@ -93,15 +79,8 @@ export async function startAnalysisService(
   config: AnalysisConfig,
   options: AnalysisServiceOptions = {},
 ): Promise<ServiceRuntime<AnalysisDb>> {
-  const runtime = await startServiceRuntime<AnalysisDb>({
-    config,
-    schema: 'analysis',
-    migrations: analysisMigrations,
-    version: packageVersion(import.meta.url),
-    outbox: config.outbox,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'analysis', migrations: analysisMigrations, outbox: config.outbox, logger: options.logger };
+  return startService<AnalysisDb, ServiceRuntime<AnalysisDb>>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { db } = runtime.database;
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.rpcTimeoutMs };
     const names = jobQueueNames(runtime.subjects.prefix);
@@ -116,10 +95,6 @@ export async function startAnalysisService(
     );
     startDispatchAndAutomaticAnalyses(runtime, config, dispatch);
     startWorkers(runtime, config, rpc, names);
-    await runtime.listen();
     return runtime;
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,4 @@
-import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
 import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
 import { adminOperations } from './http/admin-operations.js';
@@ -21,14 +21,8 @@ export interface GatewayHandle extends ServiceRuntime<GatewayDb> {
 
 /** The public HTTP entry point: key auth, permissions, plans, limits, validation, routing over NATS. */
 export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
-  const runtime = await startServiceRuntime<GatewayDb>({
-    config,
-    schema: 'gateway',
-    migrations: gatewayMigrations,
-    version: packageVersion(import.meta.url),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'gateway', migrations: gatewayMigrations, logger: options.logger };
+  return startService<GatewayDb, GatewayHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const db = runtime.database.db;
     const { nc, subjects, logger } = runtime;
     const keys =
@@ -75,8 +69,5 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       metrics: false,
     });
     return Object.assign(runtime, { keys, url: server.url, port: server.port });
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }
