@@ -22,16 +22,7 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     const catalog = catalogReader(rpc);
     const analyses = analysisReader(rpc);
     await runtime.serve(libraryOperations({ db }));
-    const consumer = followCatalogEvents({
-      db,
-      catalog,
-      analyses,
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      logger: runtime.logger,
-      config: config.catalogEvents,
-    });
-    runtime.onStop(() => consumer.stop());
+    followCatalogEvents(runtime, { db, catalog, analyses }, config.catalogEvents);
     // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
     runtime.onStop(rebuildWhenNeeded({ db, catalog, analyses, logger: runtime.logger }));
     return runtime;

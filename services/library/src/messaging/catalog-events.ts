@@ -1,27 +1,16 @@
-import {
-  startEventConsumer,
-  type EventConsumer,
-  type EventConsumerConfig,
-  type Logger,
-  type NatsConnection,
-  type Subjects,
-} from '@catalog/platform';
+import { consumeEvents, type EventConsumerConfig, type ServiceRuntime } from '@catalog/platform';
 import { applyCatalogEvent, type ProjectionDeps } from '../domain/projection.js';
+import type { LibraryDb } from '../persistence/tables.js';
 
 /**
  * Follows every event of the catalog product (`<prefix>.events.catalog.>`: entities, versions,
  * markers, files, analyses) with one durable consumer, so the events of an entity are applied in
- * stream order; each is applied idempotently (decision 0102).
+ * stream order; each is applied idempotently (decision 0102). It stops with the service.
  */
-export function followCatalogEvents(
-  deps: ProjectionDeps & { nc: NatsConnection; subjects: Subjects; logger: Logger; config: EventConsumerConfig },
-): EventConsumer {
-  return startEventConsumer({
-    nc: deps.nc,
-    subjects: deps.subjects,
-    logger: deps.logger,
-    ...deps.config,
-    filterSubject: deps.subjects.events('catalog', '>'),
+export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: ProjectionDeps, config: EventConsumerConfig): void {
+  consumeEvents(runtime, {
+    ...config,
+    filterSubject: runtime.subjects.events('catalog', '>'),
     handle: (event, position) => applyCatalogEvent(deps, event, position),
   });
 }
