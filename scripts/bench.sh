@@ -9,29 +9,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/infra.sh
 
 state_dir="${TMPDIR:-/tmp}/catalog-bench-$UID"
-started_pg=0
-started_nats=0
-cleanup() {
-  if ((started_nats)); then stop_nats "$state_dir/nats" || true; fi
-  if ((started_pg)); then stop_postgres "$state_dir/pg" || true; fi
-}
+# shellcheck disable=SC2317 # invoked from the trap
+cleanup() { stop_started_servers "$state_dir"; }
 trap cleanup EXIT
 
 ensure_node_modules
-mkdir -p "$state_dir"
-chmod 755 "$state_dir"
-ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$state_dir/credentials.json}"
-if [[ -z ${DATABASE_URL:-} ]]; then
-  ensure_postgres
-  start_postgres "$state_dir/pg" 55532
-  started_pg=$INFRA_PG_STARTED
-fi
-setup_database_roles
-if [[ -z ${NATS_URL:-} ]]; then
-  ensure_nats_server
-  start_nats "$state_dir/nats" 54322
-  started_nats=$INFRA_NATS_STARTED
-fi
+start_unset_servers "$state_dir" 55532 54322
 export DATABASE_URL NATS_URL CATALOG_CREDENTIALS_FILE NATS_SERVER_BIN="${NATS_SERVER_BIN:-}"
 
 npx --no-install turbo run build --output-logs=errors-only

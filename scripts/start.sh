@@ -20,8 +20,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/infra.sh
 
 local_dir="$PWD/.local"
-started_pg=0
-started_nats=0
 child=""
 
 # Send a signal to dev.ts and everything it spawned (its own process group).
@@ -44,8 +42,7 @@ cleanup() {
     done
     if kill -0 "$child" 2>/dev/null; then forward KILL; fi
   fi
-  if ((started_nats)); then stop_nats "$local_dir/nats" || true; fi
-  if ((started_pg)); then stop_postgres "$local_dir/pg" || true; fi
+  stop_started_servers "$local_dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -55,21 +52,7 @@ trap 'exit 129' HUP
 ensure_node_modules
 ensure_ffmpeg || infra_log "WARNING: ffmpeg could not be installed; audio uploads cannot be probed until it is"
 
-mkdir -p "$local_dir"
-chmod 755 "$local_dir" # the postgres system user must reach .local/pg when run as root
-
-ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$local_dir/credentials.json}"
-if [[ -z ${DATABASE_URL:-} ]]; then
-  ensure_postgres
-  start_postgres "$local_dir/pg" "${PG_PORT:-54329}"
-  started_pg=$INFRA_PG_STARTED
-fi
-setup_database_roles
-if [[ -z ${NATS_URL:-} ]]; then
-  ensure_nats_server
-  start_nats "$local_dir/nats" "${NATS_PORT:-4222}"
-  started_nats=$INFRA_NATS_STARTED
-fi
+start_unset_servers "$local_dir" "${PG_PORT:-54329}" "${NATS_PORT:-4222}"
 BLOB_DIR="${BLOB_DIR:-$local_dir/blobs}"
 export BLOB_DIR
 mkdir -p "$BLOB_DIR"

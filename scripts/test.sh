@@ -24,15 +24,10 @@ pg_port=${TEST_PG_PORT:-55432}
 nats_port=${TEST_NATS_PORT:-54222}
 minio_port=${TEST_MINIO_PORT:-54900}
 state_dir="${TMPDIR:-/tmp}/catalog-test-$UID-$pg_port"
-started_pg=0
-started_nats=0
-started_minio=0
 turbo_log=""
 
 cleanup() {
-  if ((started_minio)); then stop_minio "$state_dir/minio" || true; fi
-  if ((started_nats)); then stop_nats "$state_dir/nats" || true; fi
-  if ((started_pg)); then stop_postgres "$state_dir/pg" || true; fi
+  stop_started_servers "$state_dir"
   if [[ -n $turbo_log ]]; then rm -f "$turbo_log"; fi
 }
 trap cleanup EXIT
@@ -41,24 +36,8 @@ trap 'exit 143' TERM
 
 ensure_node_modules
 
-mkdir -p "$state_dir"
-chmod 755 "$state_dir" # the postgres system user must reach $state_dir/pg
-ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$state_dir/credentials.json}"
-if [[ -z ${DATABASE_URL:-} ]]; then
-  ensure_postgres
-  PG_FAST=1 start_postgres "$state_dir/pg" "$pg_port"
-  started_pg=$INFRA_PG_STARTED
-fi
-setup_database_roles
-if [[ -z ${NATS_URL:-} ]]; then
-  ensure_nats_server
-  start_nats "$state_dir/nats" "$nats_port"
-  started_nats=$INFRA_NATS_STARTED
-fi
-if [[ -z ${S3_ENDPOINT:-} ]]; then
-  start_minio "$state_dir/minio" "$minio_port" # exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET
-  started_minio=$INFRA_MINIO_STARTED
-fi
+# MinIO exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET; PG_FAST: throwaway data.
+PG_FAST=1 start_unset_servers "$state_dir" "$pg_port" "$nats_port" "$minio_port"
 ensure_helm # exports HELM_BIN for the chart tests
 ensure_schemathesis # exports SCHEMATHESIS_BIN for the OpenAPI fuzz test (test/fuzz)
 ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound font, sox (analyzer tests)

@@ -24,6 +24,9 @@
 #   ensure_minio                     -> builds/caches the pinned MinIO server, exports MINIO_BIN
 #   start_minio DATA_DIR PORT        -> start (or reuse) MinIO on 127.0.0.1, exports S3_* for tests
 #   stop_minio DATA_DIR              -> stops the MinIO started in DATA_DIR
+#   start_unset_servers DIR PG NATS [MINIO] -> the credentials, and each server whose URL is unset,
+#                                       started in DIR (with the database roles); what it started
+#                                       is stopped by stop_started_servers DIR (EXIT trap)
 #   ensure_helm                      -> extracts the pinned helm binary, exports HELM_BIN
 #   ensure_schemathesis              -> pinned schemathesis in a venv (PyPI), exports SCHEMATHESIS_BIN
 #   ensure_audio_tools               -> apt-installs what is missing of ffmpeg/ffprobe, fluidsynth,
@@ -245,6 +248,46 @@ setup_database_roles() {
 
 local_service_environment() {
   _infra_local_servers env "${CATALOG_CREDENTIALS_FILE:?local_service_environment needs CATALOG_CREDENTIALS_FILE}"
+}
+
+# The servers a script needs, in STATE_DIR: the credentials file (unless CATALOG_CREDENTIALS_FILE
+# is set), PostgreSQL on PG_PORT unless DATABASE_URL is set (with the database roles either way),
+# NATS on NATS_PORT unless NATS_URL is set, and MinIO on MINIO_PORT (if given) unless S3_ENDPOINT
+# is set. INFRA_STARTED_SERVERS lists the ones this call started, as each starts, for
+# stop_started_servers (call it from the script's EXIT trap).
+start_unset_servers() {
+  local state_dir=${1:?usage: start_unset_servers STATE_DIR PG_PORT NATS_PORT [MINIO_PORT]}
+  local pg_port=${2:?usage: start_unset_servers STATE_DIR PG_PORT NATS_PORT [MINIO_PORT]}
+  local nats_port=${3:?usage: start_unset_servers STATE_DIR PG_PORT NATS_PORT [MINIO_PORT]}
+  local minio_port=${4:-}
+  INFRA_STARTED_SERVERS=""
+  mkdir -p "$state_dir"
+  chmod 755 "$state_dir" # the postgres system user must reach $state_dir/pg when run as root
+  ensure_local_credentials "${CATALOG_CREDENTIALS_FILE:-$state_dir/credentials.json}" || return 1
+  if [[ -z ${DATABASE_URL:-} ]]; then
+    ensure_postgres || return 1
+    start_postgres "$state_dir/pg" "$pg_port" || return 1
+    if ((INFRA_PG_STARTED)); then INFRA_STARTED_SERVERS+=" pg"; fi
+  fi
+  setup_database_roles || return 1
+  if [[ -z ${NATS_URL:-} ]]; then
+    ensure_nats_server || return 1
+    start_nats "$state_dir/nats" "$nats_port" || return 1
+    if ((INFRA_NATS_STARTED)); then INFRA_STARTED_SERVERS+=" nats"; fi
+  fi
+  if [[ -n $minio_port && -z ${S3_ENDPOINT:-} ]]; then
+    start_minio "$state_dir/minio" "$minio_port" || return 1
+    if ((INFRA_MINIO_STARTED)); then INFRA_STARTED_SERVERS+=" minio"; fi
+  fi
+}
+
+# Stops the servers start_unset_servers started in STATE_DIR, the last started first.
+stop_started_servers() {
+  local state_dir=${1:?usage: stop_started_servers STATE_DIR}
+  if [[ ${INFRA_STARTED_SERVERS:-} == *minio* ]]; then stop_minio "$state_dir/minio" || true; fi
+  if [[ ${INFRA_STARTED_SERVERS:-} == *nats* ]]; then stop_nats "$state_dir/nats" || true; fi
+  if [[ ${INFRA_STARTED_SERVERS:-} == *pg* ]]; then stop_postgres "$state_dir/pg" || true; fi
+  INFRA_STARTED_SERVERS=""
 }
 
 # ---------------------------------------------------------------------------

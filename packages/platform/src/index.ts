@@ -15,5 +15,6 @@ export * from './periodic.js';
 export * from './telemetry.js';
 export * from './runtime.js';
 export * from './run-service.js';
+export * from './start-service.js';
 export * from './cursor.js';
 export * from './sleep.js';

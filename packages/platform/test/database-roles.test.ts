@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import {
   createDatabase,
-  enableTenantRlsV1,
   migrateSchema,
   commonConfig,
   readConfig,
@@ -26,6 +25,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@catalog/testing';
+import { createNotesTable } from './notes-table.js';
 
 /**
  * Decision 0057: a service works as its own login role, which owns none of its tables and cannot
@@ -35,14 +35,7 @@ import {
 const SCHEMA = 'roletest';
 const migrations: Migrations = {
   '0001_notes': {
-    async up(db) {
-      await db.schema
-        .createTable('notes')
-        .addColumn('id', 'uuid', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'uuid', (c) => c.notNull())
-        .execute();
-      await enableTenantRlsV1(db, SCHEMA, 'notes');
-    },
+    up: (db) => createNotesTable(db, SCHEMA),
   },
 };
 

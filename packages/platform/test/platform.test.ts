@@ -4,7 +4,6 @@ import {
   AppError,
   callRpc,
   createDatabase,
-  enableTenantRlsV1,
   inTenantScope,
   inTenantTransaction,
   JsonText,
@@ -19,6 +18,7 @@ import {
   type Migrations,
 } from '@catalog/platform';
 import { createTestDatabase, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { createNotesTable } from './notes-table.js';
 
 interface TestDb {
   notes: { id: string; tenant_id: string; text: string };
@@ -28,13 +28,7 @@ interface TestDb {
 const migrations: Migrations = {
   '0001_notes': {
     async up(db) {
-      await db.schema
-        .createTable('notes')
-        .addColumn('id', 'uuid', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'uuid', (c) => c.notNull())
-        .addColumn('text', 'text', (c) => c.notNull())
-        .execute();
-      await enableTenantRlsV1(db, 'platformtest', 'notes');
+      await createNotesTable(db, 'platformtest', { text: true });
       await createOutboxTableV1(db, 'platformtest');
     },
   },

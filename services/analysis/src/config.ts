@@ -1,7 +1,5 @@
 import { tmpdir } from 'node:os';
-import { commonConfig, defineConfig, Env, eventConsumerEnv, outboxRelayEnv, outboxRelayOptions, type ConfigOf } from '@catalog/platform';
-
-const common = commonConfig('analysis', 8083);
+import { Env, eventConsumerEnv, outboxServiceConfig, rpcTimeoutEnv, type ConfigOf } from '@catalog/platform';
 
 /** The workers of one process (decision 0087). */
 const workerEnv = Env.group({
@@ -96,34 +94,19 @@ const markersEnv = Env.group({
   }),
 });
 
-export const analysisConfig = defineConfig(
-  Env.group({
-    common: common.schema,
-    /** The outbox relay publishing analysis events to the events stream. */
-    outbox: outboxRelayEnv,
-    workers: workerEnv,
-    markers: markersEnv,
-    /** The durable consumer of version.analyses_requested (automatic analyses, decision 0088). */
-    analysesRequested: eventConsumerEnv('ANALYSIS_REQUESTED_EVENTS', 'analysis-requested-events'),
-    rpcTimeoutMs: Env.integer({
-      env: 'ANALYSIS_RPC_TIMEOUT_MS',
-      default: 10_000,
-      minimum: 100,
-      maximum: 60_000,
-      description: 'Longest wait for an answer of the catalog or asset service.',
-    }),
-    dispatchIntervalMs: Env.integer({
-      env: 'ANALYSIS_DISPATCH_INTERVAL_MS',
-      default: 2_000,
-      minimum: 10,
-      description: 'How often the dispatcher puts jobs whose message was never published (or was lost) on the work queue.',
-    }),
+/** The analysis service's variables, besides the common ones and the outbox relay's (analysis events). */
+export const analysisConfig = outboxServiceConfig('analysis', 8083, {
+  workers: workerEnv,
+  markers: markersEnv,
+  /** The durable consumer of version.analyses_requested (automatic analyses, decision 0088). */
+  analysesRequested: eventConsumerEnv('ANALYSIS_REQUESTED_EVENTS', 'analysis-requested-events'),
+  rpcTimeoutMs: rpcTimeoutEnv('ANALYSIS_RPC_TIMEOUT_MS', 'Longest wait for an answer of the catalog or asset service.'),
+  dispatchIntervalMs: Env.integer({
+    env: 'ANALYSIS_DISPATCH_INTERVAL_MS',
+    default: 2_000,
+    minimum: 10,
+    description: 'How often the dispatcher puts jobs whose message was never published (or was lost) on the work queue.',
   }),
-  ({ common: commonValues, outbox, ...own }, check) => ({
-    ...common.build(commonValues, check),
-    ...own,
-    outbox: outboxRelayOptions(outbox),
-  }),
-);
+});
 
 export type AnalysisConfig = ConfigOf<typeof analysisConfig>;

@@ -1,11 +1,4 @@
-import {
-  packageVersion,
-  startEventConsumer,
-  startPeriodicTask,
-  startServiceRuntime,
-  type Logger,
-  type ServiceRuntime,
-} from '@catalog/platform';
+import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { AnalysisConfig } from './config.js';
 import { runJob, type RunJobDeps } from './domain/run-job.js';
 import { fileFetcher } from './integration/files.js';
@@ -43,31 +36,21 @@ function startDispatchAndAutomaticAnalyses(
   markers: MarkerWriterDeps,
 ): void {
   const { db } = runtime.database;
-  runtime.onStop(
-    startPeriodicTask({
-      name: 'analysis job dispatch',
-      intervalMs: config.dispatchIntervalMs,
-      logger: runtime.logger,
-      run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
-    }),
-  );
-  runtime.onStop(
-    startPeriodicTask({
-      name: 'analysis cue point markers',
-      intervalMs: config.markers.retryIntervalMs,
-      logger: runtime.logger,
-      run: () => retryPendingMarkers(markers),
-    }),
-  );
-  const automatic = startEventConsumer({
-    nc: runtime.nc,
-    subjects: runtime.subjects,
-    logger: runtime.logger,
+  runPeriodically(runtime, {
+    name: 'analysis job dispatch',
+    intervalMs: config.dispatchIntervalMs,
+    run: () => dispatchPending(dispatch, { graceMs: DISPATCH_GRACE_MS, redispatchAfterMs: REDISPATCH_AFTER_MS, batchSize: 200 }),
+  });
+  runPeriodically(runtime, {
+    name: 'analysis cue point markers',
+    intervalMs: config.markers.retryIntervalMs,
+    run: () => retryPendingMarkers(markers),
+  });
+  consumeEvents(runtime, {
     ...config.analysesRequested,
     filterSubject: runtime.subjects.events('catalog', 'version.analyses_requested'),
     handle: (event) => queueAutomaticAnalyses({ db, dispatch: (jobs) => dispatchJobs(dispatch, jobs) }, event),
   });
-  runtime.onStop(() => automatic.stop());
 }
 
 /** `ANALYSIS_CONCURRENCY` workers on the shared durable consumer of the work queue. */
@@ -113,15 +96,8 @@ export async function startAnalysisService(
   config: AnalysisConfig,
   options: AnalysisServiceOptions = {},
 ): Promise<ServiceRuntime<AnalysisDb>> {
-  const runtime = await startServiceRuntime<AnalysisDb>({
-    config,
-    schema: 'analysis',
-    migrations: analysisMigrations,
-    version: packageVersion(import.meta.url),
-    outbox: config.outbox,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'analysis', migrations: analysisMigrations, outbox: config.outbox, logger: options.logger };
+  return startService<AnalysisDb, ServiceRuntime<AnalysisDb>>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { db } = runtime.database;
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.rpcTimeoutMs };
     const names = jobQueueNames(runtime.subjects.prefix);
@@ -137,10 +113,6 @@ export async function startAnalysisService(
     const markers: MarkerWriterDeps = { db, rpc, logger: runtime.logger, settings: { ...config.markers, batchSize: 50 } };
     startDispatchAndAutomaticAnalyses(runtime, config, dispatch, markers);
     startWorkers(runtime, config, rpc, names, { markers, analyze: options.analyze });
-    await runtime.listen();
     return runtime;
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }

@@ -1,11 +1,4 @@
-import {
-  packageVersion,
-  startEventConsumer,
-  startPeriodicTask,
-  startServiceRuntime,
-  type Logger,
-  type ServiceRuntime,
-} from '@catalog/platform';
+import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import {
   createBlobStore,
   createUrlSigner,
@@ -16,7 +9,7 @@ import {
 } from './persistence/blob/index.js';
 import type { AssetConfig } from './config.js';
 import type { AssetDeps } from './domain/assets.js';
-import { releaseVersionAsset } from './domain/release.js';
+import { releaseVersionAsset } from './messaging/version-events.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio, ffprobeReadiness } from './domain/probe.js';
@@ -40,16 +33,9 @@ const STALE_TEMP_MS = 24 * 3600 * 1000;
  * their files.
  */
 export async function startAssetService(config: AssetConfig, options: { logger?: Logger } = {}): Promise<AssetServiceHandle> {
-  const runtime = await startServiceRuntime<AssetDb>({
-    config,
-    schema: 'asset',
-    migrations: assetMigrations,
-    version: packageVersion(import.meta.url),
-    // Asset events go from the outbox to the events stream, where the catalog learns status changes.
-    outbox: true,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  // Asset events go from the outbox to the events stream, where the catalog learns status changes.
+  const settings = { config, schema: 'asset', migrations: assetMigrations, outbox: true, logger: options.logger };
+  return startService<AssetDb, AssetServiceHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { logger } = runtime;
     const { store, signer } = await openBlobStore(config, logger);
     let listenerUrl = '';
@@ -75,10 +61,7 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
     startVersionEvents(runtime, config, deps);
     logger.info({ backend: store.backend }, 'blob store ready');
     return Object.assign(runtime, { listenerUrl, sweep });
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }
 
 /** The URL signer and the blob store of the configured backend, started. */
@@ -107,26 +90,15 @@ function startSweeper(
     batchSize: config.sweepBatchSize,
     ...(fsStore ? { housekeeping: async () => void (await fsStore.removeStaleTemporaryFiles(STALE_TEMP_MS)) } : {}),
   };
-  runtime.onStop(
-    startPeriodicTask({
-      name: 'retention sweep',
-      intervalMs: config.sweepIntervalMs,
-      logger: runtime.logger,
-      run: () => sweepOnce(sweeper),
-    }),
-  );
+  runPeriodically(runtime, { name: 'retention sweep', intervalMs: config.sweepIntervalMs, run: () => sweepOnce(sweeper) });
   return () => sweepOnce(sweeper);
 }
 
 /** The consumer of the catalog's `version.deleted` events, which releases the deleted versions' files. */
 function startVersionEvents(runtime: ServiceRuntime<AssetDb>, config: AssetConfig, deps: AssetDeps): void {
-  const versionEvents = startEventConsumer({
-    nc: runtime.nc,
-    subjects: runtime.subjects,
-    logger: runtime.logger,
+  consumeEvents(runtime, {
     ...config.versionEvents,
     filterSubject: runtime.subjects.events('catalog', 'version.deleted'),
     handle: (event) => releaseVersionAsset(deps, event),
   });
-  runtime.onStop(() => versionEvents.stop());
 }

@@ -1,13 +1,6 @@
-import {
-  packageVersion,
-  startEventConsumer,
-  startPeriodicTask,
-  startServiceRuntime,
-  type Logger,
-  type ServiceRuntime,
-} from '@catalog/platform';
+import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
-import { applyAssetEvent } from './domain/asset-events.js';
+import { applyAssetEvent } from './messaging/asset-events.js';
 import {
   ATTACH_SWEEP_BATCH_SIZE,
   sweepAttachIntents,
@@ -37,15 +30,8 @@ export interface CatalogServiceOptions {
  * the HTTP listener with health checks. `stop()` of the returned runtime stops all of it.
  */
 export async function startCatalogService(config: CatalogConfig, options: CatalogServiceOptions = {}): Promise<CatalogServiceHandle> {
-  const runtime = await startServiceRuntime<CatalogDb>({
-    config,
-    schema: 'catalog',
-    migrations: catalogMigrations,
-    version: packageVersion(import.meta.url),
-    outbox: config.outbox,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'catalog', migrations: catalogMigrations, outbox: config.outbox, logger: options.logger };
+  return startService<CatalogDb, CatalogServiceHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { db } = runtime.database;
     const client = assetClient({
       nc: runtime.nc,
@@ -56,15 +42,11 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
     const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
     await runtime.serve(catalogOperations({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger }));
     // Asset events (`<prefix>.events.catalog.asset.<what>`) keep the upload status of versions' files.
-    const consumer = startEventConsumer({
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      logger: runtime.logger,
+    consumeEvents(runtime, {
       ...config.assetEvents,
       filterSubject: runtime.subjects.events('catalog', 'asset.>'),
       handle: (event, position) => applyAssetEvent(db, event, position),
     });
-    runtime.onStop(() => consumer.stop());
     const sweeper: AttachIntentSweepDeps = {
       db,
       assets,
@@ -74,18 +56,11 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
       claimLeaseMs: 3 * config.assetRpcTimeoutMs,
       batchSize: ATTACH_SWEEP_BATCH_SIZE,
     };
-    runtime.onStop(
-      startPeriodicTask({
-        name: 'attach intent sweep',
-        intervalMs: config.attachSweepIntervalMs,
-        logger: runtime.logger,
-        run: () => sweepAttachIntents(sweeper),
-      }),
-    );
-    await runtime.listen();
+    runPeriodically(runtime, {
+      name: 'attach intent sweep',
+      intervalMs: config.attachSweepIntervalMs,
+      run: () => sweepAttachIntents(sweeper),
+    });
     return Object.assign(runtime, { sweepAttachIntents: () => sweepAttachIntents(sweeper) });
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,4 @@
-import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { EventsConfig } from './config.js';
 import { feedCursors } from './domain/feed-cursor.js';
 import { startFeedWriter } from './messaging/feed-writer.js';
@@ -11,14 +11,8 @@ import { listEventsOperation, listLibraryEventsOperation } from './rpc/operation
  * `events.feed`, one active replica at a time) and the `listEvents` operation on NATS.
  */
 export async function startEventsService(config: EventsConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<EventsDb>> {
-  const runtime = await startServiceRuntime<EventsDb>({
-    config,
-    schema: 'events',
-    migrations: eventsMigrations,
-    version: packageVersion(import.meta.url),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'events', migrations: eventsMigrations, logger: options.logger };
+  return startService<EventsDb, ServiceRuntime<EventsDb>>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { db } = runtime.database;
     const writer = startFeedWriter({
       db,
@@ -34,10 +28,6 @@ export async function startEventsService(config: EventsConfig, options: { logger
       listEventsOperation(db, feedCursors(config.feedCursorSecret)),
       listLibraryEventsOperation(db, feedCursors(config.feedCursorSecret, 'library')),
     ]);
-    await runtime.listen();
     return runtime;
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }

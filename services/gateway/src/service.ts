@@ -1,4 +1,4 @@
-import { packageVersion, startPeriodicTask, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
 import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
 import { adminOperations } from './http/admin-operations.js';
@@ -22,14 +22,8 @@ export interface GatewayHandle extends ServiceRuntime<GatewayDb> {
 
 /** The public HTTP entry point: key auth, permissions, plans, limits, validation, routing over NATS. */
 export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
-  const runtime = await startServiceRuntime<GatewayDb>({
-    config,
-    schema: 'gateway',
-    migrations: gatewayMigrations,
-    version: packageVersion(import.meta.url),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'gateway', migrations: gatewayMigrations, logger: options.logger };
+  return startService<GatewayDb, GatewayHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const db = runtime.database.db;
     const { keys, keysChanged } = await startKeys(runtime, config);
     const blobs = blobProxy({
@@ -61,10 +55,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       metrics: false,
     });
     return Object.assign(runtime, { keys, url: server.url, port: server.port });
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }
 
 /**
@@ -86,13 +77,11 @@ async function startKeys(
         })
       : null;
   if (keys) runtime.onStop(() => keys.stop());
-  const stopPruning = startPeriodicTask({
+  runPeriodically(runtime, {
     name: 'API-key change log prune',
     intervalMs: Math.min(config.apiKeyChangesRetentionMs / 4, 300_000),
     run: () => pruneKeyChanges(runtime.database.pool, config.apiKeyChangesRetentionMs),
-    logger,
   });
-  runtime.onStop(stopPruning);
   const keysChanged = async (): Promise<void> => {
     announceKeyChange(nc, subjects, logger);
     // A failed read leaves the replica not current: requests read keys from the database then.

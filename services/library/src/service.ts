@@ -1,4 +1,4 @@
-import { packageVersion, startServiceRuntime, type Logger, type ServiceRuntime } from '@catalog/platform';
+import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
 import { rebuildWhenNeeded } from './domain/rebuild.js';
 import { analysisReader } from './integration/analysis-client.js';
@@ -15,36 +15,16 @@ import { libraryOperations } from './rpc/operations.js';
  * version (decision 0104) and the HTTP listener with health checks.
  */
 export async function startLibraryService(config: LibraryConfig, options: { logger?: Logger } = {}): Promise<ServiceRuntime<LibraryDb>> {
-  const runtime = await startServiceRuntime<LibraryDb>({
-    config,
-    schema: 'library',
-    migrations: libraryMigrations,
-    version: packageVersion(import.meta.url),
-    outbox: config.outbox,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  try {
+  const settings = { config, schema: 'library', migrations: libraryMigrations, outbox: config.outbox, logger: options.logger };
+  return startService<LibraryDb, ServiceRuntime<LibraryDb>>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { db } = runtime.database;
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.catalogRpcTimeoutMs };
     const catalog = catalogReader(rpc);
     const analyses = analysisReader(rpc);
     await runtime.serve(libraryOperations({ db }));
-    const consumer = followCatalogEvents({
-      db,
-      catalog,
-      analyses,
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      logger: runtime.logger,
-      config: config.catalogEvents,
-    });
-    runtime.onStop(() => consumer.stop());
+    followCatalogEvents(runtime, { db, catalog, analyses }, { ...config.catalogEvents, concurrency: config.projectionConcurrency });
     // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
     runtime.onStop(rebuildWhenNeeded({ db, catalog, analyses, logger: runtime.logger }));
-    await runtime.listen();
     return runtime;
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  });
 }

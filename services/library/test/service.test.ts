@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { inTenantTransaction, newId, type ServiceRuntime } from '@catalog/platform';
+import { inTenantTransaction, newId, readConfig } from '@catalog/platform';
 import { listTracks } from '../src/domain/track-listing.js';
 import { claimEntityPosition } from '../src/persistence/tracks.js';
-import { createTestDatabase, probeRunningService, testInfrastructure, type TestDatabase } from '@catalog/testing';
-import { startTestLibrary } from './fixtures.js';
+import { createTestDatabase, startProbedService, type TestDatabase } from '@catalog/testing';
+import { libraryConfig, startLibraryService } from '../src/index.js';
 
 let database: TestDatabase;
 
@@ -13,21 +13,19 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 test('starts: migrates its schema, registers on NATS with the version of its package.json, answers health checks, stops cleanly', async () => {
-  const { natsUrl } = testInfrastructure();
-  const runtime = await startTestLibrary(database);
+  const { runtime, probe } = await startProbedService(database, 'library', (env, logger) =>
+    startLibraryService(readConfig(libraryConfig, env), { logger }),
+  );
   try {
-    const probe = await probeRunningService(runtime as unknown as ServiceRuntime<unknown>, {
-      databaseUrl: database.url,
-      natsUrl,
-      schema: 'library',
+    // Its schema migrated, its name on NATS with its package.json's version (a ping reaches every
+    // instance of that name on the server: other test files' too), ready.
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect({ ...probe, versions: [...new Set(probe.versions)] }).toMatchObject({
+      tables: expect.arrayContaining(['kysely_migration', 'tracks', 'entity_positions', 'asset_states', 'projection', 'outbox']),
+      registered: expect.arrayContaining(['library']),
+      versions: [version],
+      ready: { status: 200, body: { status: 'ready' } },
     });
-    expect(probe.tables).toContain('kysely_migration');
-    expect(probe.registered).toContain('library');
-    // The version it announces is its package.json's.
-    // (A ping reaches every instance of that name on the server: other test files' too, of the same package.)
-    expect([...new Set(probe.versions)]).toEqual([JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version]);
-    expect(probe.ready).toEqual({ status: 200, body: { status: 'ready' } });
-    expect(probe.tables).toEqual(expect.arrayContaining(['tracks', 'entity_positions', 'asset_states', 'projection', 'outbox']));
 
     // Order per entity (decision 0102): an event older than the applied one changes nothing; a
     // redelivery of the same one applies again; a new stream (recreated) starts over.

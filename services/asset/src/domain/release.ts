@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { inTenantTransaction, isUuid, type BusEvent } from '@catalog/platform';
+import { inTenantTransaction } from '@catalog/platform';
 import { recordAssetEvent } from '../messaging/events.js';
 import { findAsset, updateAsset } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
@@ -47,12 +47,4 @@ export async function releaseAsset(deps: ReleaseDeps, request: ReleaseRequest): 
     await recordAssetEvent(trx, { tenantId, sourceSystem: request.sourceSystem }, 'asset.released', released, { versionId });
     return 'released';
   });
-}
-
-/** `releaseAsset` for a `version.deleted` event of the catalog (on its own or with its entity). */
-export async function releaseVersionAsset(deps: ReleaseDeps, event: BusEvent): Promise<ReleaseOutcome> {
-  const versionId = event.resourceId;
-  const assetId = event.data.assetId;
-  if (event.type !== 'version.deleted' || event.resourceKind !== 'version' || !isUuid(versionId) || !isUuid(assetId)) return 'ignored';
-  return releaseAsset(deps, { tenantId: event.tenantId, assetId, versionId, sourceSystem: event.sourceSystem });
 }

@@ -11,7 +11,7 @@ import { lockAssetState } from '../persistence/asset-states.js';
 import { findEntityTypeRow } from '../persistence/entity-types.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { findVersion, updateVersionRow } from '../persistence/versions.js';
-import { catalogEventsFor } from './events.js';
+import { catalogEventsFor } from '../messaging/events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
 import { lockEntity } from './versions.js';
 

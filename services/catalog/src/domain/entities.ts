@@ -30,7 +30,7 @@ import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { diffEntityPatch } from './changed-fields.js';
 import { entityCursor } from './entity-cursor.js';
 import { entityView } from './entity-view.js';
-import { catalogEvent, catalogEventsFor } from './events.js';
+import { catalogEvent, catalogEventsFor } from '../messaging/events.js';
 
 export interface EntityDeps {
   db: Kysely<CatalogDb>;

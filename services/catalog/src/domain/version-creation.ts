@@ -44,7 +44,7 @@ import {
   type AttachOutcome,
 } from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
-import { catalogEventsFor } from './events.js';
+import { catalogEventsFor } from '../messaging/events.js';
 import { checkVersionType, resolveKind } from './version-kinds.js';
 import { lockEntity, makePrimary, readVersion, type VersionDeps } from './versions.js';
 

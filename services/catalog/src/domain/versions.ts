@@ -24,7 +24,7 @@ import {
   type VersionChanges,
   type VersionRow,
 } from '../persistence/versions.js';
-import { catalogEventsFor, type CatalogEvents } from './events.js';
+import { catalogEventsFor, type CatalogEvents } from '../messaging/events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
 import { checkVersionType } from './version-kinds.js';
 import { versionCursor } from './version-cursor.js';

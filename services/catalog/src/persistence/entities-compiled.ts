@@ -44,13 +44,8 @@ function compileTemplate<Args extends Record<string, unknown>, Row>(
 }
 
 /** The parameters of one entity's creation with its event (every one a parameter of the statement). */
-type EntityCreation = {
-  id: string;
-  tenantId: string;
-  type: string;
-  title: string;
-  artist: string | null;
-  dmrn: string | null;
+// (`Pick` makes the interface's fields a type alias's, which the statement's parameter record needs.)
+type EntityCreation = Pick<NewEntityRow, keyof NewEntityRow> & {
   sourceSystem: string;
   batchId: string;
   eventId: string;

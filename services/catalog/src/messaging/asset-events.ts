@@ -4,7 +4,7 @@ import { applyAssetFacts, type AssetFacts } from '../persistence/asset-states.js
 import { findEntity } from '../persistence/entities.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { findVersionByAsset } from '../persistence/versions.js';
-import { requestAutomaticAnalyses } from './automatic-analyses.js';
+import { requestAutomaticAnalyses } from '../domain/automatic-analyses.js';
 import { catalogEventsFor } from './events.js';
 
 const countOrNull = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 0);

@@ -1,13 +1,5 @@
-import {
-  eventType,
-  schemaValidator,
-  type AnalysisType,
-  type AssetKind,
-  type EntityField,
-  type MarkerType,
-  type VersionField,
-} from '@catalog/contracts';
-import { outboxFor, type CallContext, type EventRecord, type Transaction } from '@catalog/platform';
+import { type AnalysisType, type AssetKind, type EntityField, type MarkerType, type VersionField } from '@catalog/contracts';
+import { outboxFor, registeredEvent, type CallContext, type EventRecord, type Transaction } from '@catalog/platform';
 
 /** The `data` of each event type the catalog records (the registry in contracts has the schemas). */
 export interface CatalogEventData {
@@ -35,35 +27,12 @@ export interface CatalogEvents {
   record<T extends CatalogEventType>(type: T, event: CatalogEvent<T>): Promise<string>;
 }
 
-const dataValidators = new Map<string, (value: unknown) => unknown[]>();
-
-function checkData(type: string, data: unknown): void {
-  let validate = dataValidators.get(type);
-  if (!validate) {
-    validate = schemaValidator(eventType(type).data);
-    dataValidators.set(type, validate);
-  }
-  const issues = validate(data);
-  // A programming error, not a client one: the event would break the published contract.
-  if (issues.length > 0) throw new Error(`event ${type} does not match its registered schema: ${JSON.stringify(issues)}`);
-}
-
 /**
- * A catalog event as the outbox stores it: product, resource kind and schema version from the
- * event registry, the data checked against the registered schema.
+ * A catalog event as the outbox stores it (`registeredEvent`: product, resource kind and schema
+ * version from the event registry, the data checked against the registered schema).
  */
 export function catalogEvent<T extends CatalogEventType>(type: T, event: CatalogEvent<T>): EventRecord {
-  const definition = eventType(type);
-  checkData(type, event.data);
-  return {
-    type,
-    product: definition.product,
-    resourceKind: definition.resourceKind,
-    resourceId: event.resourceId,
-    dmrn: event.dmrn,
-    schemaVersion: definition.schemaVersion,
-    data: event.data,
-  };
+  return registeredEvent(type, { resourceId: event.resourceId, dmrn: event.dmrn, data: event.data });
 }
 
 /**
