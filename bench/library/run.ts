@@ -202,6 +202,8 @@ async function lagBench(): Promise<Record<string, unknown>> {
     for (const [name, port] of [
       ['catalog', 18481],
       ['asset', 18482],
+      // The projection reads a file's analysis facts from the analysis service (decision 0102).
+      ['analysis', 18483],
       ['library', 18485],
     ] as const)
       processes.push(await startService(name, env, port));

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '@catalog/platform';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +18,7 @@ export interface BenchProcess {
 
 /**
  * Starts a Node program as a child process (built output: production mode, the production Node
- * flags), logs discarded.
+ * flags), logs discarded unless BENCH_LOG_DIR names a directory (then `<name>.log` there).
  * With BENCH_CPU_PROF_DIR set, each child writes a V8 CPU profile there when it exits;
  * BENCH_NODE_ARGS adds Node options to every child (e.g. `--max-semi-space-size=32`).
  */
@@ -35,8 +35,9 @@ export function startProcess(
   const child = spawn(process.execPath, [...nodeFlags, ...profile, ...extra, ...args, script], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.BENCH_LOG_DIR ? 'pipe' : 'ignore', 'pipe'],
   });
+  if (process.env.BENCH_LOG_DIR) child.stdout!.pipe(createWriteStream(join(process.env.BENCH_LOG_DIR, `${name}.log`)));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
