@@ -1,15 +1,8 @@
 import type { Entity, TrackAnalysis, TrackField, TrackRemovalReason, Version } from '@catalog/contracts';
-import {
-  inTenantScope,
-  inTenantTransaction,
-  outboxFor,
-  type BusEvent,
-  type EventPosition,
-  type Kysely,
-  type Transaction,
-} from '@catalog/platform';
+import { inTenantScope, inTenantTransaction, type BusEvent, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
 import type { AnalysisReader } from '../integration/analysis-client.js';
 import type { CatalogReader } from '../integration/catalog-client.js';
+import { recordTrackEvent, type TrackEventType } from '../messaging/track-events.js';
 import { claimEntityPosition, deleteTrack, findTrack, knownAssets, recordAssetState, saveTrack } from '../persistence/tracks.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack, type ProjectedTrack } from './track.js';
@@ -135,9 +128,8 @@ export async function writeTrack(trx: Transaction<LibraryDb>, state: EntityState
   const { tenantId, entityId, entity } = state;
   const outcome = projectTrack(entity, state.versions, await knownAssets(trx, tenantId, entityId), state.analysis);
   const stored = await findTrack(trx, tenantId, entityId);
-  const events = outboxFor(trx, 'library', { tenantId, sourceSystem: 'library' });
-  const record = (type: string, data: Record<string, unknown>, dmrn: string | null) =>
-    events.record({ product: 'library', type, resourceKind: 'track', resourceId: entityId, dmrn, data });
+  const record = (type: TrackEventType, data: Record<string, unknown>, dmrn: string | null) =>
+    recordTrackEvent(trx, { tenantId, entityId, dmrn }, type, data);
   if ('removed' in outcome) {
     if (!(await deleteTrack(trx, tenantId, entityId))) return 'unchanged';
     const dmrn =
