@@ -16,6 +16,17 @@ const analysisApi = { kind: 'apiKey', product: 'catalog', permission: 'catalog:a
 
 const CreditsPath = '/admin/v1/organizations/{orgId}/credits';
 
+/** What the two admin routes of an organisation's credits share: path, area, service, auth, the organisation. */
+const organizationCredits = {
+  path: CreditsPath,
+  tag: 'Admin',
+  service: 'analysis',
+  auth: adminAuth,
+  tenantScoped: false,
+  params: Type.Object({ orgId: Uuid }),
+  resources: { orgId: 'organization' },
+} as const;
+
 /** Analysis jobs and credits, answered by the analysis service (decisions 0085-0087). */
 export const analysisRoutes = [
   {
@@ -78,14 +89,8 @@ export const analysisRoutes = [
   {
     operationId: 'grantCredits',
     method: 'POST',
-    path: CreditsPath,
     summary: 'Add credits to an organisation (an entry of its append-only ledger)',
-    tag: 'Admin',
-    service: 'analysis',
-    auth: adminAuth,
-    tenantScoped: false,
-    params: Type.Object({ orgId: Uuid }),
-    resources: { orgId: 'organization' },
+    ...organizationCredits,
     body: GrantCreditsBody,
     success: { status: 201, description: 'the balance after the grant, and its ledger entry', schema: CreditGrant },
     errors: [400, 404],
@@ -93,14 +98,8 @@ export const analysisRoutes = [
   {
     operationId: 'getCreditLedger',
     method: 'GET',
-    path: CreditsPath,
     summary: "An organisation's credit balance and its ledger, newest entry first",
-    tag: 'Admin',
-    service: 'analysis',
-    auth: adminAuth,
-    tenantScoped: false,
-    params: Type.Object({ orgId: Uuid }),
-    resources: { orgId: 'organization' },
+    ...organizationCredits,
     query: CreditLedgerQuery,
     success: { status: 200, description: 'the balance and a page of the ledger', schema: CreditLedger },
     errors: [400, 404],

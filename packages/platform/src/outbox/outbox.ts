@@ -1,4 +1,12 @@
-import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type Kysely,
+  type OperationNodeSource,
+  type QueryExecutorProvider,
+  type RawBuilder,
+  type Transaction,
+} from 'kysely';
 import { assertIdentifier } from '../db/database.js';
 import { newId } from '../ids.js';
 
@@ -72,7 +80,7 @@ export function outboxFor<DB>(trx: Transaction<DB>, schema: string, context: Out
  * (`batchId`, a new one unless given). Returns the write's RETURNING rows.
  */
 export async function executeWithEvents<Row>(
-  db: Kysely<any>,
+  db: QueryExecutorProvider,
   schema: string,
   context: OutboxContext,
   write: Compilable<Row> & OperationNodeSource,

@@ -3,7 +3,7 @@ import { createOutboxTableV1 } from '@catalog/platform';
 
 /** The outbox of the analysis schema. Frozen in time. */
 export const outbox: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await createOutboxTableV1(db, 'analysis');
   },
 };

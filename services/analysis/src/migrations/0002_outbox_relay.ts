@@ -3,7 +3,7 @@ import { createOutboxRelaySupportV1 } from '@catalog/platform';
 
 /** What the outbox relay needs from the analysis outbox (NOTIFY on insert, index for pruning). Frozen in time. */
 export const outboxRelay: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await createOutboxRelaySupportV1(db, 'analysis');
   },
 };

@@ -99,7 +99,7 @@ const FINGERPRINTS = `CREATE TABLE analysis.fingerprints (
  *   (`keys`, GIN-indexed) to find candidate duplicates before comparing.
  */
 export const jobsAndCredits: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     for (const statements of [CREDITS, JOBS, FINGERPRINTS]) await sql.raw(statements).execute(db);
     await enableTenantRlsV1(db, 'analysis', 'credit_accounts');
     await enableTenantRlsV1(db, 'analysis', 'credit_ledger');

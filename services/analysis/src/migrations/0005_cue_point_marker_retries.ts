@@ -9,7 +9,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * The partial index serves the task's query. Frozen in time.
  */
 export const cuePointMarkerRetries: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `ALTER TABLE analysis.jobs

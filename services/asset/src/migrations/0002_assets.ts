@@ -7,7 +7,7 @@ import { enableTenantRlsV1 } from '@catalog/platform';
  * migrations, never edits here.
  */
 export const assets: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE asset.assets (

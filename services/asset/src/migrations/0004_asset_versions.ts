@@ -6,7 +6,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * existed, and for standalone ones. Frozen in time.
  */
 export const assetVersions: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`ALTER TABLE asset.assets ADD COLUMN version_id uuid`.execute(db);
   },
 };

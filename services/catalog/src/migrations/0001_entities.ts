@@ -6,7 +6,7 @@ import { createOutboxTableV1, enableTenantRlsV1 } from '@catalog/platform';
  * schema. Frozen in time: later changes go in new migrations, never edits here.
  */
 export const entities: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE catalog.entity_types (

@@ -14,7 +14,7 @@ import { enableTenantRlsV1 } from '@catalog/platform';
  *   asset is the file of at most one version; versions go with their entity (cascade).
  */
 export const versions: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE catalog.asset_states (

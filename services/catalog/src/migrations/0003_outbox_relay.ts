@@ -3,7 +3,7 @@ import { createOutboxRelaySupportV1 } from '@catalog/platform';
 
 /** What the outbox relay needs from the catalog outbox (NOTIFY trigger, pruning index). Frozen. */
 export const outboxRelay: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await createOutboxRelaySupportV1(db, 'catalog');
   },
 };

@@ -9,7 +9,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * every tenant (FOR UPDATE SKIP LOCKED); every write names its tenant. Frozen in time.
  */
 export const attachIntents: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE catalog.attach_intents (

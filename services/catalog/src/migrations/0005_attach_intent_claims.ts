@@ -10,7 +10,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * asset left by the former design) are marked claimed, all but the newest. Frozen in time.
  */
 export const attachIntentClaims: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `ALTER TABLE catalog.attach_intents ADD COLUMN claimed_until timestamptz;

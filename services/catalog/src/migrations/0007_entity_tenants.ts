@@ -11,7 +11,7 @@ import { enableTenantOrSystemRlsV1 } from '@catalog/platform';
  * owner then reads every row). Frozen in time.
  */
 export const entityTenants: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE catalog.entity_tenants (

@@ -7,7 +7,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * set by hand always win. Markers written before this migration were set by hand. Frozen in time.
  */
 export const cuePointMarkers: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `ALTER TABLE catalog.entity_types ADD COLUMN cue_point_markers boolean NOT NULL DEFAULT false;

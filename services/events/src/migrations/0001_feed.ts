@@ -5,7 +5,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * `(tx_id, id)` order and only below the oldest open transaction. Frozen in time.
  */
 export const feed: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`
       CREATE TABLE events.feed (
         tx_id xid8 NOT NULL DEFAULT pg_current_xact_id(),

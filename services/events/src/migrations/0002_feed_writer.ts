@@ -6,7 +6,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * transaction; the writer inserts rows of every tenant. Frozen in time.
  */
 export const feedWriter: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`
       CREATE TABLE events.stream_position (
         consumer text PRIMARY KEY,

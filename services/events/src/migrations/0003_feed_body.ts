@@ -9,7 +9,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * transaction. Frozen in time.
  */
 export const feedBody: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`ALTER TABLE events.feed ADD COLUMN body text`.execute(db);
     await sql`ALTER TABLE events.feed NO FORCE ROW LEVEL SECURITY`.execute(db);
     await sql`

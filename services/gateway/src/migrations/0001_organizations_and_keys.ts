@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 
 /** Organisations (tenants) with their plan products, and their API keys. Frozen in time. */
 export const organizationsAndKeys: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('organizations')
       .addColumn('id', 'uuid', (c) => c.primaryKey())

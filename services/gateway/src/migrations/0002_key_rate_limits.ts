@@ -6,7 +6,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * stays small and needs no cleanup job). Frozen in time.
  */
 export const keyRateLimits: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`
       CREATE TABLE gateway.key_rate_limits (
         key_id uuid NOT NULL,

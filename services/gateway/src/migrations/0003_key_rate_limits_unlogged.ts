@@ -7,7 +7,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * admissions, so limits start afresh; no request is wrongly refused. Frozen in time.
  */
 export const keyRateLimitsUnlogged: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`ALTER TABLE gateway.key_rate_limits SET UNLOGGED`.execute(db);
   },
 };

@@ -6,7 +6,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * (`organization_id`), numbered in commit order (writers take one advisory lock first). Frozen in time.
  */
 export const apiKeyChanges: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`
       CREATE TABLE gateway.api_key_changes (
         seq bigserial PRIMARY KEY,

@@ -6,7 +6,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * changes and reloads every key. Changes are found by age for the prune. Frozen in time.
  */
 export const apiKeyChangeHorizon: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql`
       CREATE TABLE gateway.api_key_change_horizon (
         one boolean PRIMARY KEY DEFAULT true CHECK (one),

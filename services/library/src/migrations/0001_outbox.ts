@@ -3,7 +3,7 @@ import { createOutboxTableV1 } from '@catalog/platform';
 
 /** The outbox of the library schema. Frozen in time. */
 export const outbox: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await createOutboxTableV1(db, 'library');
   },
 };

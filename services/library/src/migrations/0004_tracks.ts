@@ -14,7 +14,7 @@ import { enableTenantRlsV1 } from '@catalog/platform';
  * Frozen in time.
  */
 export const tracks: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE library.tracks (

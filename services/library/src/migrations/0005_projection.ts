@@ -6,7 +6,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * rebuilds the tracks from the catalog. Not a tenant table. Frozen in time.
  */
 export const projection: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE library.projection (

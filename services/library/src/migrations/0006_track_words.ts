@@ -13,7 +13,7 @@ import { enableTenantRlsV1 } from '@catalog/platform';
  * the owner for the length of this migration's transaction. Frozen in time.
  */
 export const trackWords: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db: Kysely<unknown>) {
     await sql
       .raw(
         `CREATE TABLE library.track_words (
