@@ -8,11 +8,11 @@
  * Needs DATABASE_URL and NATS_URL (scripts/bench.sh starts them) and built services (`npm run build`).
  */
 import autocannon from 'autocannon';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { machine, repoRoot, startProcess, startService, waitReady, type BenchProcess } from '../support/processes.js';
+import { machine, processCpuMs, repoRoot, startProcess, startService, waitReady, type BenchProcess } from '../support/processes.js';
 import { apiClient } from '@catalog/testing';
 import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
@@ -66,11 +66,7 @@ async function load(base: string, target: Target, duration: number): Promise<Loa
   };
 }
 
-/** CPU time (user + system) the process has used so far, in ms (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
-function cpuMs(child: BenchProcess): number {
-  const fields = readFileSync(`/proc/${child.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+const cpuMs = (child: BenchProcess): number => processCpuMs(child.child.pid!);
 
 /** `run`, with the CPU time each of `processes` spent per request during it (µs): steadier than req/s on a loaded machine. */
 async function withCpu(processes: Record<string, BenchProcess>, run: () => Promise<Load>) {

@@ -9,19 +9,20 @@
  *   lag     projection lag: entity title changes through the gateway at BENCH_LAG_RATE (200/s,
  *           open loop) for BENCH_LAG_SECONDS (30) over 200 tracks; one write in ten goes to one of
  *           20 probe tracks, and the time from sending it to its title being in library.tracks is
- *           measured (polled every 2 ms; a later probe's title counts as seen)
+ *           measured (one poller for all probes, every 2 ms; a later probe's title counts as seen).
+ *           The writes start once the 220 files' automatic analyses are over.
  *
  * `node --conditions=source --import tsx bench/library/run.ts [search|lag]` with DATABASE_URL and
  * NATS_URL set (or `npm run bench -- library`), after `npm run build`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { apiClient, sineWav } from '@catalog/testing';
-import { machine, repoRoot, startService, type BenchProcess } from '../support/processes.js';
-import { benchEnv, createBenchDatabase } from '../support/setup.js';
+import { machine, processCpuMs, programCpuMs, repoRoot, startService, type BenchProcess } from '../support/processes.js';
+import { benchEnv, createBenchDatabase, requestText } from '../support/setup.js';
 
 if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required');
 const resultsDir = join(repoRoot, 'bench', 'results');
@@ -185,6 +186,57 @@ async function createTracks(base: string, key: string, count: number): Promise<s
   return ids;
 }
 
+/** CPU time used so far (ms) by each service, Postgres, nats-server and this load generator. */
+function cpuUse(processes: BenchProcess[]): Record<string, number> {
+  const own = process.cpuUsage();
+  return {
+    ...Object.fromEntries(processes.map((p) => [p.name, processCpuMs(p.child.pid!)])),
+    postgres: programCpuMs('postgres'),
+    nats: programCpuMs('nats-server'),
+    loadGenerator: (own.user + own.system) / 1000,
+  };
+}
+
+/** Waits until no analysis job is queued or running, then 2 s more for the track updates they bring. */
+async function settleAnalyses(owner: pg.Client): Promise<void> {
+  const pending = async () =>
+    Number((await owner.query(`select count(*) as n from analysis.jobs where status in ('QUEUED', 'RUNNING')`)).rows[0].n);
+  while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 2000));
+}
+
+/**
+ * One poller for every probe waiting (every 2 ms, one query for all of them), so that measuring
+ * adds one light query stream, not one per probe. `seen(id, n)` resolves once the track shows the
+ * title of probe `n` or of a later probe (which the entity got after it).
+ */
+function probeWatcher(titlesOf: (ids: string[]) => Promise<Map<string, string>>) {
+  const waiting = new Map<string, Array<{ n: number; resolve: () => void }>>();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      if (waiting.size > 0) {
+        const titles = await titlesOf([...waiting.keys()]);
+        for (const [id, list] of waiting) {
+          const title = titles.get(id);
+          const shown = title?.startsWith('Probe ') ? Number(title.slice(6)) : -1;
+          const remaining = list.filter((w) => (shown >= w.n ? (w.resolve(), false) : true));
+          if (remaining.length === 0) waiting.delete(id);
+          else waiting.set(id, remaining);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  return {
+    seen: (id: string, n: number) => new Promise<void>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), { n, resolve }])),
+    stop: () => {
+      stopped = true;
+      return loop;
+    },
+  };
+}
+
 async function lagBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase('library_lag');
   const blobs = mkdtempSync(join(tmpdir(), 'library-bench-blobs-'));
@@ -211,15 +263,26 @@ async function lagBench(): Promise<Record<string, unknown>> {
     const [tenant] = await createTenants(apiClient(base, adminToken), 1);
     const ids = await createTracks(base, tenant!.key, 220);
     await owner.connect();
-    const titleOf = async (id: string): Promise<string | undefined> =>
-      (await owner.query('select summary->>$2 as title from library.tracks where entity_id = $1', [id, 'title'])).rows[0]?.title;
-    for (const id of ids) while ((await titleOf(id)) === undefined) await new Promise((r) => setTimeout(r, 20));
+    const titlesOf = async (list: string[]): Promise<Map<string, string>> =>
+      new Map(
+        (
+          await owner.query<{ entity_id: string; title: string }>(
+            'select entity_id, summary->>$2 as title from library.tracks where entity_id = any($1::uuid[])',
+            [list, 'title'],
+          )
+        ).rows.map((r) => [r.entity_id, r.title]),
+      );
+    while ((await titlesOf(ids)).size < ids.length) await new Promise((r) => setTimeout(r, 50));
+    // The automatic analyses of the 220 files (and the track updates they bring) are over before the writes start.
+    await settleAnalyses(owner);
+    const probes = probeWatcher(titlesOf);
     const RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
     const SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 30);
-    const headers = { authorization: `Bearer ${tenant!.key}`, 'content-type': 'application/json' };
+    const headers = { authorization: `Bearer ${tenant!.key}` };
     const lags: number[] = [];
     const writes: Promise<void>[] = [];
     let failures = 0;
+    const cpuBefore = cpuUse(processes);
     const startedAt = performance.now();
     for (let n = 0; n < RATE * SECONDS; n += 1) {
       const due = startedAt + (n * 1000) / RATE;
@@ -232,28 +295,35 @@ async function lagBench(): Promise<Record<string, unknown>> {
         (async () => {
           const sent = performance.now();
           try {
-            const response = await fetch(`${base}/api/v1/catalog/entities/${id}`, {
-              method: 'PATCH',
-              headers,
-              body: JSON.stringify({ title }),
-            });
-            await response.arrayBuffer();
-            if (response.status !== 200) throw new Error(`PATCH: ${response.status}`);
+            await requestText('PATCH', `${base}/api/v1/catalog/entities/${id}`, headers, { title });
           } catch {
             failures += 1;
             return;
           }
           if (!probe) return;
-          // Done once the track shows this title or a later probe's (which the entity got after it).
-          const seen = (t: string | undefined) => t !== undefined && t.startsWith('Probe ') && Number(t.slice(6)) >= n;
-          while (!seen(await titleOf(id))) await new Promise((r) => setTimeout(r, 2));
+          await probes.seen(id, n);
           lags.push(performance.now() - sent);
         })(),
       );
     }
     await Promise.all(writes);
+    await probes.stop();
     const seconds = (performance.now() - startedAt) / 1000;
-    return { rate: RATE, seconds: Math.round(seconds * 10) / 10, writes: RATE * SECONDS, failures, tracks: 220, lagMs: percentiles(lags) };
+    const cpu = cpuUse(processes);
+    const cpuMsPerWrite = Object.fromEntries(
+      Object.entries(cpu).map(([name, ms]) => [name, Math.round(((ms - cpuBefore[name]!) / (RATE * SECONDS)) * 100) / 100]),
+    );
+    const busy = Object.values(cpu).reduce((sum, ms) => sum + ms, 0) - Object.values(cpuBefore).reduce((sum, ms) => sum + ms, 0);
+    return {
+      rate: RATE,
+      seconds: Math.round(seconds * 10) / 10,
+      writes: RATE * SECONDS,
+      failures,
+      tracks: 220,
+      lagMs: percentiles(lags),
+      cpuMsPerWrite,
+      cpuShareOfMachine: Math.round((busy / (seconds * 1000 * cpus().length)) * 100) / 100,
+    };
   } finally {
     await owner.end().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '@catalog/platform';
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -85,6 +85,30 @@ export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux: /proc/<pid>/stat, clock ticks of 10 ms); 0 once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time used so far by the running processes whose command is `comm` (`postgres`, `nats-server`), in ms. */
+export function programCpuMs(comm: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) total += processCpuMs(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 export function machine(): { cpus: number; model: string; memoryGiB: number; node: string } {

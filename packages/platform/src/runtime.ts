@@ -117,7 +117,6 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
     ? startOutboxRelay({
         ...(typeof settings.outbox === 'object' ? settings.outbox : {}),
         schema: settings.schema,
-        pool: database.pool,
         connectionString: config.databaseUrl,
         role: `${settings.schema}_app`,
         nc,

@@ -190,6 +190,31 @@ describe('durable event consumer', () => {
     }
   });
 
+  test('with every slot busy, events keep being taken: a lane waiting for a slot applies all of its events together', async () => {
+    // One slot; lane a blocks it until every event has reached its lane.
+    const events = [thing('a', 0), thing('b', 1), thing('c', 2), thing('c', 3), thing('c', 4)];
+    for (const e of events) await publishEvent(nc, subjects, e);
+    let received = 0;
+    const batches: string[][] = [];
+    const apply = async (applied: Array<{ event: BusEvent }>) => {
+      if (applied.some(({ event }) => entityOf(event) === 'a'))
+        await eventually(async () => (received === events.length ? true : undefined));
+      batches.push(applied.map(({ event }) => `${entityOf(event)}${String(event.data.n)}`));
+    };
+    follow((event) => apply([{ event }]), {
+      ...LANES,
+      concurrency: 1,
+      laneOf: (e) => {
+        received += 1;
+        return entityOf(e);
+      },
+      handleMany: apply,
+    });
+
+    await eventually(async () => (batches.flat().length === events.length ? true : undefined), 20_000);
+    expect(batches).toEqual([['a0'], ['b1'], ['c2', 'c3', 'c4']]);
+  });
+
   test('an event its handler rejects goes to the dead letters after its attempts, and never holds up other lanes', async () => {
     const bad = thing('x', 0);
     await publishEvent(nc, subjects, bad);

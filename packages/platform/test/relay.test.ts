@@ -66,7 +66,6 @@ async function record(resourceId: string, type = 'note.updated'): Promise<string
 function relayFor(nc: NatsConnection, subjects: Subjects, extra: Partial<Parameters<typeof startOutboxRelay>[0]> = {}): OutboxRelay {
   return startOutboxRelay({
     schema: SCHEMA,
-    pool: database.pool,
     connectionString: testDb.url,
     role: `${SCHEMA}_app`,
     nc,
@@ -148,6 +147,27 @@ describe('outbox relay', () => {
       });
     } finally {
       await relay.stop();
+    }
+  });
+
+  test('publishes while every connection of the service pool is taken (it works on the lease connection)', async () => {
+    const relay = relayFor(nc, subjects);
+    const writer = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: `${SCHEMA}_app`, poolSize: 1 });
+    const held = await Promise.all(Array.from({ length: 10 }, () => database.pool.connect()));
+    try {
+      const id = await inTenantTransaction(writer.db, tenant, (trx) =>
+        outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
+          type: 'note.updated',
+          resourceKind: 'note',
+          resourceId: newId(),
+          data: {},
+        }),
+      );
+      await eventually(async () => ((await streamEvents(nc, subjects)).some((e) => e.id === id) ? true : undefined));
+    } finally {
+      for (const client of held) client.release();
+      await relay.stop();
+      await writer.close();
     }
   });
 

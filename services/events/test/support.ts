@@ -72,7 +72,6 @@ export async function startProducer(databaseUrl: string): Promise<Producer> {
     startRelay(nc, subjects) {
       return startOutboxRelay({
         schema: PRODUCER,
-        pool: database.pool,
         connectionString: databaseUrl,
         role: `${PRODUCER}_app`,
         nc,

@@ -49,10 +49,15 @@ export async function startTestLibrary(database: TestDatabase) {
 
 /**
  * The catalog and analysis services as the projection reads them (their interfaces, decision
- * 0102): `entities` by tenant, each with one ONLINE primary audio version; reads of entities counted.
+ * 0102): `entities` by tenant, each with the versions `versionsOf` gives it (by default one ONLINE
+ * primary audio version); reads of entities and of versions counted.
  */
-export function catalogDouble(db: ProjectionDeps['db'], entities: Map<string, Map<string, Entity>>) {
-  const calls = { entity: 0, tenantPage: 0 };
+export function catalogDouble(
+  db: ProjectionDeps['db'],
+  entities: Map<string, Map<string, Entity>>,
+  versionsOf: (entityId: string) => Version[] = (entityId) => [audioVersion({}, entityId)],
+) {
+  const calls = { entity: 0, versions: 0, tenantPage: 0 };
   const deps: ProjectionDeps & { logger: ReturnType<typeof testLogger> } = {
     db,
     logger: testLogger(),
@@ -61,7 +66,10 @@ export function catalogDouble(db: ProjectionDeps['db'], entities: Map<string, Ma
         calls.entity += 1;
         return entities.get(tenantId)?.get(entityId) ?? null;
       },
-      versions: async (_tenantId, entityId) => [audioVersion({}, entityId)],
+      versions: async (_tenantId, entityId) => {
+        calls.versions += 1;
+        return versionsOf(entityId);
+      },
       tenantPage: async () => {
         calls.tenantPage += 1;
         return { tenants: [...entities.keys()], nextCursor: null };

@@ -64,7 +64,7 @@ test('the words follow every write of a track, existing tracks are copied in, an
 
   const runtime = await startTestLibrary(database);
   const db = runtime.database.db;
-  const save = (tenant: string, t: ReturnType<typeof track>) => inTenantTransaction(db, tenant, (trx) => saveTrack(trx, tenant, t));
+  const save = (tenant: string, t: ReturnType<typeof track>) => inTenantTransaction(db, tenant, (trx) => saveTrack(trx, tenant, t, []));
   const titles = async (q: string, extra: Record<string, unknown> = {}) =>
     (await listTracks(db, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
   try {

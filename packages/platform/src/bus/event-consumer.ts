@@ -212,9 +212,13 @@ async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: Given
 }
 
 /**
- * Follows messages in lanes (`laneOf`): a lane's messages in stream order, each lane's waiting
- * messages taken together (`handleMany`), at most `concurrency` lanes at once. A message that is
- * not an event has a lane of its own.
+ * Follows messages in lanes (`laneOf`): a lane's messages in stream order, at most `concurrency`
+ * lanes applied at once. Messages keep being taken while every slot is busy (JetStream delivers at
+ * most `maxAckPending` unacknowledged ones): each joins its lane's waiting messages, and a lane
+ * waiting for a slot takes all of them at once (`handleMany`), so the busier the consumer the
+ * fewer refreshes per message. A lane gives its slot up after each batch and queues again behind
+ * the lanes waiting, so none holds a slot for long. A message that is not an event has a lane of
+ * its own.
  */
 async function followInLanes(
   f: Follower,
@@ -224,17 +228,27 @@ async function followInLanes(
   session: AbortSignal,
 ): Promise<void> {
   const limit = Math.max(1, f.settings.concurrency ?? 1);
-  const lanes = new Map<string, { waiting: JsMsg[]; done: Promise<void> }>();
-  const run = async (key: string, waiting: JsMsg[]): Promise<void> => {
-    for (;;) {
-      const batch = waiting.splice(0);
-      // Checked and removed at once: a message that arrives later starts the lane again.
-      if (batch.length === 0) {
-        lanes.delete(key);
-        return;
-      }
-      await handleLaneBatch(f, batch, stream, session).catch((error: unknown) => f.log.warn({ err: error }, 'a lane failed'));
-    }
+  /** Lanes with messages not yet applied (waiting for a slot, or in one). */
+  const lanes = new Map<string, JsMsg[]>();
+  /** Lanes waiting for a slot, first come first served. */
+  const queued: string[] = [];
+  let busy = 0;
+  let allDone: (() => void) | null = null;
+  const start = (key: string): void => {
+    busy += 1;
+    const waiting = lanes.get(key)!;
+    // Taken out at once: a message that arrives meanwhile queues the lane again after this batch.
+    const batch = waiting.splice(0);
+    void handleLaneBatch(f, batch, stream, session)
+      .catch((error: unknown) => f.log.warn({ err: error }, 'a lane failed'))
+      .finally(() => {
+        busy -= 1;
+        if (waiting.length > 0) queued.push(key);
+        else lanes.delete(key);
+        const next = queued.shift();
+        if (next !== undefined) start(next);
+        else if (lanes.size === 0) allDone?.();
+      });
   };
   for await (const msg of messages) {
     if (session.aborted) {
@@ -243,17 +257,18 @@ async function followInLanes(
     }
     const event = decodeBusEvent(msg.data);
     const key = event ? `e:${laneOf(event)}` : `m:${msg.seq}`;
-    const lane = lanes.get(key);
-    if (lane) {
-      lane.waiting.push(msg);
+    const waiting = lanes.get(key);
+    if (waiting) {
+      // The lane is queued or in a slot: it takes this message with its next batch.
+      waiting.push(msg);
       continue;
     }
-    while (lanes.size >= limit) await Promise.race([...lanes.values()].map((l) => l.done));
-    const entry = { waiting: [msg], done: Promise.resolve() };
-    lanes.set(key, entry);
-    entry.done = run(key, entry.waiting);
+    lanes.set(key, [msg]);
+    if (busy < limit) start(key);
+    else queued.push(key);
   }
-  await Promise.all([...lanes.values()].map((l) => l.done));
+  // The messages ended (session over): the lanes left finish (nak'ing what a stopped session holds).
+  if (lanes.size > 0) await new Promise<void>((resolve) => (allDone = resolve));
 }
 
 /** Applies a lane's waiting messages: together when `handleMany` takes them, else (or when it throws) one by one. */

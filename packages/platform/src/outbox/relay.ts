@@ -35,9 +35,10 @@ export interface OutboxRelayOptions {
 
 export interface OutboxRelaySettings extends OutboxRelayOptions {
   schema: string;
-  /** Pool of the service (app role); reads and marks the outbox. */
-  pool: pg.Pool;
-  /** For the relay's own connection: leader lease and LISTEN. */
+  /**
+   * For the relay's own connection (the app role): leader lease, LISTEN, and every statement of
+   * the relay (read, mark, prune), so a service pool its requests keep busy never delays publishing.
+   */
   connectionString: string;
   role: string;
   nc: NatsConnection;
@@ -123,6 +124,7 @@ class PartialPublishError extends Error {
  *   insert is idempotent besides.
  * - One publisher per schema: replicas compete for an advisory-lock lease (see `runAsLeader`).
  * - Prompt: a NOTIFY from the outbox trigger wakes it; otherwise it polls every `pollIntervalMs`.
+ *   It reads, marks and prunes on the lease's connection, never waiting for the service's pool.
  * - NATS or Postgres down: retries with backoff, never marks what was not acknowledged.
  * - An event larger than the bus carries is parked in the dead letters (cut to fit) and marked,
  *   instead of stopping the relay for good (decision 0053).
@@ -206,16 +208,18 @@ async function relayAsLeader(ctx: RelayContext, { client, signal }: Leadership):
   const wake = wakeSignal(signal);
   client.on('notification', wake.notify);
   await client.query(`LISTEN ${outboxChannel(ctx.schema)}`);
+  // Every statement of the relay runs on this connection: none may wait without end.
+  await client.query(`SET statement_timeout = ${RELAY_STATEMENT_TIMEOUT_MS}`);
   const state: RoundState = { after: START, streamReady: false };
   const backoff = createBackoff({ minMs: o.retryMinMs, maxMs: o.retryMaxMs });
   let nextPruneAt = Date.now();
   while (!signal.aborted) {
     if (Date.now() >= nextPruneAt) {
       nextPruneAt = Date.now() + o.pruneIntervalMs;
-      await pruneOutbox(ctx).catch((error: unknown) => ctx.log.warn({ err: error }, 'pruning the outbox failed'));
+      await pruneOutbox(ctx, client).catch((error: unknown) => ctx.log.warn({ err: error }, 'pruning the outbox failed'));
     }
     try {
-      const read = await relayRound(ctx, state);
+      const read = await relayRound(ctx, state, client);
       backoff.reset();
       // A full batch means there is probably more to read right away.
       if (read < o.batchSize) await wake.wait(o.pollIntervalMs);
@@ -230,14 +234,14 @@ async function relayAsLeader(ctx: RelayContext, { client, signal }: Leadership):
   client.removeListener('notification', wake.notify);
 }
 
-/** One round: publishes and marks the rows after `state.after`; returns how many it read. */
-async function relayRound(ctx: RelayContext, state: RoundState): Promise<number> {
+/** One round: publishes and marks the rows after `state.after` (on `db`, the lease's connection); returns how many it read. */
+async function relayRound(ctx: RelayContext, state: RoundState, db: pg.ClientBase): Promise<number> {
   if (!state.streamReady) {
     await ensureEventsStream(ctx.settings.nc, ctx.settings.subjects, ctx.options.stream);
     state.streamReady = true;
   }
   // $2/$3: the position after which the rows not yet published lie.
-  const { rows } = await ctx.settings.pool.query<OutboxRow>(
+  const { rows } = await db.query<OutboxRow>(
     `select tx_id::text as tx, seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
             source_system, batch_id, schema_version, data, occurred_at
        from ${ctx.table}
@@ -250,11 +254,11 @@ async function relayRound(ctx: RelayContext, state: RoundState): Promise<number>
   );
   if (rows.length === 0) return 0;
   try {
-    await markPublished(ctx, await publishRows(ctx, rows));
+    await markPublished(ctx, db, await publishRows(ctx, rows));
   } catch (error) {
     state.after = START; // read again from the oldest row not published
     if (!(error instanceof PartialPublishError)) throw error;
-    await markPublished(ctx, error.published);
+    await markPublished(ctx, db, error.published);
     if (isStreamMissing(error.cause)) state.streamReady = false;
     throw error.cause;
   }
@@ -287,16 +291,16 @@ async function publishRows(ctx: RelayContext, rows: OutboxRow[]): Promise<string
   return done;
 }
 
-async function markPublished(ctx: RelayContext, seqs: string[]): Promise<void> {
+async function markPublished(ctx: RelayContext, db: pg.ClientBase, seqs: string[]): Promise<void> {
   if (seqs.length === 0) return;
-  await ctx.settings.pool.query(`update ${ctx.table} set published_at = now() where seq = any($1::bigint[])`, [seqs]);
+  await db.query(`update ${ctx.table} set published_at = now() where seq = any($1::bigint[])`, [seqs]);
 }
 
 /** Deletes published rows older than `retentionMs`, 5000 at a time. */
-async function pruneOutbox(ctx: RelayContext): Promise<void> {
+async function pruneOutbox(ctx: RelayContext, db: pg.ClientBase): Promise<void> {
   let removed = 0;
   for (;;) {
-    const result = await ctx.settings.pool.query(
+    const result = await db.query(
       `delete from ${ctx.table} where seq in (
          select seq from ${ctx.table} where published_at < now() - make_interval(secs => $1) limit 5000)`,
       [ctx.options.retentionMs / 1000],
@@ -306,6 +310,9 @@ async function pruneOutbox(ctx: RelayContext): Promise<void> {
   }
   if (removed > 0) ctx.log.info({ removed }, 'pruned published outbox rows');
 }
+
+/** Longest a statement of the relay (read, mark, prune) may run on the lease's connection. */
+const RELAY_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** Room for the headers of a publish (`Nats-Msg-Id`). */
 const PUBLISH_HEADER_ROOM = 256;

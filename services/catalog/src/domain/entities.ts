@@ -20,10 +20,11 @@ import {
   findEntity,
   insertEntitiesQuery,
   updateEntityRow,
+  updateEntityRowQuery,
   type NewEntityRow,
 } from '../persistence/entities.js';
 import { insertEntityWithEvent } from '../persistence/entities-compiled.js';
-import { findEntityView, listEntityViews } from '../persistence/entity-views.js';
+import { findEntityView, findEntityViewForUpdate, listEntityViews } from '../persistence/entity-views.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { listVersionsOfEntity } from '../persistence/versions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
@@ -158,19 +159,22 @@ export async function getEntity(deps: EntityDeps, call: CallContext, id: string)
 }
 
 /**
- * Applies a PATCH. The row is locked first, so concurrent writes of one entity take turns and
- * each compares against the state the previous one left. A PATCH that changes nothing writes
+ * Applies a PATCH. The row is locked first (read with its primary audio version), so concurrent
+ * writes of one entity take turns and each compares against the state the previous one left. The
+ * change and its `entity.updated` event are one statement. A PATCH that changes nothing writes
  * nothing: no event, and `updatedAt` stays.
  */
 export async function updateEntity(deps: EntityDeps, call: CallContext, id: string, patch: UpdateEntityBody): Promise<Entity> {
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
+    const current = await findEntityViewForUpdate(trx, call.tenantId, id);
     if (!current) throw entityNotFound();
     const { changes, changedFields } = diffEntityPatch(current, patch);
-    if (changedFields.length === 0) return currentView(trx, call.tenantId, id);
-    const row = await updateEntityRow(trx, call.tenantId, id, changes);
-    await catalogEventsFor(trx, call).record('entity.updated', { resourceId: row.id, dmrn: row.dmrn, data: { changedFields } });
-    return currentView(trx, call.tenantId, id);
+    if (changedFields.length === 0) return entityView(current);
+    const event = catalogEvent('entity.updated', { resourceId: id, dmrn: changes.dmrn ?? current.dmrn, data: { changedFields } });
+    const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
+    const [row] = await executeWithEvents(trx, 'catalog', context, updateEntityRowQuery(trx, call.tenantId, id, changes), [event]);
+    // The primary audio version is not the PATCH's to change: as read with the lock.
+    return entityView({ ...current, ...row! });
   });
 }
 

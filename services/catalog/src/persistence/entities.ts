@@ -60,14 +60,18 @@ export function findDmrnHolder(
 }
 
 /** Writes `changes` and moves `updated_at` to the time of the write (not of the transaction start). */
-export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
+/** The UPDATE of one entity's row (a new `updated_at`), returning it; run alone or inside a statement that records its event. */
+export function updateEntityRowQuery(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges) {
   return db
     .updateTable('entities')
     .set({ ...changes, updated_at: sql<Date>`clock_timestamp()` })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .returningAll();
+}
+
+export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
+  return updateEntityRowQuery(db, tenantId, id, changes).executeTakeFirstOrThrow();
 }
 
 export function deleteEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityRow | undefined> {

@@ -57,6 +57,14 @@ export async function findEntityView(db: Kysely<CatalogDb>, tenantId: string, id
   return row;
 }
 
+/**
+ * One entity of the tenant with its primary online audio version, its entity row locked until the
+ * transaction ends (`FOR UPDATE OF e`: the version and file rows stay unlocked).
+ */
+export function findEntityViewForUpdate(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityViewRow | undefined> {
+  return entityViews(db, tenantId).where('e.id', '=', id).forUpdate('e').executeTakeFirst() as Promise<EntityViewRow | undefined>;
+}
+
 /** Up to `limit` entities with an id above `afterId`, by id ascending (the listing's keyset). */
 export function listEntityViews(
   db: Kysely<CatalogDb>,

@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Entity, TrackAnalysis, TrackField, TrackRemovalReason, Version } from '@catalog/contracts';
 import { inTenantScope, inTenantTransaction, type BusEvent, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
 import type { AnalysisReader } from '../integration/analysis-client.js';
 import type { CatalogReader } from '../integration/catalog-client.js';
 import { recordTrackEvent, type TrackEventType } from '../messaging/track-events.js';
-import { claimEntityPosition, deleteTrack, findTrack, knownAssets, recordAssetState, saveTrack } from '../persistence/tracks.js';
+import { claimEntityPosition, deleteTrack, findProjectedTrack, knownAssets, recordAssetState, saveTrack } from '../persistence/tracks.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack, type ProjectedTrack } from './track.js';
 
@@ -22,30 +23,54 @@ export interface EntityState {
   analysis: TrackAnalysis;
 }
 
+/** What a refresh may take from the stored track instead of reading it again. */
+export interface StateReuse {
+  /** The stored analysis facts stand (no analysis event; not the rebuild) while the primary audio file is the same. */
+  analysis: boolean;
+  /** The stored versions stand: only events that never change a version (decision 0107). */
+  versions: boolean;
+}
+
+/** Read everything again (the rebuild). */
+export const READ_ALL: StateReuse = { analysis: false, versions: false };
+
 /**
- * Reads an entity's state over the bus, outside any transaction (decision 0058). The analysis
- * facts are read when asked (`freshAnalysis`: an analysis event, the rebuild) or when the primary
- * audio file is not the one the stored track shows; else the stored facts stand.
+ * Reads an entity's state over the bus, outside any transaction (decision 0058). The entity is
+ * always read. Its versions are read unless `reuse.versions` and the track stored them (decision
+ * 0107). The analysis facts are read unless `reuse.analysis` and the stored track shows the same
+ * primary audio file.
  */
-export async function readEntityState(
-  deps: ProjectionDeps,
-  tenantId: string,
-  entityId: string,
-  freshAnalysis: boolean,
-): Promise<EntityState> {
-  const entity = await deps.catalog.entity(tenantId, entityId);
-  const versions = entity === null ? [] : await deps.catalog.versions(tenantId, entityId);
+export async function readEntityState(deps: ProjectionDeps, tenantId: string, entityId: string, reuse: StateReuse): Promise<EntityState> {
+  const [entity, stored] = await Promise.all([
+    deps.catalog.entity(tenantId, entityId),
+    reuse.analysis || reuse.versions
+      ? inTenantScope(deps.db, tenantId, (db) => findProjectedTrack(db, tenantId, entityId))
+      : Promise.resolve(undefined),
+  ]);
+  if (entity === null) return { tenantId, entityId, entity, versions: [], analysis: NO_ANALYSIS };
+  const storedVersions = reuse.versions ? (stored?.catalog_versions as Version[] | null | undefined) : undefined;
+  const versions = storedVersions ?? (await deps.catalog.versions(tenantId, entityId));
   const assetId = versions.find((v) => v.kind === 'AUDIO' && v.isPrimary)?.asset.id;
   let analysis = NO_ANALYSIS;
   if (assetId !== undefined) {
-    const stored = freshAnalysis ? undefined : await inTenantScope(deps.db, tenantId, (db) => findTrack(db, tenantId, entityId));
     const summary = stored?.summary as ProjectedTrack['summary'] | undefined;
     analysis =
-      stored && summary?.audioVersion.assetId === assetId
+      reuse.analysis && stored && summary?.audioVersion.assetId === assetId
         ? (stored.detail as ProjectedTrack['detail']).analysis
         : await deps.analyses.facts(tenantId, assetId);
   }
   return { tenantId, entityId, entity, versions, analysis };
+}
+
+/** The catalog events that never change an entity's versions (their refresh may reuse the stored ones). */
+const VERSION_NEUTRAL_EVENTS: ReadonlySet<string> = new Set(['entity.updated']);
+
+/** What a refresh for these events may reuse: versions when none can change one, analysis facts when none is an analysis event. */
+export function reuseFor(events: BusEvent[]): StateReuse {
+  return {
+    analysis: !events.some((e) => e.resourceKind === 'analysis'),
+    versions: events.every((e) => VERSION_NEUTRAL_EVENTS.has(e.type)),
+  };
 }
 
 export type ProjectionOutcome = 'added' | 'updated' | 'removed' | 'unchanged' | 'stale' | 'ignored';
@@ -99,12 +124,7 @@ export async function applyCatalogEvents(
   }
   if (entityId === null) return 'ignored';
   const tenantId = last.event.tenantId;
-  const state = await readEntityState(
-    deps,
-    tenantId,
-    entityId,
-    items.some((i) => i.event.resourceKind === 'analysis'),
-  );
+  const state = await readEntityState(deps, tenantId, entityId, reuseFor(items.map((i) => i.event)));
   return inTenantTransaction(deps.db, tenantId, async (trx) => {
     if (!(await claimEntityPosition(trx, tenantId, entityId, last.position))) return 'stale';
     for (const { event, position } of items) {
@@ -127,7 +147,7 @@ export function laneOfEvent(event: BusEvent): string {
 export async function writeTrack(trx: Transaction<LibraryDb>, state: EntityState): Promise<ProjectionOutcome> {
   const { tenantId, entityId, entity } = state;
   const outcome = projectTrack(entity, state.versions, await knownAssets(trx, tenantId, entityId), state.analysis);
-  const stored = await findTrack(trx, tenantId, entityId);
+  const stored = await findProjectedTrack(trx, tenantId, entityId);
   const record = (type: TrackEventType, data: Record<string, unknown>, dmrn: string | null) =>
     recordTrackEvent(trx, { tenantId, entityId, dmrn }, type, data);
   if ('removed' in outcome) {
@@ -140,15 +160,16 @@ export async function writeTrack(trx: Transaction<LibraryDb>, state: EntityState
   const { track } = outcome;
   const dmrn = track.summary.externalReferences.dmrn;
   if (!stored) {
-    await saveTrack(trx, tenantId, track);
+    await saveTrack(trx, tenantId, track, state.versions);
     const audio = track.summary.audioVersion;
     await record('track.added', { entityType: track.summary.entityType, audioVersionId: audio.id, assetId: audio.assetId }, dmrn);
     return 'added';
   }
   const before = { summary: stored.summary, detail: stored.detail } as Pick<ProjectedTrack, 'summary' | 'detail'>;
   const changedFields: TrackField[] = changedTrackFields(before, track);
-  if (changedFields.length === 0 && before.summary.updatedAt === track.summary.updatedAt) return 'unchanged';
-  await saveTrack(trx, tenantId, track);
+  const sameVersions = isDeepStrictEqual(stored.catalog_versions, state.versions);
+  if (changedFields.length === 0 && before.summary.updatedAt === track.summary.updatedAt && sameVersions) return 'unchanged';
+  await saveTrack(trx, tenantId, track, state.versions);
   if (changedFields.length === 0) return 'unchanged';
   await record('track.updated', { changedFields }, dmrn);
   return 'updated';

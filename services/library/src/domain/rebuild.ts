@@ -1,6 +1,6 @@
 import { createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
 import { entityPosition, markProjection, projectionVersion, trackEntityPage, withRebuildLock } from '../persistence/projection.js';
-import { readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
+import { READ_ALL, readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
 
 /**
  * The version of the projection's rules: raise it when a change of the code changes what a track
@@ -25,7 +25,7 @@ export interface RebuildResult {
  */
 export async function refreshEntity(deps: RebuildDeps, tenantId: string, entityId: string): Promise<ProjectionOutcome> {
   const before = await inTenantScope(deps.db, tenantId, (db) => entityPosition(db, tenantId, entityId));
-  const state = await readEntityState(deps, tenantId, entityId, true);
+  const state = await readEntityState(deps, tenantId, entityId, READ_ALL);
   return inTenantTransaction(deps.db, tenantId, async (trx) => {
     if ((await entityPosition(trx, tenantId, entityId, true)) !== before) return 'stale';
     return writeTrack(trx, state);

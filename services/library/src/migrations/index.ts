@@ -5,6 +5,7 @@ import { outboxRls } from './0003_outbox_rls.js';
 import { tracks } from './0004_tracks.js';
 import { projection } from './0005_projection.js';
 import { trackWords } from './0006_track_words.js';
+import { trackCatalogVersions } from './0007_track_catalog_versions.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -13,4 +14,5 @@ export const libraryMigrations: Migrations = {
   '0004_tracks': tracks,
   '0005_projection': projection,
   '0006_track_words': trackWords,
+  '0007_track_catalog_versions': trackCatalogVersions,
 };

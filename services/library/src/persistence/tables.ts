@@ -25,6 +25,8 @@ export interface TracksTable {
   search: ColumnType<string, string, string>;
   summary: Json<StoredSummary>;
   detail: Json<StoredDetail>;
+  /** The entity's versions as last read from the catalog (decision 0107); null: not recorded. */
+  catalog_versions: ColumnType<unknown[] | null, string | null | undefined, string | null>;
   listed_at: Date;
   updated_at: Date;
 }

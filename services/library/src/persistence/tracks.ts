@@ -1,3 +1,4 @@
+import type { Version } from '@catalog/contracts';
 import { sql, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
 import type { KnownAsset, ProjectedTrack } from '../domain/track.js';
 import type { LibraryDb } from './tables.js';
@@ -86,8 +87,18 @@ export async function findTrack(db: Db, tenantId: string, entityId: string) {
     .executeTakeFirst();
 }
 
-/** Inserts or replaces the track of an entity. */
-export async function saveTrack(trx: Transaction<LibraryDb>, tenantId: string, track: ProjectedTrack): Promise<void> {
+/** The stored track of an entity with the catalog's versions it was made of (for the projection), or undefined. */
+export async function findProjectedTrack(db: Db, tenantId: string, entityId: string) {
+  return db
+    .selectFrom('tracks')
+    .select(['summary', 'detail', 'catalog_versions'])
+    .where('tenant_id', '=', tenantId)
+    .where('entity_id', '=', entityId)
+    .executeTakeFirst();
+}
+
+/** Inserts or replaces the track of an entity, with the catalog's versions it was made of. */
+export async function saveTrack(trx: Transaction<LibraryDb>, tenantId: string, track: ProjectedTrack, versions: Version[]): Promise<void> {
   const c = track.columns;
   const values = {
     entity_type: c.entityType,
@@ -101,6 +112,7 @@ export async function saveTrack(trx: Transaction<LibraryDb>, tenantId: string, t
     search: sql<string>`setweight(to_tsvector('simple', ${c.titleWords}), 'A') || setweight(to_tsvector('simple', ${c.artistWords}), 'B')`,
     summary: JSON.stringify(track.summary),
     detail: JSON.stringify(track.detail),
+    catalog_versions: JSON.stringify(versions),
     updated_at: c.updatedAt,
   };
   await trx
