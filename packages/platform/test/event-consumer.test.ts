@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
   ensureEventsStream,
+  sleep,
   startEventConsumer,
   subjectsFor,
   type BusEvent,
@@ -213,6 +214,21 @@ describe('durable event consumer', () => {
 
     await eventually(async () => (batches.flat().length === events.length ? true : undefined), 20_000);
     expect(batches).toEqual([['a0'], ['b1'], ['c2', 'c3', 'c4']]);
+  });
+
+  test('a message redelivered while it waits for a slot replaces its earlier delivery: the lane applies it once', async () => {
+    // One slot, held by lane a for three ack waits: b's events are redelivered while they wait.
+    const events = [thing('a', 0), thing('b', 1), thing('b', 2)];
+    for (const e of events) await publishEvent(nc, subjects, e);
+    const batches: string[][] = [];
+    const apply = async (applied: Array<{ event: BusEvent }>) => {
+      if (applied.some(({ event }) => entityOf(event) === 'a')) await sleep(3_500);
+      batches.push(applied.map(({ event }) => `${entityOf(event)}${String(event.data.n)}`));
+    };
+    follow((event) => apply([{ event }]), { ...LANES, concurrency: 1, ackWaitMs: 1_000, laneOf: entityOf, handleMany: apply });
+
+    await eventually(async () => (batches.some((b) => b.includes('b2')) ? true : undefined), 20_000);
+    expect(batches.slice(0, 2)).toEqual([['a0'], ['b1', 'b2']]);
   });
 
   test('an event its handler rejects goes to the dead letters after its attempts, and never holds up other lanes', async () => {

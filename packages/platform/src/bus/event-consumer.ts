@@ -217,8 +217,8 @@ async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: Given
  * most `maxAckPending` unacknowledged ones): each joins its lane's waiting messages, and a lane
  * waiting for a slot takes all of them at once (`handleMany`), so the busier the consumer the
  * fewer refreshes per message. A lane gives its slot up after each batch and queues again behind
- * the lanes waiting, so none holds a slot for long. A message that is not an event has a lane of
- * its own.
+ * the lanes waiting, so none holds a slot for long. A redelivery of a message still waiting takes
+ * its place. A message that is not an event has a lane of its own.
  */
 async function followInLanes(
   f: Follower,
@@ -259,8 +259,12 @@ async function followInLanes(
     const key = event ? `e:${laneOf(event)}` : `m:${msg.seq}`;
     const waiting = lanes.get(key);
     if (waiting) {
-      // The lane is queued or in a slot: it takes this message with its next batch.
-      waiting.push(msg);
+      // The lane is queued or in a slot: it takes this message with its next batch. A message
+      // redelivered while it waited (its ack wait ran out) replaces its earlier delivery, so a
+      // long wait never holds two copies of one message.
+      const earlier = waiting.findIndex((m) => m.seq === msg.seq);
+      if (earlier === -1) waiting.push(msg);
+      else waiting[earlier] = msg;
       continue;
     }
     lanes.set(key, [msg]);
