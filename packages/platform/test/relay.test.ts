@@ -57,8 +57,8 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-async function record(resourceId: string, type = 'note.updated'): Promise<string> {
-  return inTenantTransaction(database.db, tenant, async (trx) =>
+async function record(resourceId: string, type = 'note.updated', db = database.db): Promise<string> {
+  return inTenantTransaction(db, tenant, async (trx) =>
     outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({ type, resourceKind: 'note', resourceId, data: { n: 1 } }),
   );
 }
@@ -155,14 +155,7 @@ describe('outbox relay', () => {
     const writer = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: `${SCHEMA}_app`, poolSize: 1 });
     const held = await Promise.all(Array.from({ length: 10 }, () => database.pool.connect()));
     try {
-      const id = await inTenantTransaction(writer.db, tenant, (trx) =>
-        outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
-          type: 'note.updated',
-          resourceKind: 'note',
-          resourceId: newId(),
-          data: {},
-        }),
-      );
+      const id = await record(newId(), 'note.updated', writer.db);
       await eventually(async () => ((await streamEvents(nc, subjects)).some((e) => e.id === id) ? true : undefined));
     } finally {
       for (const client of held) client.release();

@@ -59,8 +59,11 @@ export function findDmrnHolder(
     .then((row) => (row ? { id: row.id, dmrn: row.dmrn! } : undefined));
 }
 
-/** Writes `changes` and moves `updated_at` to the time of the write (not of the transaction start). */
-/** The UPDATE of one entity's row (a new `updated_at`), returning it; run alone or inside a statement that records its event. */
+/**
+ * The UPDATE that writes `changes` and moves `updated_at` to the time of the write (not of the
+ * transaction start), returning the row; run alone (`updateEntityRow`) or inside a statement that
+ * records its event.
+ */
 export function updateEntityRowQuery(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges) {
   return db
     .updateTable('entities')
@@ -70,6 +73,7 @@ export function updateEntityRowQuery(db: Kysely<CatalogDb>, tenantId: string, id
     .returningAll();
 }
 
+/** Writes `changes` (see `updateEntityRowQuery`) and returns the row. */
 export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
   return updateEntityRowQuery(db, tenantId, id, changes).executeTakeFirstOrThrow();
 }

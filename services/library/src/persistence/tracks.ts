@@ -77,24 +77,19 @@ export async function knownAssets(db: Db, tenantId: string, entityId: string): P
   return new Map(rows.map((r) => [r.asset_id, { status: r.status, durationMs: r.duration_ms }]));
 }
 
+/** The stored track row of an entity. */
+function trackOf(db: Db, tenantId: string, entityId: string) {
+  return db.selectFrom('tracks').where('tenant_id', '=', tenantId).where('entity_id', '=', entityId);
+}
+
 /** The stored track of an entity (summary and detail), or undefined. */
-export async function findTrack(db: Db, tenantId: string, entityId: string) {
-  return db
-    .selectFrom('tracks')
-    .select(['summary', 'detail'])
-    .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
-    .executeTakeFirst();
+export function findTrack(db: Db, tenantId: string, entityId: string) {
+  return trackOf(db, tenantId, entityId).select(['summary', 'detail']).executeTakeFirst();
 }
 
 /** The stored track of an entity with the catalog's versions it was made of (for the projection), or undefined. */
-export async function findProjectedTrack(db: Db, tenantId: string, entityId: string) {
-  return db
-    .selectFrom('tracks')
-    .select(['summary', 'detail', 'catalog_versions'])
-    .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
-    .executeTakeFirst();
+export function findProjectedTrack(db: Db, tenantId: string, entityId: string) {
+  return trackOf(db, tenantId, entityId).select(['summary', 'detail', 'catalog_versions']).executeTakeFirst();
 }
 
 /** Inserts or replaces the track of an entity, with the catalog's versions it was made of. */
