@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually, sineWav } from '@catalog/testing';
@@ -36,18 +37,24 @@ beforeAll(async () => {
   chmodSync(join(tools, 'counting-ffmpeg'), 0o755);
 });
 afterAll(async () => {
-  for (const worker of workers) stopWorker(worker, 'SIGKILL');
+  await Promise.all(workers.map((worker) => stopWorker(worker, 'SIGKILL')));
   await system.stop();
   rmSync(tools, { recursive: true, force: true });
 });
 
-/** A worker process (its own process group, so that a kill takes its ffmpeg along). */
-function startWorker(env: Record<string, string>): ChildProcess {
+/**
+ * A worker process (its own process group, so that a kill takes its ffmpeg along), once it has
+ * joined the work queue: it serves the analysis operations by then too, so a call the test makes
+ * next never goes to a worker killed just before (whose subscriptions NATS may not have dropped
+ * yet, a call routed there being lost until its timeout).
+ */
+async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   const worker = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'services/analysis/src/main.ts'], {
     cwd: repoRoot,
     env: {
       ...process.env,
       ...system.env,
+      LOG_LEVEL: 'info',
       ANALYSIS_HTTP_PORT: '0',
       ANALYSIS_CONCURRENCY: '1',
       ANALYSIS_ACK_WAIT_MS: '2000',
@@ -57,14 +64,32 @@ function startWorker(env: Record<string, string>): ChildProcess {
       ...env,
     },
     detached: true,
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   workers.push(worker);
+  const lines = createInterface({ input: worker.stdout! });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the worker was not ready within 60 s')), 60_000);
+    // Every line is read (a full pipe would stop the worker); the one that says it is ready ends the wait.
+    lines.on('line', (line) => {
+      if (!line.includes('"analysis workers started"')) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the worker exited (${code}) before it was ready`));
+    });
+  });
   return worker;
 }
 
-function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): void {
-  if (worker.pid !== undefined && isRunning(worker.pid)) process.kill(-worker.pid, signal);
+/** Signals the worker's process group and waits until the worker has exited. */
+async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (worker.pid === undefined || worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  if (isRunning(worker.pid)) process.kill(-worker.pid, signal);
+  await exited;
 }
 
 async function toneAndCredits(credits: number) {
@@ -87,7 +112,7 @@ const ledgerOf = async (orgId: string, jobId: string): Promise<string[]> =>
     .sort();
 
 test('a job whose every attempt fails ends FAILED after its maximum deliveries, refunded', async () => {
-  const broken = startWorker({ FFMPEG_PATH: join(tools, 'no-such-ffmpeg') });
+  const broken = await startWorker({ FFMPEG_PATH: join(tools, 'no-such-ffmpeg') });
   try {
     const { orgId, key, assetId } = await toneAndCredits(5);
     const created = await api.request('POST', '/api/v1/catalog/analyses', { key, body: { type: 'loudness', source: { assetId } } });
@@ -101,20 +126,19 @@ test('a job whose every attempt fails ends FAILED after its maximum deliveries, 
     expect((await api.request('GET', '/api/v1/catalog/credits', { key })).body).toMatchObject({ balance: 5, reserved: 0 });
     expect(await ledgerOf(orgId, created.body.jobId)).toEqual(['refund', 'reserve']);
   } finally {
-    stopWorker(broken, 'SIGTERM');
+    await stopWorker(broken, 'SIGTERM');
   }
 }, 120_000);
 
 test('kill -9 of a worker in the middle of a job: another worker finishes it; it succeeds once, charged once', async () => {
   const { orgId, key, assetId } = await toneAndCredits(5);
-  const doomed = startWorker({ FFMPEG_PATH: join(tools, 'slow-ffmpeg') });
+  const doomed = await startWorker({ FFMPEG_PATH: join(tools, 'slow-ffmpeg') });
   const created = await api.request('POST', '/api/v1/catalog/analyses', { key, body: { type: 'loudness', source: { assetId } } });
   expect(created.status).toBe(202);
   await eventually(async () => ((await job(key, created.body.jobId)).status === 'RUNNING' ? true : undefined), 60_000);
-  stopWorker(doomed, 'SIGKILL');
-  await eventually(async () => (doomed.pid !== undefined && !isRunning(doomed.pid) ? true : undefined), 10_000);
+  await stopWorker(doomed, 'SIGKILL');
 
-  const survivor = startWorker({});
+  const survivor = await startWorker({});
   try {
     const done = await eventually(async () => {
       const current = await job(key, created.body.jobId);
@@ -130,7 +154,7 @@ test('kill -9 of a worker in the middle of a job: another worker finishes it; it
     }, 30_000);
     expect(events.map((e) => e.type)).toEqual(['analysis.started', 'analysis.succeeded']);
   } finally {
-    stopWorker(survivor, 'SIGTERM');
+    await stopWorker(survivor, 'SIGTERM');
   }
 }, 150_000);
 
@@ -143,7 +167,7 @@ test('several types queued for one file run together on one worker: one ffmpeg d
     expect(created.status).toBe(202);
     jobIds.push(created.body.jobId);
   }
-  const worker = startWorker({ FFMPEG_PATH: join(tools, 'counting-ffmpeg') });
+  const worker = await startWorker({ FFMPEG_PATH: join(tools, 'counting-ffmpeg') });
   try {
     const jobs = await eventually(async () => {
       const all = await Promise.all(jobIds.map((id) => job(key, id)));
@@ -158,6 +182,6 @@ test('several types queued for one file run together on one worker: one ffmpeg d
       reserved: 0,
     });
   } finally {
-    stopWorker(worker, 'SIGTERM');
+    await stopWorker(worker, 'SIGTERM');
   }
 }, 120_000);

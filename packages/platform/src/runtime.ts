@@ -1,9 +1,8 @@
 import type Koa from 'koa';
-import type { Service } from '@nats-io/services';
 import { operationsOf, type ServiceName } from '@catalog/contracts';
 import { connectBus, pingBus, type NatsConnection } from './bus/connect.js';
 import { callContextKeys, type CallContextKeys } from './bus/context.js';
-import { serveRpc, type RpcHandler } from './bus/rpc.js';
+import { serveRpc, type RpcHandler, type RpcServer } from './bus/rpc.js';
 import { subjectsFor, type Subjects } from './bus/subjects.js';
 import type { CommonConfig } from './config/index.js';
 import { createDatabase, pingDatabase, type Database } from './db/database.js';
@@ -57,7 +56,7 @@ export interface ServiceRuntime<DB> {
    * Serves the service's operations on NATS: exactly the operations the table gives this service
    * (`operationsOf`), each once; anything else is an error at start.
    */
-  serve(operations: readonly Operation[]): Promise<Service>;
+  serve(operations: readonly Operation[]): Promise<RpcServer>;
   /**
    * Starts the service's HTTP listener (health checks, `/metrics` unless `metrics: false`, plus
    * whatever `extend` mounts; `/readyz` also needs `options.ready` to pass).
@@ -74,8 +73,8 @@ export interface ServiceRuntime<DB> {
  * The parts every service starts the same way: logger, migrations, Postgres pool (as the app
  * role, refused when that role could bypass row-level security), NATS connection (as the
  * service's user), RPC endpoints (calls with a verified context only), HTTP listener with
- * `/healthz` and `/readyz`, and an orderly stop (HTTP drains, RPC endpoints stop, NATS drains,
- * the pool closes).
+ * `/healthz` and `/readyz`, and an orderly stop (HTTP drains, RPC endpoints stop once the calls
+ * they took are answered (decision 0109), NATS drains, the pool closes).
  */
 /**
  * The handlers of `operations` by operation id, after checking that they are exactly the table's
@@ -209,9 +208,7 @@ function assembleRuntime<DB>({ settings, logger, database, nc, subjects, relay, 
         handlers,
         logger,
       });
-      stops.push(async () => {
-        await service.stop();
-      });
+      stops.push(() => service.stop(config.shutdownTimeoutMs));
       return service;
     },
     async listen(extend, options) {

@@ -104,6 +104,56 @@ describe('rpc replies', () => {
   });
 });
 
+describe('a service that stops', () => {
+  test('a call it took before it stopped is answered, even when its handler is still running as the connection closes', async () => {
+    const serverNc = await testBus('rpc-stop-server');
+    const client = await testBus('rpc-stop-client');
+    const subjects = subjectsFor(uniqueNatsPrefix('rpcstop'));
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    const rpcServer = await serveRpc({
+      nc: serverNc,
+      subjects,
+      service: 'stopping',
+      version: '1.0.0',
+      logger: capturingLogger('rpc-stop').logger,
+      callContext: testCallContext(),
+      handlers: {
+        slow: async (request) => {
+          started();
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return { body: request.body };
+        },
+      },
+    });
+    try {
+      const answer = callRpc(
+        { nc: client, subjects, callContext: testCallContext(), timeoutMs: 5_000 },
+        'stopping',
+        'slow',
+        { ...empty, body: 'taken' },
+        call,
+      );
+      await handlerStarted;
+      // What a service's runtime does on SIGTERM: its endpoints stop, then its connection drains.
+      await rpcServer.stop(5_000);
+      await serverNc.drain();
+      expect(await answer).toEqual({ ok: true, status: 200, body: 'taken' });
+      const after = await callRpc(
+        { nc: client, subjects, callContext: testCallContext(), timeoutMs: 2_000 },
+        'stopping',
+        'slow',
+        empty,
+        call,
+      );
+      expect(after).toMatchObject({ ok: false, error: { status: 503, code: 'service_unavailable' } });
+    } finally {
+      if (!serverNc.isClosed()) await serverNc.drain();
+      await client.drain();
+    }
+  });
+});
+
 describe('unhandled rejections', () => {
   const run = promisify(execFile);
   const platformIndex = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'index.ts');

@@ -74,12 +74,27 @@ const decoder = new TextDecoder();
 /** Reply headers of a `JsonText` reply, whose payload is the body itself rather than `RpcReply`. */
 const RAW_REPLY = { status: 'Catalog-Rpc-Status', headers: 'Catalog-Rpc-Headers' } as const;
 
+/** A service's operations on the bus (`serveRpc`). */
+export interface RpcServer {
+  /** The NATS service of the endpoints (its name, id and stats). */
+  service: Service;
+  /**
+   * Stops taking calls and answers the ones already taken: the endpoints' subscriptions drain
+   * (every call the server routed here before it saw the unsubscribe is still handled), then
+   * waits up to `timeoutMs` for the handlers still running to send their replies. Close the
+   * connection only after this: a reply sent on a closed connection is lost, and its caller
+   * waits out its whole timeout.
+   */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
 /**
  * Registers a service's operations as NATS service endpoints (`@nats-io/services`), one endpoint
  * per operation id, in a queue group so replicas share the load. Each reply is `RpcReply` JSON.
  */
-export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
+export async function serveRpc(settings: RpcServiceSettings): Promise<RpcServer> {
   const service = await new Svcm(settings.nc).add({ name: settings.service, version: settings.version, queue: settings.service });
+  const running = new Set<Promise<void>>();
   for (const [operation, handler] of Object.entries(settings.handlers)) {
     service.addEndpoint(operation, {
       subject: settings.subjects.rpc(settings.service, operation),
@@ -89,15 +104,38 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<Service> {
           return;
         }
         // Nothing a message does may end the process: whatever escapes is logged.
-        handleMessage(settings, operation, handler, msg).catch((error: unknown) => {
+        const call = handleMessage(settings, operation, handler, msg).catch((error: unknown) => {
           settings.logger.error({ err: error, operation }, 'rpc message failed');
         });
+        running.add(call);
+        void call.finally(() => running.delete(call));
       },
     });
   }
   // The subscriptions must reach the server before anyone is told the service is up.
   await settings.nc.flush();
-  return service;
+  return {
+    service,
+    async stop(timeoutMs = 10_000) {
+      await service.stop();
+      if (running.size === 0) return;
+      const waited = await settleWithin([...running], timeoutMs);
+      if (!waited) settings.logger.warn({ unanswered: running.size, timeoutMs }, 'rpc calls still running at stop');
+    },
+  };
+}
+
+/** Whether every promise settled within `timeoutMs`. */
+async function settleWithin(promises: Array<Promise<unknown>>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true as const), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function handleMessage(settings: RpcServiceSettings, operation: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
