@@ -212,7 +212,7 @@ describe('database', () => {
 });
 
 describe('prepared statements', () => {
-  test('statements outside transactions are prepared once per connection, never inside one', async () => {
+  test('statements are prepared once per connection, inside transactions too', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1 });
     try {
       const prepared = async () =>
@@ -222,11 +222,53 @@ describe('prepared statements', () => {
       await read();
       await read();
       expect((await prepared()).filter((s) => s.includes('from "platformtest"."notes"') && s.includes('"tenant_id" = $1'))).toHaveLength(1);
-      await inTenantTransaction(database.db, tenantA, (trx) =>
-        trx.selectFrom('notes').select('text').where('text', '=', 'in a transaction').execute(),
-      );
-      expect((await prepared()).some((s) => s.includes('"text" = $1'))).toBe(false);
+      const readInTransaction = () =>
+        inTenantTransaction(database.db, tenantA, (trx) =>
+          trx.selectFrom('notes').select('text').where('text', '=', 'in a transaction').execute(),
+        );
+      await readInTransaction();
+      await readInTransaction();
+      expect((await prepared()).filter((s) => s.includes('"text" = $1'))).toHaveLength(1);
     } finally {
+      await database.close();
+    }
+  });
+
+  test('a transaction whose prepared statement Postgres refuses (its result type changed) runs again, once, unprepared', async () => {
+    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', poolSize: 1 });
+    const owner = new pg.Client({ connectionString: testDb.url });
+    await owner.connect();
+    try {
+      const id = newId();
+      let attempts = 0;
+      // Reads the note with `*` and writes another one in the same transaction.
+      const readAndWrite = () =>
+        inTenantTransaction(database.db, tenantA, async (trx) => {
+          attempts += 1;
+          const rows = await trx.selectFrom('notes').selectAll().where('id', '=', id).where('tenant_id', '=', tenantA).execute();
+          await trx
+            .insertInto('notes')
+            .values({ id: newId(), tenant_id: tenantA, text: `after ${id}` })
+            .execute();
+          return rows;
+        });
+      await inTenantScope(database.db, tenantA, (db) =>
+        db.insertInto('notes').values({ id, tenant_id: tenantA, text: 'before' }).execute(),
+      );
+      expect(await readAndWrite()).toEqual([{ id, tenant_id: tenantA, text: 'before' }]);
+      await owner.query(`alter table platformtest.notes add column mood text not null default 'calm'`);
+      attempts = 0;
+      expect(await readAndWrite()).toEqual([{ id, tenant_id: tenantA, text: 'before', mood: 'calm' }]);
+      expect(attempts).toBe(2);
+      attempts = 0;
+      expect(await readAndWrite()).toEqual([{ id, tenant_id: tenantA, text: 'before', mood: 'calm' }]);
+      expect(attempts).toBe(1);
+      // The refused attempt wrote nothing: one note per successful transaction.
+      const { rows } = await owner.query('select count(*)::int as n from platformtest.notes where text = $1', [`after ${id}`]);
+      expect(rows[0].n).toBe(3);
+    } finally {
+      await owner.query('alter table platformtest.notes drop column if exists mood');
+      await owner.end();
       await database.close();
     }
   });

@@ -12,7 +12,7 @@ export interface CommonConfig {
   /** The role that owns the schemas and runs migrations. */
   migrationDatabaseUrl: string;
   dbPoolSize: number;
-  /** Parameterised statements each connection prepares (outside transactions); 0: none. */
+  /** Parameterised statements each connection prepares (inside and outside transactions); 0: none. */
   dbPreparedStatementsPerConnection: number;
   /** Postgres cancels a statement of the service's pool running longer than this; 0: never. */
   dbStatementTimeoutMs: number;
@@ -111,7 +111,7 @@ const DATABASE_ENV = {
     default: 200,
     minimum: 0,
     maximum: 10_000,
-    description: 'Parameterised statements each connection prepares, outside transactions; 0: none (decision 0009).',
+    description: 'Parameterised statements each connection prepares; 0: none (decisions 0009, 0110).',
   }),
   dbStatementTimeoutMs: Env.integer({
     env: 'DB_STATEMENT_TIMEOUT_MS',

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { isUuid } from '../ids.js';
-import { nameStatementsOn } from './prepared-statements.js';
+import { isRefusedNamedStatement, nameStatementsOn } from './prepared-statements.js';
 
 export { sql, type Kysely, type Transaction } from 'kysely';
 
@@ -24,7 +24,7 @@ export interface DatabaseSettings {
   idleInTransactionTimeoutMs?: number;
   applicationName?: string;
   /**
-   * Name (prepare) the parameterised statements each connection runs outside transactions, at
+   * Name (prepare) the parameterised statements each connection runs (decisions 0009, 0110), at
    * most this many distinct ones per connection; 0 turns it off. Default 200.
    */
   preparedStatementsPerConnection?: number;
@@ -177,7 +177,26 @@ function tenantOrThrow(tenantId: string): string {
  * database made by `createDatabase`; elsewhere the policies see no tenant and no rows.
  */
 export async function inTenantTransaction<DB, T>(db: Kysely<DB>, tenantId: string, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  return currentTenant.run(tenantOrThrow(tenantId), () => db.transaction().execute(fn));
+  return currentTenant.run(tenantOrThrow(tenantId), () => runTransaction(db, fn));
+}
+
+/** Each refusal names one more text unnamed for good, so the attempts end; this only bounds them. */
+const MAX_TRANSACTION_ATTEMPTS = 10;
+
+/**
+ * Runs `fn` in a transaction, and again when Postgres refused one of its named statements (after
+ * a migration changed a table it reads, say; decision 0110): the refused text then goes unnamed,
+ * so the next attempt gets past it. `fn` must therefore only read and write through `trx` (no
+ * transaction holds a bus call or other work outside the database anyway).
+ */
+export async function runTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (error) {
+      if (!isRefusedNamedStatement(error) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /**

@@ -2,3 +2,4 @@ export * from './database.js';
 export * from './leader.js';
 export * from './migrate.js';
 export * from './roles.js';
+export { NEVER_PREPARED } from './prepared-statements.js';

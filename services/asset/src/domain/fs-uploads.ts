@@ -26,12 +26,14 @@ export async function assertUploadOpen(deps: { db: Kysely<AssetDb> }, ref: Uploa
  * network one); the row is written only after.
  */
 export async function commitUpload(deps: { db: Kysely<AssetDb> }, ref: UploadRef, staged: StagedUpload): Promise<void> {
+  // The file moves once, even when the transaction runs again (decision 0110).
+  let placed: ReturnType<StagedUpload['commit']> | undefined;
   try {
     await inTenantTransaction(deps.db, ref.tenantId, async (trx) => {
       await lockUpload(trx, ref.assetId);
       const row = await findAsset(trx, ref.tenantId, ref.assetId);
       if (!row || row.status !== 'PENDING_UPLOAD' || row.upload_id !== ref.uploadId) throw uploadClosed();
-      const stored = await staged.commit();
+      const stored = await (placed ??= staged.commit());
       await updateAsset(trx, ref.tenantId, ref.assetId, {
         uploaded_size: staged.size,
         uploaded_sha256: staged.sha256,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AssetRetention } from '@catalog/contracts';
-import type { Logger } from '@catalog/platform';
+import { runTransaction, type Logger } from '@catalog/platform';
 import type { BlobStore } from '../persistence/blob/index.js';
 import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
 import {
@@ -84,7 +84,7 @@ export interface SweeperDeps {
 export async function sweepOnce(deps: SweeperDeps): Promise<number> {
   let total = 0;
   for (;;) {
-    const { claimed, keys } = await deps.db.transaction().execute(async (trx) => {
+    const { claimed, keys } = await runTransaction(deps.db, async (trx) => {
       const due = await claimDueExpiries(trx, deps.batchSize);
       const removed: string[] = [];
       const now = new Date();

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { runTransaction } from '@catalog/platform';
 import type { CatalogDb } from './tables.js';
 
 /**
@@ -91,7 +92,7 @@ export async function settleClaimedAttachIntents(
   unanswered: readonly string[],
 ): Promise<void> {
   if (answered.length === 0 && unanswered.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  await runTransaction(db, async (trx) => {
     if (answered.length > 0) await trx.deleteFrom('attach_intents').where('version_id', 'in', answered).execute();
     if (unanswered.length > 0)
       await trx

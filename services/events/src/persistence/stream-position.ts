@@ -1,4 +1,4 @@
-import { sql, type BusEvent, type Kysely } from '@catalog/platform';
+import { runTransaction, sql, type BusEvent, type Kysely } from '@catalog/platform';
 import type { EventsDb } from './tables.js';
 
 /** Where the feed writer stands in one incarnation of the events stream. */
@@ -69,7 +69,7 @@ export async function storeEvents(
   events: StoredEvent[],
 ): Promise<void> {
   const rows = events.length === 0 ? null : JSON.stringify(events.map(({ event, body }) => ({ ...event, body })));
-  await db.transaction().execute(async (trx) => {
+  await runTransaction(db, async (trx) => {
     const moved = await trx
       .updateTable('stream_position')
       .set({ last_seq: toSeq, updated_at: sql<Date>`now()` })

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { newId, notFound } from '@catalog/platform';
+import { newId, notFound, runTransaction } from '@catalog/platform';
 import type {
   ApiKey,
   CreateApiKeyBody,
@@ -58,7 +58,7 @@ async function changingKeys<Row>(
   write: (trx: Transaction<GatewayDb>) => Promise<Row | undefined>,
   changeOf: (row: Row) => { keyId: string } | { organizationId: string },
 ): Promise<Row | undefined> {
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const row = await runTransaction(deps.db, async (trx) => {
     const written = await write(trx);
     if (written !== undefined) await recordKeyChange(trx, changeOf(written));
     return written;

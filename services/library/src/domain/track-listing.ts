@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TRACK_SORTS, type ListTracksQuery, type TrackSort, type TracksPage } from '@catalog/contracts';
-import { badRequest, cursorCodec, fitPage, inTenantTransaction, isUuid, type Kysely } from '@catalog/platform';
+import { badRequest, cursorCodec, fitPage, inTenantScope, isUuid, type Kysely } from '@catalog/platform';
 import { searchTracks, type TrackSearch } from '../persistence/track-search.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { keyFilter } from './keys.js';
@@ -97,11 +97,8 @@ export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query:
   if (updatedSince !== undefined && Number.isNaN(Date.parse(updatedSince))) {
     throw badRequest('invalid_query', 'updatedSince must be an RFC 3339 date-time', { parameter: 'updatedSince' });
   }
-  // In a transaction, so the statement is never a named prepared one: a generic plan (made without
-  // the words and ranges, after five runs of one text) would read the tenant's tracks by a range
-  // index and test every word on each (decision 0105).
-  const found = await inTenantTransaction(db, tenantId, (trx) =>
-    searchTracks(trx, {
+  const found = await inTenantScope(db, tenantId, (scoped) =>
+    searchTracks(scoped, {
       tenantId,
       tsQuery,
       words: query.q === undefined ? [] : wordsOf(query.q),

@@ -1,6 +1,6 @@
 import type { TrackSort, TrackSummary } from '@catalog/contracts';
 import { sql, type RawBuilder } from 'kysely';
-import type { Kysely } from '@catalog/platform';
+import { NEVER_PREPARED, type Kysely } from '@catalog/platform';
 import type { LibraryDb } from './tables.js';
 
 /** Where the previous page ended: its last track's sort value and entity id. */
@@ -113,7 +113,9 @@ export async function searchTracks(db: Kysely<LibraryDb>, search: TrackSearch): 
   const dir = sql.raw(search.descending ? 'desc' : 'asc');
   const order = key.nullable ? sql`(${key.expr} is null), ${key.expr} ${dir}, entity_id ${dir}` : sql`${key.expr} ${dir}, entity_id ${dir}`;
   const keyText = search.sort === 'updated' ? sql`to_json(${key.expr})` : key.expr;
-  const { rows } = await sql<{ entity_id: string; summary: TrackSummary; sort_value: string | number | null }>`
+  // Never a named prepared statement: a generic plan (made without the words and ranges) would
+  // read the tenant's tracks by a range index and test every word on each (decisions 0105, 0110).
+  const { rows } = await sql<{ entity_id: string; summary: TrackSummary; sort_value: string | number | null }>`${sql.raw(NEVER_PREPARED)}
     select entity_id, summary, ${keyText} as sort_value
     from library.tracks
     where ${sql.join(conditions, sql` and `)}
