@@ -88,6 +88,8 @@ async function main(): Promise<void> {
       BLOB_SIGNING_SECRET: randomBytes(32).toString('hex'),
       PUBLIC_BASE_URL: gatewayUrl,
       RPC_TIMEOUT_MS: '60000',
+      // Above the RPC timeout, as the gateway requires.
+      HTTP_IDLE_TIMEOUT_MS: '90000',
     });
     const asset = await startService('asset', env, assetPort);
     processes.push(asset);

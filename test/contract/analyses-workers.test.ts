@@ -25,7 +25,12 @@ let tools: string;
 const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
-  system = await startSystem({ ANALYSIS_CONCURRENCY: '0', RPC_TIMEOUT_MS: '60000', ANALYSIS_RPC_TIMEOUT_MS: '60000' });
+  system = await startSystem({
+    ANALYSIS_CONCURRENCY: '0',
+    RPC_TIMEOUT_MS: '60000',
+    HTTP_IDLE_TIMEOUT_MS: '90000',
+    ANALYSIS_RPC_TIMEOUT_MS: '60000',
+  });
   api = apiClient(system.baseUrl);
   wav = await sineWav(2, { sampleRate: 8_000 });
   tools = mkdtempSync(join(tmpdir(), 'analysis-tools-'));

@@ -16,7 +16,7 @@ export const gatewayConfig = defineConfig(
       env: 'RPC_TIMEOUT_MS',
       default: 10_000,
       minimum: 100,
-      description: 'Longest wait for a service to answer.',
+      description: 'Longest wait for a service to answer; below `HTTP_IDLE_TIMEOUT_MS`, or the gateway refuses to start.',
     }),
     trustProxyHops: Env.optional(
       Env.integer({
@@ -94,11 +94,15 @@ export const gatewayConfig = defineConfig(
       }),
     }),
   }),
-  ({ common: commonValues, trustProxyHops, legacyTrustProxy, ...own }, check) => ({
-    ...common.build(commonValues, check),
-    ...own,
-    trustProxyHops: trustProxyHops ?? (legacyTrustProxy ? 1 : 0),
-  }),
+  ({ common: commonValues, trustProxyHops, legacyTrustProxy, ...own }, check) => {
+    const built = common.build(commonValues, check);
+    // The client's connection carries no byte while the gateway waits for a service: closed at
+    // the idle timeout, a longer wait would reach the client as a dropped connection, not a 504.
+    if (own.rpcTimeoutMs >= built.http.idleTimeoutMs) {
+      check.refuse(`RPC_TIMEOUT_MS (${own.rpcTimeoutMs}) must be below HTTP_IDLE_TIMEOUT_MS (${built.http.idleTimeoutMs})`);
+    }
+    return { ...built, ...own, trustProxyHops: trustProxyHops ?? (legacyTrustProxy ? 1 : 0) };
+  },
 );
 
 export type GatewayConfig = ConfigOf<typeof gatewayConfig>;

@@ -19,3 +19,11 @@ test('TRUST_PROXY_HOPS defaults to 0, or 1 with the older TRUST_PROXY=true; the 
   expect(readConfig(gatewayConfig, { ...BASE, TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '2' }).trustProxyHops).toBe(2);
   expect(() => readConfig(gatewayConfig, { ...BASE, ADMIN_TOKEN: '' })).toThrow(/ADMIN_TOKEN is required but not set/);
 });
+
+test('RPC_TIMEOUT_MS must be below HTTP_IDLE_TIMEOUT_MS: a longer wait would reach the client as a dropped connection', () => {
+  expect(readConfig(gatewayConfig, { ...BASE, RPC_TIMEOUT_MS: '59999' }).rpcTimeoutMs).toBe(59_999);
+  expect(() => readConfig(gatewayConfig, { ...BASE, RPC_TIMEOUT_MS: '60000' })).toThrow(
+    /RPC_TIMEOUT_MS \(60000\) must be below HTTP_IDLE_TIMEOUT_MS \(60000\)/,
+  );
+  expect(readConfig(gatewayConfig, { ...BASE, RPC_TIMEOUT_MS: '60000', HTTP_IDLE_TIMEOUT_MS: '90000' }).rpcTimeoutMs).toBe(60_000);
+});

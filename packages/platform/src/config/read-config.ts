@@ -18,6 +18,8 @@ export type Environment = Record<string, string | undefined>;
 export interface ConfigCheck {
   /** `value`; when it is undefined, `variable` is reported as required but not set (and '' returned). */
   required(variable: string, value: string | undefined): string;
+  /** Reports values that are each valid but do not work together (`problem` names the variables). */
+  refuse(problem: string): void;
 }
 
 /** A service's configuration: the schema of its variables and how their values make the configuration. */
@@ -47,6 +49,9 @@ export function readConfig<S extends TObject, T>(definition: ConfigDefinition<S,
     required(variable, value) {
       if (value === undefined) problems.push(notSet(variable));
       return value ?? '';
+    },
+    refuse(problem) {
+      problems.push(problem);
     },
   });
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
