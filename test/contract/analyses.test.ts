@@ -21,7 +21,12 @@ const ANALYST = ['catalog:api', 'catalog:analysis'];
 
 beforeAll(async () => {
   // 50 requests at once on a loaded machine: every one must be answered (202 or 402), never time out.
-  system = await startSystem({ ANALYSIS_CONCURRENCY: '2', RPC_TIMEOUT_MS: '60000', ANALYSIS_RPC_TIMEOUT_MS: '60000' });
+  system = await startSystem({
+    ANALYSIS_CONCURRENCY: '2',
+    RPC_TIMEOUT_MS: '60000',
+    HTTP_IDLE_TIMEOUT_MS: '90000',
+    ANALYSIS_RPC_TIMEOUT_MS: '60000',
+  });
   api = apiClient(system.baseUrl);
   wav = await sineWav(2, { sampleRate: 8_000 });
 });
