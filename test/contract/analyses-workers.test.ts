@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { eventually, sineWav } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { isRunning } from '../support/processes.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
  * Analysis workers as processes of their own (issue 13, decision 0087): the system runs in this
@@ -25,12 +25,7 @@ let tools: string;
 const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
-  system = await startSystem({
-    ANALYSIS_CONCURRENCY: '0',
-    RPC_TIMEOUT_MS: '60000',
-    HTTP_IDLE_TIMEOUT_MS: '90000',
-    ANALYSIS_RPC_TIMEOUT_MS: '60000',
-  });
+  system = await startSystem({ ...PATIENT_CALLS, ANALYSIS_CONCURRENCY: '0' });
   api = apiClient(system.baseUrl);
   wav = await sineWav(2, { sampleRate: 8_000 });
   tools = mkdtempSync(join(tmpdir(), 'analysis-tools-'));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { demoSong, eventually, renderSong, sineWav } from '@catalog/testing';
 import { apiClient, expectError } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
  * Analyses and credits through the gateway (issue 13): rule 3 of part 4 (a standalone file
@@ -21,12 +21,7 @@ const ANALYST = ['catalog:api', 'catalog:analysis'];
 
 beforeAll(async () => {
   // 50 requests at once on a loaded machine: every one must be answered (202 or 402), never time out.
-  system = await startSystem({
-    ANALYSIS_CONCURRENCY: '2',
-    RPC_TIMEOUT_MS: '60000',
-    HTTP_IDLE_TIMEOUT_MS: '90000',
-    ANALYSIS_RPC_TIMEOUT_MS: '60000',
-  });
+  system = await startSystem({ ...PATIENT_CALLS, ANALYSIS_CONCURRENCY: '2' });
   api = apiClient(system.baseUrl);
   wav = await sineWav(2, { sampleRate: 8_000 });
 });

@@ -37,6 +37,17 @@ export interface SystemOptions {
 }
 
 /**
+ * For tests whose calls may wait long on a loaded machine (the analysis tests): a minute for any
+ * service's answer, and the clients' connections allowed to stay silent longer than that, as the
+ * gateway requires (a shorter idle timeout would drop the connection before the 504).
+ */
+export const PATIENT_CALLS: Readonly<Record<string, string>> = {
+  RPC_TIMEOUT_MS: '60000',
+  ANALYSIS_RPC_TIMEOUT_MS: '60000',
+  HTTP_IDLE_TIMEOUT_MS: '90000',
+};
+
+/**
  * Starts all six services in this process against a fresh database and a NATS prefix of their
  * own; they still talk only over NATS and HTTP, as in production, each as its own database role
  * and NATS user. Tests drive the public HTTP API.

@@ -4,6 +4,7 @@ import { AppError, type ErrorPayload } from '../errors.js';
 import { unexpectedErrorAnswer } from './failure-kind.js';
 import type { Logger } from '../logger.js';
 import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
+import { sleep } from '../sleep.js';
 import { SpanKind, withSpan } from '../telemetry.js';
 import { openCallContext, sealCallContext, type CallContext, type CallContextKeys } from './context.js';
 import { headerBytes, maxPayload, replyBodyBudget } from './payload-size.js';
@@ -127,14 +128,11 @@ export async function serveRpc(settings: RpcServiceSettings): Promise<RpcServer>
 
 /** Whether every promise settled within `timeoutMs`. */
 async function settleWithin(promises: Array<Promise<unknown>>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
+  const settled = new AbortController();
   try {
-    return await Promise.race([Promise.allSettled(promises).then(() => true as const), expired]);
+    return await Promise.race([Promise.allSettled(promises).then(() => true), sleep(timeoutMs, settled.signal).then(() => false)]);
   } finally {
-    clearTimeout(timer);
+    settled.abort();
   }
 }
 
