@@ -126,6 +126,7 @@ async function searchBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase('library_search');
   const { env, adminToken } = await benchEnv(database, { DB_POOL_SIZE: '10' });
   const owner = new pg.Client({ connectionString: database.url });
+  const listener = new pg.Client({ connectionString: database.url });
   const processes: BenchProcess[] = [];
   try {
     processes.push(await startService('library', env, 18485));
@@ -144,6 +145,7 @@ async function searchBench(): Promise<Record<string, unknown>> {
     return { tracks: TRACKS, tenants: 10, loadSeconds, word: await search((w) => w), prefix3: await search((w) => w.slice(0, 3)) };
   } finally {
     await owner.end().catch(() => undefined);
+    await listener.end().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();
     await database.drop();
   }
@@ -206,34 +208,43 @@ async function settleAnalyses(owner: pg.Client): Promise<void> {
 }
 
 /**
- * One poller for every probe waiting (every 2 ms, one query for all of them), so that measuring
- * adds one light query stream, not one per probe. `seen(id, n)` resolves once the track shows the
- * title of probe `n` or of a later probe (which the entity got after it).
+ * Sees a probe's title reach `library.tracks` the moment its transaction commits, without polling
+ * (a poller would add its own queries to the load it measures): a trigger that only the benchmark's
+ * database gets notifies `bench_probe` (delivered at commit) when a track is written with a probe's
+ * title. `seen(id, n)` resolves once the track shows the title of probe `n` or of a later probe
+ * (which the entity got after it).
  */
-function probeWatcher(titlesOf: (ids: string[]) => Promise<Map<string, string>>) {
+async function probeWatcher(owner: pg.Client, listener: pg.Client) {
+  await owner.query(`
+    create function library.bench_probe_seen() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('bench_probe', new.entity_id::text || ' ' || (new.summary->>'title'));
+      return null;
+    end $$;
+    create trigger bench_probe_seen after insert or update on library.tracks for each row
+      when ((new.summary->>'title') like 'Probe %') execute function library.bench_probe_seen();`);
+  const shown = new Map<string, number>();
   const waiting = new Map<string, Array<{ n: number; resolve: () => void }>>();
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      if (waiting.size > 0) {
-        const titles = await titlesOf([...waiting.keys()]);
-        for (const [id, list] of waiting) {
-          const title = titles.get(id);
-          const shown = title?.startsWith('Probe ') ? Number(title.slice(6)) : -1;
-          const remaining = list.filter((w) => (shown >= w.n ? (w.resolve(), false) : true));
-          if (remaining.length === 0) waiting.delete(id);
-          else waiting.set(id, remaining);
-        }
-      }
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  })();
+  const settle = (id: string) => {
+    const list = waiting.get(id);
+    if (!list) return;
+    const remaining = list.filter((w) => ((shown.get(id) ?? -1) >= w.n ? (w.resolve(), false) : true));
+    if (remaining.length === 0) waiting.delete(id);
+    else waiting.set(id, remaining);
+  };
+  listener.on('notification', (message) => {
+    const [id, , n] = (message.payload ?? '').split(' ');
+    if (!id || n === undefined) return;
+    shown.set(id, Math.max(shown.get(id) ?? -1, Number(n)));
+    settle(id);
+  });
+  await listener.query('listen bench_probe');
   return {
-    seen: (id: string, n: number) => new Promise<void>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), { n, resolve }])),
-    stop: () => {
-      stopped = true;
-      return loop;
-    },
+    seen: (id: string, n: number) =>
+      new Promise<void>((resolve) => {
+        waiting.set(id, [...(waiting.get(id) ?? []), { n, resolve }]);
+        settle(id);
+      }),
   };
 }
 
@@ -248,6 +259,7 @@ async function lagBench(): Promise<Record<string, unknown>> {
     PUBLIC_BASE_URL: 'http://127.0.0.1:18480',
   });
   const owner = new pg.Client({ connectionString: database.url });
+  const listener = new pg.Client({ connectionString: database.url });
   const processes: BenchProcess[] = [];
   try {
     processes.push(await startService('gateway', env, 18480));
@@ -263,6 +275,7 @@ async function lagBench(): Promise<Record<string, unknown>> {
     const [tenant] = await createTenants(apiClient(base, adminToken), 1);
     const ids = await createTracks(base, tenant!.key, 220);
     await owner.connect();
+    await listener.connect();
     const titlesOf = async (list: string[]): Promise<Map<string, string>> =>
       new Map(
         (
@@ -275,7 +288,7 @@ async function lagBench(): Promise<Record<string, unknown>> {
     while ((await titlesOf(ids)).size < ids.length) await new Promise((r) => setTimeout(r, 50));
     // The automatic analyses of the 220 files (and the track updates they bring) are over before the writes start.
     await settleAnalyses(owner);
-    const probes = probeWatcher(titlesOf);
+    const probes = await probeWatcher(owner, listener);
     const RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
     const SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 30);
     const headers = { authorization: `Bearer ${tenant!.key}` };
@@ -307,7 +320,6 @@ async function lagBench(): Promise<Record<string, unknown>> {
       );
     }
     await Promise.all(writes);
-    await probes.stop();
     const seconds = (performance.now() - startedAt) / 1000;
     const cpu = cpuUse(processes);
     const cpuMsPerWrite = Object.fromEntries(
@@ -326,6 +338,7 @@ async function lagBench(): Promise<Record<string, unknown>> {
     };
   } finally {
     await owner.end().catch(() => undefined);
+    await listener.end().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();
     await database.drop();
     rmSync(blobs, { recursive: true, force: true });

@@ -216,6 +216,48 @@ describe('durable event consumer', () => {
     expect(batches).toEqual([['a0'], ['b1'], ['c2', 'c3', 'c4']]);
   });
 
+  // Several lanes in one batch (`handleLanes`, `lanesPerBatch`; decision 0111).
+  test('a slot takes the lanes queued behind it together, at most lanesPerBatch; a failed batch applies each lane on its own', async () => {
+    // One slot; lane a holds it until every event has reached its lane, so b, c, d and e queue
+    // and are taken two lanes at a time.
+    const events = [thing('a', 0), thing('b', 1), thing('c', 2), thing('c', 3), thing('d', 4), thing('e', 5)];
+    for (const e of events) await publishEvent(nc, subjects, e);
+    let received = 0;
+    const label = (applied: Array<{ event: BusEvent }>) => applied.map(({ event }) => `${entityOf(event)}${String(event.data.n)}`);
+    const together: string[][][] = [];
+    const alone: string[][] = [];
+    const apply = async (applied: Array<{ event: BusEvent }>) => {
+      if (applied.some(({ event }) => entityOf(event) === 'a'))
+        await eventually(async () => (received === events.length ? true : undefined));
+      alone.push(label(applied));
+    };
+    follow((event) => apply([{ event }]), {
+      ...LANES,
+      concurrency: 1,
+      lanesPerBatch: 2,
+      laneOf: (e) => {
+        received += 1;
+        return entityOf(e);
+      },
+      handleMany: apply,
+      handleLanes: async (lanes) => {
+        together.push(lanes.map(label));
+        // The batch with lane e fails: its lanes are applied on their own.
+        if (lanes.some((lane) => lane.some(({ event }) => entityOf(event) === 'e'))) throw new TypeError('not together');
+      },
+    });
+
+    await eventually(async () => (alone.flat().includes('e5') ? true : undefined), 20_000);
+    expect(together).toEqual([
+      [['b1'], ['c2', 'c3']],
+      [['d4'], ['e5']],
+    ]);
+    expect(alone).toEqual([['a0'], ['d4'], ['e5']]);
+    // Every message was acknowledged once applied: nothing comes back.
+    await settled(await publish(thing('f', 6)));
+    expect(alone.flat()).toEqual(['a0', 'd4', 'e5', 'f6']);
+  });
+
   test('a message redelivered while it waits for a slot replaces its earlier delivery: the lane applies it once', async () => {
     // One slot, held by lane a for three ack waits: b's events are redelivered while they wait.
     const events = [thing('a', 0), thing('b', 1), thing('b', 2)];

@@ -15,6 +15,20 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('entity CRUD', () => {
+  test('readEntities (internal): the entities found in the order asked, and the ids the tenant has not', async () => {
+    const [a, b] = [h.tenant(), h.tenant()];
+    const first = await a.ok('createEntity', { body: { type: 'song', title: 'First' } });
+    const second = await a.ok('createEntity', { body: { type: 'jingle', title: 'Second', artist: 'S' } });
+    const elsewhere = await b.ok('createEntity', { body: { type: 'song', title: 'Of another tenant' } });
+    const gone = newId();
+    const read = await a.ok('readEntities', { body: { ids: [second.id, gone, elsewhere.id, first.id] } });
+    expect(read).toEqual({ entities: [second, first], missing: [gone, elsewhere.id] });
+    expect(errorOf(await a.call('readEntities', { body: { ids: [] } }))).toMatchObject({ status: 400 });
+    expect(errorOf(await a.call('readEntities', { body: { ids: Array.from({ length: 51 }, () => newId()) } }))).toMatchObject({
+      status: 400,
+    });
+  });
+
   test('create, read, update, delete', async () => {
     const a = h.tenant();
     const created = await a.call('createEntity', { body: { type: 'song', title: 'Blue Monday', artist: 'New Order' } });

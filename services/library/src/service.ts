@@ -22,7 +22,15 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     const catalog = catalogReader(rpc);
     const analyses = analysisReader(rpc);
     await runtime.serve(libraryOperations({ db }));
-    followCatalogEvents(runtime, { db, catalog, analyses }, { ...config.catalogEvents, concurrency: config.projectionConcurrency });
+    followCatalogEvents(
+      runtime,
+      { db, catalog, analyses },
+      {
+        ...config.catalogEvents,
+        concurrency: config.projectionConcurrency,
+        lanesPerBatch: config.projectionLanesPerBatch,
+      },
+    );
     // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
     runtime.onStop(rebuildWhenNeeded({ db, catalog, analyses, logger: runtime.logger }));
     return runtime;

@@ -62,9 +62,11 @@ export function catalogDouble(
     db,
     logger: testLogger(),
     catalog: {
-      entity: async (tenantId, entityId) => {
+      entities: async (tenantId, entityIds) => {
         calls.entity += 1;
-        return entities.get(tenantId)?.get(entityId) ?? null;
+        return new Map(
+          entityIds.flatMap((id) => (entities.get(tenantId)?.has(id) ? [[id, entities.get(tenantId)!.get(id)!] as const] : [])),
+        );
       },
       versions: async (_tenantId, entityId) => {
         calls.versions += 1;

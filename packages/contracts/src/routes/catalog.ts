@@ -63,7 +63,6 @@ export const entityRoutes = [
     tag: 'Entities',
     service: 'catalog',
     auth: catalogApi,
-    alsoCalledBy: ['library'],
     params: IdParams,
     resources: { id: 'entity' },
     success: { status: 200, description: 'the entity', schema: Entity },

@@ -7,7 +7,7 @@ import {
   ResolvedAnalysisSource,
 } from '../schemas/analysis-jobs.js';
 import { IdParams } from '../schemas/common.js';
-import { EntityTenantsPage, ListEntityTenantsQuery } from '../schemas/library.js';
+import { EntitiesRead, EntityTenantsPage, ListEntityTenantsQuery, ReadEntitiesBody } from '../schemas/library.js';
 import type { InternalOperationDefinition } from './types.js';
 
 /**
@@ -65,6 +65,16 @@ export const internalOperations = [
     summary: "The tenants that have (or had) entities, in id order, keyset paged: the library's rebuild walks them",
     query: ListEntityTenantsQuery,
     success: { status: 200, description: 'a page of tenant ids', schema: EntityTenantsPage },
+  },
+  {
+    operationId: 'readEntities',
+    internal: true,
+    service: 'catalog',
+    calledBy: ['library'],
+    summary:
+      "Several entities of the tenant at once (the library's projection refreshes a batch of them, decision 0111); an answer that would not fit the bus leaves the last ones out of both lists, to be asked again",
+    body: ReadEntitiesBody,
+    success: { status: 200, description: 'the entities found and the ids not found', schema: EntitiesRead },
   },
   {
     operationId: 'resolveAnalysisSource',

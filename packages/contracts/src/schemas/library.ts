@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AssetStatusSchema } from './assets.js';
-import { DmrnValue, EntityTypeName } from './catalog.js';
+import { DmrnValue, Entity, EntityTypeName } from './catalog.js';
 import { Cursor, Line, Timestamp, Uuid } from './common.js';
 import { Marker, VersionTypeSchema } from './versions.js';
 
@@ -196,3 +196,18 @@ export const EntityTenantsPage = Type.Object({
   hasMore: Type.Boolean(),
 });
 export type EntityTenantsPage = Static<typeof EntityTenantsPage>;
+
+/** Most entities one `readEntities` call names (each at most ~5 KB as JSON, so an answer stays far below NATS' 1 MB). */
+export const READ_ENTITIES_MAX = 50;
+
+export const ReadEntitiesBody = Type.Object(
+  { ids: Type.Array(Uuid, { minItems: 1, maxItems: READ_ENTITIES_MAX, uniqueItems: true }) },
+  { additionalProperties: false },
+);
+export type ReadEntitiesBody = Static<typeof ReadEntitiesBody>;
+
+export const EntitiesRead = Type.Object({
+  entities: Type.Array(Entity, { description: 'the entities found, in the order asked' }),
+  missing: Type.Array(Uuid, { description: 'the ids the tenant has no entity of (deleted)' }),
+});
+export type EntitiesRead = Static<typeof EntitiesRead>;

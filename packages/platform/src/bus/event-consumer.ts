@@ -27,6 +27,8 @@ export interface EventConsumerConfig {
   maxAttempts?: number;
   /** With `laneOf`: lanes applied at once at most (default 1). */
   concurrency?: number;
+  /** With `handleLanes`: lanes waiting for a slot that one slot takes together at most (default 1). */
+  lanesPerBatch?: number;
 }
 
 export interface EventConsumerSettings extends EventConsumerConfig {
@@ -48,6 +50,11 @@ export interface EventConsumerSettings extends EventConsumerConfig {
    * when it throws they are applied one by one through `handle` (retries, dead letters).
    */
   handleMany?(events: Array<{ event: BusEvent; position: EventPosition }>): Promise<unknown>;
+  /**
+   * Applies the waiting events of several lanes (each in stream order) as one, committed at once;
+   * when it throws, each lane is applied on its own (`handleMany`, then `handle`).
+   */
+  handleLanes?(lanes: Array<Array<{ event: BusEvent; position: EventPosition }>>): Promise<unknown>;
   /** Pacing of retries (default: 100 ms doubling to 5 s, with jitter). */
   retry?: BackoffOptions;
   metrics?: MetricsRegistry;
@@ -216,9 +223,10 @@ async function giveUp(f: Follower, msg: JsMsg, session: AbortSignal, what: Given
  * lanes applied at once. Messages keep being taken while every slot is busy (JetStream delivers at
  * most `maxAckPending` unacknowledged ones): each joins its lane's waiting messages, and a lane
  * waiting for a slot takes all of them at once (`handleMany`), so the busier the consumer the
- * fewer refreshes per message. A lane gives its slot up after each batch and queues again behind
- * the lanes waiting, so none holds a slot for long. A redelivery of a message still waiting takes
- * its place. A message that is not an event has a lane of its own.
+ * fewer refreshes per message; with `handleLanes` a slot also takes up to `lanesPerBatch` lanes
+ * queued behind it, applied as one (decision 0111). A lane gives its slot up after each batch and
+ * queues again behind the lanes waiting, so none holds a slot for long. A redelivery of a message
+ * still waiting takes its place. A message that is not an event has a lane of its own.
  */
 async function followInLanes(
   f: Follower,
@@ -234,17 +242,22 @@ async function followInLanes(
   const queued: string[] = [];
   let busy = 0;
   let allDone: (() => void) | null = null;
+  const perBatch = f.settings.handleLanes ? Math.max(1, f.settings.lanesPerBatch ?? 1) : 1;
   const start = (key: string): void => {
     busy += 1;
-    const waiting = lanes.get(key)!;
-    // Taken out at once: a message that arrives meanwhile queues the lane again after this batch.
-    const batch = waiting.splice(0);
-    void handleLaneBatch(f, batch, stream, session)
+    // With `handleLanes`, the slot also takes lanes queued behind this one.
+    const keys = [key];
+    while (keys.length < perBatch && queued.length > 0) keys.push(queued.shift()!);
+    // Taken out at once: a message that arrives meanwhile queues its lane again after this batch.
+    const batches = keys.map((k) => lanes.get(k)!.splice(0));
+    void handleLaneBatches(f, batches, stream, session)
       .catch((error: unknown) => f.log.warn({ err: error }, 'a lane failed'))
       .finally(() => {
         busy -= 1;
-        if (waiting.length > 0) queued.push(key);
-        else lanes.delete(key);
+        for (const k of keys) {
+          if (lanes.get(k)!.length > 0) queued.push(k);
+          else lanes.delete(k);
+        }
         const next = queued.shift();
         if (next !== undefined) start(next);
         else if (lanes.size === 0) allDone?.();
@@ -273,6 +286,35 @@ async function followInLanes(
   }
   // The messages ended (session over): the lanes left finish (nak'ing what a stopped session holds).
   if (lanes.size > 0) await new Promise<void>((resolve) => (allDone = resolve));
+}
+
+/**
+ * Applies the waiting messages of the lanes a slot took: those of several lanes together when
+ * `handleLanes` takes them, else (or when it throws) each lane on its own, the lanes concurrently
+ * (a lane retrying an event holds only itself). A lane holding a message that is not an event is
+ * always applied on its own.
+ */
+async function handleLaneBatches(f: Follower, batches: JsMsg[][], stream: string, session: AbortSignal): Promise<void> {
+  const handleLanes = f.settings.handleLanes;
+  if (!handleLanes || batches.length === 1 || session.aborted) {
+    await Promise.all(batches.map((batch) => handleLaneBatch(f, batch, stream, session)));
+    return;
+  }
+  const decoded = batches.map((batch) => batch.map((msg) => ({ msg, event: decodeBusEvent(msg.data) })));
+  const events = decoded.filter((lane) => lane.every((m) => m.event !== null));
+  const alone = decoded.filter((lane) => !lane.every((m) => m.event !== null)).map((lane) => lane.map((m) => m.msg));
+  if (events.length > 0) {
+    try {
+      await handleLanes(
+        events.map((lane) => lane.map(({ msg, event }) => ({ event: event as BusEvent, position: { stream, seq: msg.seq } }))),
+      );
+      for (const lane of events) for (const { msg } of lane) msg.ack();
+    } catch (error) {
+      f.log.warn({ err: error, lanes: events.length }, 'applying lanes together failed; applying each on its own');
+      alone.push(...events.map((lane) => lane.map((m) => m.msg)));
+    }
+  }
+  await Promise.all(alone.map((batch) => handleLaneBatch(f, batch, stream, session)));
 }
 
 /** Applies a lane's waiting messages: together when `handleMany` takes them, else (or when it throws) one by one. */

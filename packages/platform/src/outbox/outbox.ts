@@ -39,11 +39,10 @@ export interface Outbox {
 function outboxInsert(
   table: string,
   context: OutboxContext,
-  batchId: string,
-  events: Array<{ id: string; event: EventRecord }>,
+  events: Array<{ id: string; event: EventRecord; batchId: string }>,
 ): RawBuilder<unknown> {
   const rows = events.map(
-    ({ id, event }) => sql`(${id}, ${context.tenantId}, ${event.product ?? 'catalog'}, ${event.type}, ${event.resourceKind},
+    ({ id, event, batchId }) => sql`(${id}, ${context.tenantId}, ${event.product ?? 'catalog'}, ${event.type}, ${event.resourceKind},
             ${event.resourceId}, ${event.dmrn ?? null}, ${context.sourceSystem}, ${batchId},
             ${event.schemaVersion ?? 1}, ${JSON.stringify(event.data)}::jsonb)`,
   );
@@ -64,10 +63,38 @@ export function outboxFor<DB>(trx: Transaction<DB>, schema: string, context: Out
     batchId,
     async record(event) {
       const id = newId();
-      await outboxInsert(table, context, batchId, [{ id, event }]).execute(trx);
+      await outboxInsert(table, context, [{ id, event, batchId }]).execute(trx);
       return id;
     },
   };
+}
+
+/**
+ * Events of separate changes made in one transaction (one per track of a projection batch, say),
+ * recorded in ONE statement whose text is the same for any number of events (they arrive as
+ * arrays), in order, each with a batch id of its own as if recorded alone.
+ */
+export async function recordSeparateEvents<DB>(
+  trx: Transaction<DB>,
+  schema: string,
+  context: OutboxContext,
+  events: EventRecord[],
+): Promise<string[]> {
+  if (events.length === 0) return [];
+  const ids = events.map(() => newId());
+  const column = <T>(of: (event: EventRecord) => T) => events.map(of);
+  await sql`
+    insert into ${sql.raw(`${assertIdentifier(schema)}.outbox`)}
+      (id, tenant_id, product, type, resource_kind, resource_id, dmrn, source_system, batch_id, schema_version, data)
+    select e.id, ${context.tenantId}::uuid, e.product, e.type, e.resource_kind, e.resource_id, e.dmrn, ${context.sourceSystem}::text,
+           e.batch_id, e.schema_version, e.data::jsonb
+      from unnest(${ids}::uuid[], ${column((e) => e.product ?? 'catalog')}::text[], ${column((e) => e.type)}::text[],
+                  ${column((e) => e.resourceKind)}::text[], ${column((e) => e.resourceId)}::uuid[], ${column((e) => e.dmrn ?? null)}::text[],
+                  ${column(() => newId())}::uuid[], ${column((e) => e.schemaVersion ?? 1)}::integer[],
+                  ${column((e) => JSON.stringify(e.data))}::text[])
+           with ordinality as e(id, product, type, resource_kind, resource_id, dmrn, batch_id, schema_version, data, n)
+     order by e.n`.execute(trx);
+  return ids;
 }
 
 /**
@@ -106,7 +133,11 @@ export function withEventsStatement<Row>(
   const table = `${assertIdentifier(schema)}.outbox`;
   return recorded.length === 0
     ? sql<Row>`with w as (${write}) select * from w`
-    : sql<Row>`with w as (${write}), e as (${outboxInsert(table, context, batchId, recorded)}) select * from w`;
+    : sql<Row>`with w as (${write}), e as (${outboxInsert(
+        table,
+        context,
+        recorded.map((r) => ({ ...r, batchId })),
+      )}) select * from w`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CreateEntityBody, Entity, EntityBatch, UpdateEntityBody } from '@catalog/contracts';
+import type { CreateEntityBody, EntitiesRead, Entity, EntityBatch, UpdateEntityBody } from '@catalog/contracts';
 import {
   badRequest,
   conflict,
@@ -20,15 +20,14 @@ import {
   findEntity,
   insertEntitiesQuery,
   updateEntityRow,
-  updateEntityRowQuery,
   type NewEntityRow,
 } from '../persistence/entities.js';
 import { insertEntityWithEvent } from '../persistence/entities-compiled.js';
-import { findEntityView, findEntityViewForUpdate, listEntityViews } from '../persistence/entity-views.js';
+import { patchEntity } from '../persistence/entity-patch.js';
+import { findEntityView, findEntityViews, listEntityViews } from '../persistence/entity-views.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { listVersionsOfEntity } from '../persistence/versions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { diffEntityPatch } from './changed-fields.js';
 import { entityCursor } from './entity-cursor.js';
 import { entityView } from './entity-view.js';
 import { catalogEvent, catalogEventsFor } from '../messaging/events.js';
@@ -159,23 +158,29 @@ export async function getEntity(deps: EntityDeps, call: CallContext, id: string)
 }
 
 /**
- * Applies a PATCH. The row is locked first (read with its primary audio version), so concurrent
- * writes of one entity take turns and each compares against the state the previous one left. The
- * change and its `entity.updated` event are one statement. A PATCH that changes nothing writes
- * nothing: no event, and `updatedAt` stays.
+ * Several entities of the tenant (internal `readEntities`, the library's projection, decision
+ * 0111): those found in the order asked, and the ids the tenant has no entity of.
+ */
+export async function readEntities(deps: EntityDeps, call: CallContext, ids: readonly string[]): Promise<EntitiesRead> {
+  const rows = await inTenantScope(deps.db, call.tenantId, (db) => findEntityViews(db, call.tenantId, ids));
+  const found = new Map(rows.map((row) => [row.id, entityView(row)]));
+  return {
+    entities: ids.flatMap((id) => found.get(id) ?? []),
+    missing: ids.filter((id) => !found.has(id)),
+  };
+}
+
+/**
+ * Applies a PATCH in one statement (decision 0111): the row is locked first, so concurrent writes
+ * of one entity take turns and each compares against the state the previous one left; the change
+ * and its `entity.updated` event commit together. A PATCH that changes nothing writes nothing: no
+ * event, and `updatedAt` stays.
  */
 export async function updateEntity(deps: EntityDeps, call: CallContext, id: string, patch: UpdateEntityBody): Promise<Entity> {
-  return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const current = await findEntityViewForUpdate(trx, call.tenantId, id);
-    if (!current) throw entityNotFound();
-    const { changes, changedFields } = diffEntityPatch(current, patch);
-    if (changedFields.length === 0) return entityView(current);
-    const event = catalogEvent('entity.updated', { resourceId: id, dmrn: changes.dmrn ?? current.dmrn, data: { changedFields } });
-    const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
-    const [row] = await executeWithEvents(trx, 'catalog', context, updateEntityRowQuery(trx, call.tenantId, id, changes), [event]);
-    // The primary audio version is not the PATCH's to change: as read with the lock.
-    return entityView({ ...current, ...row! });
-  });
+  const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
+  const row = await inTenantScope(deps.db, call.tenantId, (db) => patchEntity(db, context, id, patch));
+  if (!row) throw entityNotFound();
+  return entityView(row);
 }
 
 /**

@@ -60,22 +60,17 @@ export function findDmrnHolder(
 }
 
 /**
- * The UPDATE that writes `changes` and moves `updated_at` to the time of the write (not of the
- * transaction start), returning the row; run alone (`updateEntityRow`) or inside a statement that
- * records its event.
+ * Writes `changes` and moves `updated_at` to the time of the write (not of the transaction
+ * start); returns the row.
  */
-export function updateEntityRowQuery(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges) {
+export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
   return db
     .updateTable('entities')
     .set({ ...changes, updated_at: sql<Date>`clock_timestamp()` })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returningAll();
-}
-
-/** Writes `changes` (see `updateEntityRowQuery`) and returns the row. */
-export function updateEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string, changes: EntityChanges): Promise<EntityRow> {
-  return updateEntityRowQuery(db, tenantId, id, changes).executeTakeFirstOrThrow();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function deleteEntityRow(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityRow | undefined> {

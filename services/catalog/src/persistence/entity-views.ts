@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { compiledOnce, placeholder } from './entities-compiled.js';
 import type { EntityRow } from './entities.js';
 import type { CatalogDb } from './tables.js';
@@ -57,12 +57,17 @@ export async function findEntityView(db: Kysely<CatalogDb>, tenantId: string, id
   return row;
 }
 
-/**
- * One entity of the tenant with its primary online audio version, its entity row locked until the
- * transaction ends (`FOR UPDATE OF e`: the version and file rows stay unlocked).
- */
-export function findEntityViewForUpdate(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityViewRow | undefined> {
-  return entityViews(db, tenantId).where('e.id', '=', id).forUpdate('e').executeTakeFirst() as Promise<EntityViewRow | undefined>;
+const findEntityViewsStatement = compiledOnce<{ tenantId: string; ids: string[] }, EntityViewRow>(
+  { tenantId: placeholder('tenantId'), ids: [placeholder('ids')] },
+  (db, a) =>
+    entityViews(db, a.tenantId)
+      .where(sql<boolean>`e.id = any(${a.ids}::uuid[])`)
+      .compile() as CompiledQuery<EntityViewRow>,
+);
+
+/** Entities of the tenant by id, with their primary online audio versions (in no order; ids it has not, left out). */
+export function findEntityViews(db: Kysely<CatalogDb>, tenantId: string, ids: readonly string[]): Promise<EntityViewRow[]> {
+  return findEntityViewsStatement(db, { tenantId, ids: [...ids] });
 }
 
 /** Up to `limit` entities with an id above `afterId`, by id ascending (the listing's keyset). */

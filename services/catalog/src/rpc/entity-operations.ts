@@ -1,5 +1,5 @@
 import { operationById } from '@catalog/contracts';
-import { defineOperation, type Operation } from '@catalog/platform';
+import { defineOperation, fitPage, type Operation } from '@catalog/platform';
 import {
   attachDmrn,
   createEntities,
@@ -8,6 +8,7 @@ import {
   detachDmrn,
   getEntity,
   listEntities,
+  readEntities,
   updateEntity,
   type EntityDeps,
 } from '../domain/entities.js';
@@ -21,6 +22,12 @@ export function entityOperations(deps: EntityDeps): Operation[] {
       body: await listEntities(deps, call, query, reply.maxBodyBytes),
     })),
     defineOperation(operationById('getEntity'), async ({ params }, call) => ({ body: await getEntity(deps, call, params.id) })),
+    defineOperation(operationById('readEntities'), async ({ body }, call, reply) => {
+      const { entities, missing } = await readEntities(deps, call, body.ids);
+      // Whatever would not fit the bus is left out of both lists: the caller asks for it again.
+      const fitting = fitPage(entities, entities.length, reply.maxBodyBytes - Buffer.byteLength(JSON.stringify(missing)) - 64).items;
+      return { body: { entities: fitting, missing } };
+    }),
     defineOperation(operationById('updateEntity'), async ({ params, body }, call) => ({
       body: await updateEntity(deps, call, params.id, body),
     })),

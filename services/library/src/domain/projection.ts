@@ -3,10 +3,17 @@ import type { Entity, TrackAnalysis, TrackField, TrackRemovalReason, Version } f
 import { inTenantScope, inTenantTransaction, type BusEvent, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
 import type { AnalysisReader } from '../integration/analysis-client.js';
 import type { CatalogReader } from '../integration/catalog-client.js';
-import { recordTrackEvent, type TrackEventType } from '../messaging/track-events.js';
-import { claimEntityPosition, deleteTrack, findProjectedTrack, knownAssets, recordAssetState, saveTrack } from '../persistence/tracks.js';
+import { recordTrackEvents, type TrackEvent } from '../messaging/track-events.js';
+import {
+  claimEntityPositions,
+  deleteTracks,
+  findProjectedTracks,
+  knownAssetsOf,
+  recordAssetState,
+  saveTracks,
+} from '../persistence/tracks.js';
 import type { LibraryDb } from '../persistence/tables.js';
-import { changedTrackFields, NO_ANALYSIS, projectTrack, type ProjectedTrack } from './track.js';
+import { changedTrackFields, NO_ANALYSIS, projectTrack, type KnownAsset, type ProjectedTrack } from './track.js';
 
 export interface ProjectionDeps {
   db: Kysely<LibraryDb>;
@@ -34,19 +41,44 @@ export interface StateReuse {
 /** Read everything again (the rebuild). */
 export const READ_ALL: StateReuse = { analysis: false, versions: false };
 
+type StoredTrack = { summary: unknown; detail: unknown; catalog_versions: unknown };
+
 /**
- * Reads an entity's state over the bus, outside any transaction (decision 0058). The entity is
- * always read. Its versions are read unless `reuse.versions` and the track stored them (decision
- * 0107). The analysis facts are read unless `reuse.analysis` and the stored track shows the same
- * primary audio file.
+ * Reads the states of entities of one tenant over the bus, outside any transaction (decision
+ * 0058): the entities in one catalog call (decision 0111), and, for those that may reuse what
+ * their track stored, the stored tracks in one query at the same time. An entity's versions are
+ * read unless `reuse.versions` and its track stored them (decision 0107); its analysis facts
+ * unless `reuse.analysis` and the stored track shows the same primary audio file.
  */
-export async function readEntityState(deps: ProjectionDeps, tenantId: string, entityId: string, reuse: StateReuse): Promise<EntityState> {
-  const [entity, stored] = await Promise.all([
-    deps.catalog.entity(tenantId, entityId),
-    reuse.analysis || reuse.versions
-      ? inTenantScope(deps.db, tenantId, (db) => findProjectedTrack(db, tenantId, entityId))
-      : Promise.resolve(undefined),
+export async function readEntityStates(
+  deps: ProjectionDeps,
+  tenantId: string,
+  requests: ReadonlyArray<{ entityId: string; reuse: StateReuse }>,
+): Promise<EntityState[]> {
+  const reusing = requests.filter((r) => r.reuse.analysis || r.reuse.versions).map((r) => r.entityId);
+  const [entities, stored] = await Promise.all([
+    deps.catalog.entities(
+      tenantId,
+      requests.map((r) => r.entityId),
+    ),
+    reusing.length > 0
+      ? inTenantScope(deps.db, tenantId, (db) => findProjectedTracks(db, tenantId, reusing))
+      : Promise.resolve(new Map<string, StoredTrack>()),
   ]);
+  return Promise.all(
+    requests.map((r) => completeState(deps, tenantId, r.entityId, r.reuse, entities.get(r.entityId) ?? null, stored.get(r.entityId))),
+  );
+}
+
+/** An entity's state: its versions and analysis facts, read or taken from its stored track. */
+async function completeState(
+  deps: ProjectionDeps,
+  tenantId: string,
+  entityId: string,
+  reuse: StateReuse,
+  entity: Entity | null,
+  stored: StoredTrack | undefined,
+): Promise<EntityState> {
   if (entity === null) return { tenantId, entityId, entity, versions: [], analysis: NO_ANALYSIS };
   const storedVersions = reuse.versions ? (stored?.catalog_versions as Version[] | null | undefined) : undefined;
   const versions = storedVersions ?? (await deps.catalog.versions(tenantId, entityId));
@@ -60,6 +92,12 @@ export async function readEntityState(deps: ProjectionDeps, tenantId: string, en
         : await deps.analyses.facts(tenantId, assetId);
   }
   return { tenantId, entityId, entity, versions, analysis };
+}
+
+/** One entity's state (the rebuild). */
+export async function readEntityState(deps: ProjectionDeps, tenantId: string, entityId: string, reuse: StateReuse): Promise<EntityState> {
+  const [state] = await readEntityStates(deps, tenantId, [{ entityId, reuse }]);
+  return state!;
 }
 
 /** The catalog events that never change an entity's versions (their refresh may reuse the stored ones). */
@@ -116,22 +154,71 @@ export async function applyCatalogEvents(
   deps: ProjectionDeps,
   items: Array<{ event: BusEvent; position: EventPosition }>,
 ): Promise<ProjectionOutcome> {
-  const last = items[items.length - 1];
-  if (!last) return 'ignored';
-  const entityId = entityOf(last.event);
-  if (items.some((i) => entityOf(i.event) !== entityId || i.event.tenantId !== last.event.tenantId)) {
-    throw new Error('events applied together must be of one entity');
-  }
-  if (entityId === null) return 'ignored';
-  const tenantId = last.event.tenantId;
-  const state = await readEntityState(deps, tenantId, entityId, reuseFor(items.map((i) => i.event)));
-  return inTenantTransaction(deps.db, tenantId, async (trx) => {
-    if (!(await claimEntityPosition(trx, tenantId, entityId, last.position))) return 'stale';
-    for (const { event, position } of items) {
-      const asset = assetFactsOf(event, entityId);
-      if (asset) await recordAssetState(trx, tenantId, asset, position);
+  const [outcome] = await applyCatalogEventLanes(deps, [items]);
+  return outcome!;
+}
+
+type LaneItems = ReadonlyArray<{ event: BusEvent; position: EventPosition }>;
+
+/** An entity to refresh: the lane's events, all of that entity of that tenant. */
+interface Refresh {
+  lane: number;
+  entityId: string;
+  items: LaneItems;
+}
+
+/**
+ * Applies the waiting events of several entities (their lanes, decision 0111) as one refresh per
+ * entity, the entities of a tenant together: read in one catalog call, then written in one
+ * transaction (positions claimed in one statement, the tracks and their `track.*` events in one
+ * statement each). Returns each lane's outcome. A lane with events of two entities is refused.
+ */
+export async function applyCatalogEventLanes(deps: ProjectionDeps, lanes: readonly LaneItems[]): Promise<ProjectionOutcome[]> {
+  const outcomes: ProjectionOutcome[] = lanes.map(() => 'ignored');
+  const byTenant = new Map<string, Refresh[]>();
+  lanes.forEach((items, lane) => {
+    const last = items[items.length - 1];
+    if (!last) return;
+    const entityId = entityOf(last.event);
+    if (items.some((i) => entityOf(i.event) !== entityId || i.event.tenantId !== last.event.tenantId)) {
+      throw new Error('events applied together must be of one entity');
     }
-    return writeTrack(trx, state);
+    if (entityId === null) return;
+    const refreshes = byTenant.get(last.event.tenantId) ?? [];
+    if (refreshes.some((r) => r.entityId === entityId)) throw new Error('an entity is refreshed once per batch');
+    byTenant.set(last.event.tenantId, [...refreshes, { lane, entityId, items }]);
+  });
+  for (const [tenantId, refreshes] of byTenant) {
+    const done = await refreshEntities(deps, tenantId, refreshes);
+    refreshes.forEach((r, k) => (outcomes[r.lane] = done[k]!));
+  }
+  return outcomes;
+}
+
+/** Refreshes entities of one tenant: their states read, then one transaction writes them. */
+async function refreshEntities(deps: ProjectionDeps, tenantId: string, refreshes: readonly Refresh[]): Promise<ProjectionOutcome[]> {
+  const states = await readEntityStates(
+    deps,
+    tenantId,
+    refreshes.map((r) => ({ entityId: r.entityId, reuse: reuseFor(r.items.map((i) => i.event)) })),
+  );
+  return inTenantTransaction(deps.db, tenantId, async (trx) => {
+    const claimed = await claimEntityPositions(
+      trx,
+      tenantId,
+      refreshes.map((r) => ({ entityId: r.entityId, position: r.items[r.items.length - 1]!.position })),
+    );
+    for (const r of refreshes.filter((r) => claimed.has(r.entityId))) {
+      for (const { event, position } of r.items) {
+        const asset = assetFactsOf(event, r.entityId);
+        if (asset) await recordAssetState(trx, tenantId, asset, position);
+      }
+    }
+    const written = await writeTracks(
+      trx,
+      states.filter((s) => claimed.has(s.entityId)),
+    );
+    return refreshes.map((r) => (claimed.has(r.entityId) ? written.get(r.entityId)! : 'stale'));
   });
 }
 
@@ -140,37 +227,72 @@ export function laneOfEvent(event: BusEvent): string {
   return `${event.tenantId}:${entityOf(event) ?? ''}`;
 }
 
-/**
- * Brings the stored track of an entity to what the catalog's state makes of it, recording
- * `track.added`, `track.updated` (with the changed fields) or `track.removed` (with the reason).
- */
-export async function writeTrack(trx: Transaction<LibraryDb>, state: EntityState): Promise<ProjectionOutcome> {
-  const { tenantId, entityId, entity } = state;
-  const outcome = projectTrack(entity, state.versions, await knownAssets(trx, tenantId, entityId), state.analysis);
-  const stored = await findProjectedTrack(trx, tenantId, entityId);
-  const record = (type: TrackEventType, data: Record<string, unknown>, dmrn: string | null) =>
-    recordTrackEvent(trx, { tenantId, entityId, dmrn }, type, data);
+/** What a refresh does to an entity's stored track. */
+interface TrackWrite {
+  outcome: ProjectionOutcome;
+  save?: ProjectedTrack;
+  remove?: true;
+  event?: TrackEvent;
+}
+
+/** What the catalog's state makes of an entity's stored track (a pure comparison, decision 0102). */
+function planTrackWrite(state: EntityState, known: Map<string, KnownAsset>, stored: StoredTrack | undefined): TrackWrite {
+  const { entityId, entity } = state;
+  const outcome = projectTrack(entity, state.versions, known, state.analysis);
   if ('removed' in outcome) {
-    if (!(await deleteTrack(trx, tenantId, entityId))) return 'unchanged';
+    if (!stored) return { outcome: 'unchanged' };
     const dmrn =
-      entity?.externalReferences.dmrn ?? (stored?.summary as ProjectedTrack['summary'] | undefined)?.externalReferences.dmrn ?? null;
-    await record('track.removed', { reason: outcome.removed satisfies TrackRemovalReason }, dmrn);
-    return 'removed';
+      entity?.externalReferences.dmrn ?? (stored.summary as ProjectedTrack['summary'] | undefined)?.externalReferences.dmrn ?? null;
+    const data = { reason: outcome.removed satisfies TrackRemovalReason };
+    return { outcome: 'removed', remove: true, event: { entityId, dmrn, type: 'track.removed', data } };
   }
   const { track } = outcome;
   const dmrn = track.summary.externalReferences.dmrn;
   if (!stored) {
-    await saveTrack(trx, tenantId, track, state.versions);
     const audio = track.summary.audioVersion;
-    await record('track.added', { entityType: track.summary.entityType, audioVersionId: audio.id, assetId: audio.assetId }, dmrn);
-    return 'added';
+    const data = { entityType: track.summary.entityType, audioVersionId: audio.id, assetId: audio.assetId };
+    return { outcome: 'added', save: track, event: { entityId, dmrn, type: 'track.added', data } };
   }
   const before = { summary: stored.summary, detail: stored.detail } as Pick<ProjectedTrack, 'summary' | 'detail'>;
   const changedFields: TrackField[] = changedTrackFields(before, track);
   const sameVersions = isDeepStrictEqual(stored.catalog_versions, state.versions);
-  if (changedFields.length === 0 && before.summary.updatedAt === track.summary.updatedAt && sameVersions) return 'unchanged';
-  await saveTrack(trx, tenantId, track, state.versions);
-  if (changedFields.length === 0) return 'unchanged';
-  await record('track.updated', { changedFields }, dmrn);
-  return 'updated';
+  if (changedFields.length === 0 && before.summary.updatedAt === track.summary.updatedAt && sameVersions) return { outcome: 'unchanged' };
+  if (changedFields.length === 0) return { outcome: 'unchanged', save: track };
+  return { outcome: 'updated', save: track, event: { entityId, dmrn, type: 'track.updated', data: { changedFields } } };
+}
+
+/**
+ * Brings the stored tracks of entities (of one tenant, each claimed by this transaction) to what
+ * the catalog's state makes of them, recording `track.added`, `track.updated` (with the changed
+ * fields) or `track.removed` (with the reason): the files and the stored tracks read in one query
+ * each, the tracks removed, saved and their events recorded in one statement each. Returns each
+ * entity's outcome.
+ */
+export async function writeTracks(trx: Transaction<LibraryDb>, states: readonly EntityState[]): Promise<Map<string, ProjectionOutcome>> {
+  const tenantId = states[0]?.tenantId;
+  if (tenantId === undefined) return new Map();
+  const ids = states.map((s) => s.entityId);
+  const [known, stored] = [await knownAssetsOf(trx, tenantId, ids), await findProjectedTracks(trx, tenantId, ids)];
+  const writes = states.map((state) => planTrackWrite(state, known.get(state.entityId)!, stored.get(state.entityId)));
+  await deleteTracks(
+    trx,
+    tenantId,
+    states.filter((_, k) => writes[k]!.remove).map((s) => s.entityId),
+  );
+  await saveTracks(
+    trx,
+    tenantId,
+    states.flatMap((s, k) => (writes[k]!.save ? [{ track: writes[k]!.save!, versions: s.versions }] : [])),
+  );
+  await recordTrackEvents(
+    trx,
+    tenantId,
+    writes.flatMap((w) => (w.event ? [w.event] : [])),
+  );
+  return new Map(states.map((s, k) => [s.entityId, writes[k]!.outcome]));
+}
+
+/** `writeTracks` of one entity (the rebuild). */
+export async function writeTrack(trx: Transaction<LibraryDb>, state: EntityState): Promise<ProjectionOutcome> {
+  return (await writeTracks(trx, [state])).get(state.entityId)!;
 }

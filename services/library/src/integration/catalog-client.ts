@@ -1,4 +1,4 @@
-import type { Entity, Version } from '@catalog/contracts';
+import { READ_ENTITIES_MAX, type EntitiesRead, type Entity, type Version } from '@catalog/contracts';
 import { AppError, callRpc, newId, NO_TENANT, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
 
 /**
@@ -6,8 +6,8 @@ import { AppError, callRpc, newId, NO_TENANT, type CallContext, type RpcCallSett
  * state is read from its owner), acting for one tenant as the library service.
  */
 export interface CatalogReader {
-  /** The entity, or null when the tenant has no such entity (deleted). */
-  entity(tenantId: string, entityId: string): Promise<Entity | null>;
+  /** The entities the tenant has of these ids (a deleted one is absent), by id. */
+  entities(tenantId: string, entityIds: readonly string[]): Promise<Map<string, Entity>>;
   /** Every version of the entity (all pages). */
   versions(tenantId: string, entityId: string): Promise<Version[]>;
   /** The tenants that have had entities, a page at a time (internal `listEntityTenants`). */
@@ -24,10 +24,20 @@ function unwrap<T>(reply: RpcReply): T {
 export function catalogReader(rpc: RpcCallSettings): CatalogReader {
   const call = (tenantId: string): CallContext => ({ tenantId, keyId: null, sourceSystem: 'library', requestId: newId() });
   return {
-    async entity(tenantId, entityId) {
-      const reply = await callRpc(rpc, 'catalog', 'getEntity', { params: { id: entityId }, query: {}, body: null }, call(tenantId));
-      if (!reply.ok && reply.error.status === 404) return null;
-      return unwrap<Entity>(reply);
+    async entities(tenantId, entityIds) {
+      const found = new Map<string, Entity>();
+      let asked = [...new Set(entityIds)];
+      while (asked.length > 0) {
+        const ids = asked.slice(0, READ_ENTITIES_MAX);
+        const body = { ids };
+        const page = unwrap<EntitiesRead>(await callRpc(rpc, 'catalog', 'readEntities', { params: {}, query: {}, body }, call(tenantId)));
+        for (const entity of page.entities) found.set(entity.id, entity);
+        // Left out of both lists: the answer would not have fit the bus; asked again.
+        const answered = new Set([...page.missing, ...page.entities.map((e) => e.id)]);
+        if (!ids.some((id) => answered.has(id))) throw new Error('the catalog answered readEntities with none of the entities asked');
+        asked = [...ids.filter((id) => !answered.has(id)), ...asked.slice(READ_ENTITIES_MAX)];
+      }
+      return found;
     },
     async versions(tenantId, entityId) {
       const all: Version[] = [];

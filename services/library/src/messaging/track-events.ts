@@ -1,19 +1,26 @@
-import { outboxFor, registeredEvent, type Transaction } from '@catalog/platform';
+import { recordSeparateEvents, registeredEvent, type Transaction } from '@catalog/platform';
 import type { LibraryDb } from '../persistence/tables.js';
 
 export type TrackEventType = 'track.added' | 'track.updated' | 'track.removed';
 
+/** A `track.*` event of one track. */
+export interface TrackEvent {
+  entityId: string;
+  dmrn: string | null;
+  type: TrackEventType;
+  data: Record<string, unknown>;
+}
+
 /**
- * Records a `track.*` event of the library product (decision 0103) in the outbox of the
- * transaction that changed the track: resource the track (its entity's id), dmrn the entity's,
- * data checked against the registry; the source system is the library itself.
+ * Records `track.*` events of the library product (decision 0103) in the outbox of the transaction
+ * that changed the tracks, in one statement, each its own batch: resource the track (its entity's
+ * id), dmrn the entity's, data checked against the registry; the source system is the library.
  */
-export async function recordTrackEvent(
-  trx: Transaction<LibraryDb>,
-  track: { tenantId: string; entityId: string; dmrn: string | null },
-  type: TrackEventType,
-  data: Record<string, unknown>,
-): Promise<void> {
-  const outbox = outboxFor(trx, 'library', { tenantId: track.tenantId, sourceSystem: 'library' });
-  await outbox.record(registeredEvent(type, { resourceId: track.entityId, dmrn: track.dmrn, data }));
+export async function recordTrackEvents(trx: Transaction<LibraryDb>, tenantId: string, events: readonly TrackEvent[]): Promise<void> {
+  await recordSeparateEvents(
+    trx,
+    'library',
+    { tenantId, sourceSystem: 'library' },
+    events.map((e) => registeredEvent(e.type, { resourceId: e.entityId, dmrn: e.dmrn, data: e.data })),
+  );
 }

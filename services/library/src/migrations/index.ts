@@ -6,6 +6,8 @@ import { tracks } from './0004_tracks.js';
 import { projection } from './0005_projection.js';
 import { trackWords } from './0006_track_words.js';
 import { trackCatalogVersions } from './0007_track_catalog_versions.js';
+import { assetStatesByEntity } from './0008_asset_states_by_entity.js';
+import { trackWordsChangedOnly } from './0009_track_words_changed_only.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -15,4 +17,6 @@ export const libraryMigrations: Migrations = {
   '0005_projection': projection,
   '0006_track_words': trackWords,
   '0007_track_catalog_versions': trackCatalogVersions,
+  '0008_asset_states_by_entity': assetStatesByEntity,
+  '0009_track_words_changed_only': trackWordsChangedOnly,
 };

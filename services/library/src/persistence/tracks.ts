@@ -6,31 +6,38 @@ import type { LibraryDb } from './tables.js';
 type Db = Kysely<LibraryDb> | Transaction<LibraryDb>;
 
 /**
- * Takes the entity's position for an event at `position` (order per entity, decision 0102): false
- * when an event of the entity at a later position of the same stream was applied already (this
- * one is older, or a redelivery after it); else records the position, locking the entity's row
- * until the transaction ends.
+ * Takes the entities' positions for their events (order per entity, decision 0102), in one
+ * statement, locking in entity order: an entity is left out (not claimed) when an event of it at
+ * a later position of the same stream was applied already (its event is older, or a redelivery
+ * after it); a claimed entity's position is recorded and its row locked until the transaction
+ * ends. Returns the ids of the entities claimed. Each entity at most once.
  */
+export async function claimEntityPositions(
+  trx: Transaction<LibraryDb>,
+  tenantId: string,
+  claims: ReadonlyArray<{ entityId: string; position: EventPosition }>,
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const { rows } = await sql<{ entity_id: string }>`
+    insert into library.entity_positions (tenant_id, entity_id, stream, seq)
+    select ${tenantId}::uuid, c.entity_id, c.stream, c.seq
+      from unnest(${claims.map((c) => c.entityId)}::uuid[], ${claims.map((c) => c.position.stream)}::text[],
+                  ${claims.map((c) => String(c.position.seq))}::bigint[]) as c(entity_id, stream, seq)
+     order by c.entity_id
+    on conflict (tenant_id, entity_id) do update set stream = excluded.stream, seq = excluded.seq
+     where library.entity_positions.stream <> excluded.stream or library.entity_positions.seq <= excluded.seq
+    returning entity_id`.execute(trx);
+  return new Set(rows.map((r) => r.entity_id));
+}
+
+/** `claimEntityPositions` of one entity: true when claimed. */
 export async function claimEntityPosition(
   trx: Transaction<LibraryDb>,
   tenantId: string,
   entityId: string,
   position: EventPosition,
 ): Promise<boolean> {
-  const row = await trx
-    .insertInto('entity_positions')
-    .values({ tenant_id: tenantId, entity_id: entityId, stream: position.stream, seq: position.seq })
-    .onConflict((oc) =>
-      oc
-        .columns(['tenant_id', 'entity_id'])
-        .doUpdateSet({ stream: position.stream, seq: position.seq })
-        .where((eb) =>
-          eb.or([eb('entity_positions.stream', '<>', position.stream), eb('entity_positions.seq', '<=', String(position.seq))]),
-        ),
-    )
-    .returning('seq')
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await claimEntityPositions(trx, tenantId, [{ entityId, position }])).has(entityId);
 }
 
 /** Records what an asset event says of an entity's file, unless a later event of the asset was applied already. */
@@ -66,15 +73,18 @@ export async function recordAssetState(
     .execute();
 }
 
-/** The files of the entity as its asset events described them, by asset id. */
-export async function knownAssets(db: Db, tenantId: string, entityId: string): Promise<Map<string, KnownAsset>> {
+/** The files of the entities as their asset events described them: by entity, then by asset id. */
+export async function knownAssetsOf(db: Db, tenantId: string, entityIds: readonly string[]): Promise<Map<string, Map<string, KnownAsset>>> {
+  const known = new Map<string, Map<string, KnownAsset>>(entityIds.map((id) => [id, new Map()]));
+  if (entityIds.length === 0) return known;
   const rows = await db
     .selectFrom('asset_states')
-    .select(['asset_id', 'status', 'duration_ms'])
+    .select(['entity_id', 'asset_id', 'status', 'duration_ms'])
     .where('tenant_id', '=', tenantId)
-    .where('entity_id', '=', entityId)
+    .where('entity_id', '=', sql<string>`any(${[...entityIds]}::uuid[])`)
     .execute();
-  return new Map(rows.map((r) => [r.asset_id, { status: r.status, durationMs: r.duration_ms }]));
+  for (const r of rows) known.get(r.entity_id)?.set(r.asset_id, { status: r.status, durationMs: r.duration_ms });
+  return known;
 }
 
 /** The stored track row of an entity. */
@@ -87,38 +97,73 @@ export function findTrack(db: Db, tenantId: string, entityId: string) {
   return trackOf(db, tenantId, entityId).select(['summary', 'detail']).executeTakeFirst();
 }
 
-/** The stored track of an entity with the catalog's versions it was made of (for the projection), or undefined. */
-export function findProjectedTrack(db: Db, tenantId: string, entityId: string) {
-  return trackOf(db, tenantId, entityId).select(['summary', 'detail', 'catalog_versions']).executeTakeFirst();
+/** The stored tracks of the entities with the catalog's versions each was made of (for the projection), by entity. */
+export async function findProjectedTracks(db: Db, tenantId: string, entityIds: readonly string[]) {
+  if (entityIds.length === 0) return new Map<string, never>();
+  const rows = await db
+    .selectFrom('tracks')
+    .select(['entity_id', 'summary', 'detail', 'catalog_versions'])
+    .where('tenant_id', '=', tenantId)
+    .where('entity_id', '=', sql<string>`any(${[...entityIds]}::uuid[])`)
+    .execute();
+  return new Map(rows.map((r) => [r.entity_id, r]));
+}
+
+/**
+ * Inserts or replaces the tracks of entities (each at most once), with the catalog's versions each
+ * was made of: one statement whose text is the same for any number of tracks (the rows arrive as
+ * arrays), in entity order.
+ */
+export async function saveTracks(
+  trx: Transaction<LibraryDb>,
+  tenantId: string,
+  tracks: ReadonlyArray<{ track: ProjectedTrack; versions: Version[] }>,
+): Promise<void> {
+  if (tracks.length === 0) return;
+  const column = <T>(of: (c: ProjectedTrack['columns']) => T) => tracks.map(({ track }) => of(track.columns));
+  await sql`
+    insert into library.tracks
+      (tenant_id, entity_id, listed_at, entity_type, title_sort, artist_sort, has_dmrn, duration_ms, bpm, camelot,
+       integrated_lufs, search, summary, detail, catalog_versions, updated_at)
+    select ${tenantId}::uuid, t.entity_id, ${new Date()}::timestamptz, t.entity_type, t.title_sort, t.artist_sort, t.has_dmrn,
+           t.duration_ms, t.bpm, t.camelot, t.integrated_lufs,
+           setweight(to_tsvector('simple', t.title_words), 'A') || setweight(to_tsvector('simple', t.artist_words), 'B'),
+           t.summary::jsonb, t.detail::jsonb, t.catalog_versions::jsonb, t.updated_at
+      from unnest(${tracks.map(({ track }) => track.entityId)}::uuid[], ${column((c) => c.entityType)}::text[],
+                  ${column((c) => c.titleSort)}::text[], ${column((c) => c.artistSort)}::text[], ${column((c) => c.hasDmrn)}::boolean[],
+                  ${column((c) => c.durationMs)}::integer[], ${column((c) => c.bpm)}::float8[], ${column((c) => c.camelot)}::text[],
+                  ${column((c) => c.integratedLufs)}::float8[], ${column((c) => c.titleWords)}::text[],
+                  ${column((c) => c.artistWords)}::text[], ${tracks.map(({ track }) => JSON.stringify(track.summary))}::text[],
+                  ${tracks.map(({ track }) => JSON.stringify(track.detail))}::text[], ${tracks.map(({ versions }) => JSON.stringify(versions))}::text[],
+                  ${column((c) => c.updatedAt)}::timestamptz[])
+           as t(entity_id, entity_type, title_sort, artist_sort, has_dmrn, duration_ms, bpm, camelot, integrated_lufs,
+                title_words, artist_words, summary, detail, catalog_versions, updated_at)
+     order by t.entity_id
+    on conflict (tenant_id, entity_id) do update set
+      entity_type = excluded.entity_type, title_sort = excluded.title_sort, artist_sort = excluded.artist_sort,
+      has_dmrn = excluded.has_dmrn, duration_ms = excluded.duration_ms, bpm = excluded.bpm, camelot = excluded.camelot,
+      integrated_lufs = excluded.integrated_lufs, search = excluded.search, summary = excluded.summary, detail = excluded.detail,
+      catalog_versions = excluded.catalog_versions, updated_at = excluded.updated_at`.execute(trx);
 }
 
 /** Inserts or replaces the track of an entity, with the catalog's versions it was made of. */
-export async function saveTrack(trx: Transaction<LibraryDb>, tenantId: string, track: ProjectedTrack, versions: Version[]): Promise<void> {
-  const c = track.columns;
-  const values = {
-    entity_type: c.entityType,
-    title_sort: c.titleSort,
-    artist_sort: c.artistSort,
-    has_dmrn: c.hasDmrn,
-    duration_ms: c.durationMs,
-    bpm: c.bpm,
-    camelot: c.camelot,
-    integrated_lufs: c.integratedLufs,
-    search: sql<string>`setweight(to_tsvector('simple', ${c.titleWords}), 'A') || setweight(to_tsvector('simple', ${c.artistWords}), 'B')`,
-    summary: JSON.stringify(track.summary),
-    detail: JSON.stringify(track.detail),
-    catalog_versions: JSON.stringify(versions),
-    updated_at: c.updatedAt,
-  };
-  await trx
-    .insertInto('tracks')
-    .values({ tenant_id: tenantId, entity_id: track.entityId, listed_at: new Date(), ...values })
-    .onConflict((oc) => oc.columns(['tenant_id', 'entity_id']).doUpdateSet(values))
+export function saveTrack(trx: Transaction<LibraryDb>, tenantId: string, track: ProjectedTrack, versions: Version[]): Promise<void> {
+  return saveTracks(trx, tenantId, [{ track, versions }]);
+}
+
+/** Removes the tracks of the entities; returns the ids of those that had one. */
+export async function deleteTracks(trx: Transaction<LibraryDb>, tenantId: string, entityIds: readonly string[]): Promise<Set<string>> {
+  if (entityIds.length === 0) return new Set();
+  const rows = await trx
+    .deleteFrom('tracks')
+    .where('tenant_id', '=', tenantId)
+    .where('entity_id', '=', sql<string>`any(${[...entityIds]}::uuid[])`)
+    .returning('entity_id')
     .execute();
+  return new Set(rows.map((r) => r.entity_id));
 }
 
 /** Removes the track of an entity; true when there was one. */
 export async function deleteTrack(trx: Transaction<LibraryDb>, tenantId: string, entityId: string): Promise<boolean> {
-  const result = await trx.deleteFrom('tracks').where('tenant_id', '=', tenantId).where('entity_id', '=', entityId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return (await deleteTracks(trx, tenantId, [entityId])).has(entityId);
 }
