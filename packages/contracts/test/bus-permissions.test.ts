@@ -43,6 +43,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       'releaseAsset',
       'locateAssetListener',
       'listEntityTenants',
+      'readEntities',
       'resolveAnalysisSource',
       'applyCuePointMarkers',
     ]);
@@ -57,6 +58,9 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     expect(who('publish', 't1.rpc.asset.attachAsset')).toEqual(['catalog']);
     expect(who('publish', 't1.rpc.asset.locateAssetListener')).toEqual(['gateway']);
     expect(who('publish', 't1.rpc.catalog.listEntityTenants')).toEqual(['library']);
+    expect(who('publish', 't1.rpc.catalog.readEntities')).toEqual(['library']);
+    // The projection reads entities only through readEntities (decision 0111).
+    expect(who('publish', 't1.rpc.catalog.getEntity')).toEqual(['gateway']);
     expect(who('publish', 't1.rpc.catalog.resolveAnalysisSource')).toEqual(['analysis']);
     expect(operationsServedBy('asset')).toEqual(
       expect.arrayContaining(['createAsset', 'createVersionAsset', 'attachAsset', 'releaseAsset']),
