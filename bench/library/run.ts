@@ -127,7 +127,6 @@ async function searchBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase('library_search');
   const { env, adminToken } = await benchEnv(database, { DB_POOL_SIZE: '10' });
   const owner = new pg.Client({ connectionString: database.url });
-  const listener = new pg.Client({ connectionString: database.url });
   const processes: BenchProcess[] = [];
   try {
     processes.push(await startService('library', env, 18485));
@@ -146,7 +145,6 @@ async function searchBench(): Promise<Record<string, unknown>> {
     return { tracks: TRACKS, tenants: 10, loadSeconds, word: await search((w) => w), prefix3: await search((w) => w.slice(0, 3)) };
   } finally {
     await owner.end().catch(() => undefined);
-    await listener.end().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();
     await database.drop();
   }
