@@ -82,7 +82,7 @@ describe('releasing the files of deleted versions', () => {
   const expiry = async (id: string) =>
     (await stack.query('select due_at from asset.expiries where asset_id = $1', [id]))[0]?.due_at ?? null;
   const releases = (id: string) =>
-    stack.query("select data, source_system from asset.outbox where type = 'asset.released' and resource_id = $1", [id]);
+    stack.query("select data, source_system from asset.outbox where type = 'asset.released' and resource_id = $1 order by seq", [id]);
   const read = async (id: string) => (await stack.api.request('GET', `/api/v1/catalog/assets/${id}`, { key })).body;
 
   it('makes the file standalone with a standalone expiry and an asset.released event; again changes nothing; the sweeper expires it', async () => {
