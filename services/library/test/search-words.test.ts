@@ -2,6 +2,7 @@ import type { TrackSummary } from '@catalog/contracts';
 import { createDatabase, inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER_ROLE, sql } from '@catalog/platform';
 import { createTestDatabase, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
+import { analysisFacts } from '../src/domain/analysis-facts.js';
 import { listTracks } from '../src/domain/track-listing.js';
 import { projectTrack } from '../src/domain/track.js';
 import { libraryMigrations } from '../src/migrations/index.js';
@@ -26,12 +27,13 @@ afterAll(async () => {
   await database.drop();
 });
 
-function track(id: string, title: string, artist: string | null = null) {
+function track(id: string, title: string, artist: string | null = null, bpm: number | null = null) {
   const version = audioVersion(
     { id: newId(), asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 } },
     id,
   );
-  const outcome = projectTrack({ ...testEntity, id, title, artist }, [version], new Map());
+  const tempo = { jobId: newId(), type: 'tempo', finishedAt: null, result: { bpm, confidence: 0.9 } };
+  const outcome = projectTrack({ ...testEntity, id, title, artist }, [version], new Map(), analysisFacts(bpm === null ? {} : { tempo }));
   if (!('track' in outcome)) throw new Error('expected a track');
   return outcome.track;
 }
@@ -42,6 +44,16 @@ async function wordsOf(tenantId: string, entityId: string): Promise<string[]> {
     entityId,
   ]);
   return rows.map((r: { word: string }) => r.word);
+}
+
+/** The distinct filter columns the words of a track hold (one row when they agree). */
+async function copiesOf(tenantId: string, entityId: string): Promise<unknown[]> {
+  const { rows } = await admin.query(
+    `select distinct entity_type, has_dmrn, duration_ms, bpm, camelot, integrated_lufs
+       from library.track_words where tenant_id = $1 and entity_id = $2`,
+    [tenantId, entityId],
+  );
+  return rows;
 }
 
 test('the words follow every write of a track, existing tracks are copied in, and q finds tracks through them', async () => {
@@ -61,6 +73,10 @@ test('the words follow every write of a track, existing tracks are copied in, an
   );
   await migrateSchema({ url: owner, schema: 'library', role: 'library_app', migrations: libraryMigrations });
   expect(await wordsOf(tenantId, before)).toEqual(['golden', 'hour', 'kacey']);
+  // Migration 0010 gave the words the track's filter columns.
+  expect(await copiesOf(tenantId, before)).toEqual([
+    { entity_type: 'song', has_dmrn: false, duration_ms: null, bpm: null, camelot: null, integrated_lufs: null },
+  ]);
 
   const runtime = await startTestLibrary(database);
   const db = runtime.database.db;
@@ -100,6 +116,38 @@ test('the words follow every write of a track, existing tracks are copied in, an
     await inTenantTransaction(db, tenantId, (trx) => deleteTrack(trx, tenantId, a));
     expect(await wordsOf(tenantId, a)).toEqual([]);
     expect(await titles('bro')).toEqual(['Brown Eyed Girl']);
+  } finally {
+    await runtime.stop();
+  }
+});
+
+test('the words carry copies of their track’s filter columns, which follow it, and q with filters finds what the tracks hold', async () => {
+  const runtime = await startTestLibrary(database);
+  const db = runtime.database.db;
+  const tenantId = newId();
+  const [slow, fast] = [newId(), newId()];
+  const save = (t: ReturnType<typeof track>) => inTenantTransaction(db, tenantId, (trx) => saveTrack(trx, tenantId, t, []));
+  const titles = async (q: string, extra: Record<string, unknown>) =>
+    (await listTracks(db, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
+  try {
+    await save(track(slow, 'Night Drive', 'Kavinsky', 90));
+    await save(track(fast, 'Night Fever', 'Bee Gees', 128));
+    expect(await copiesOf(tenantId, slow)).toEqual([expect.objectContaining({ entity_type: 'song', bpm: 90, duration_ms: 1000 })]);
+    expect(await titles('nig', { bpmMin: 120 })).toEqual(['Night Fever']);
+    expect(await titles('night d', { bpmMax: 100, durationMaxMs: 1000 })).toEqual(['Night Drive']);
+
+    // A new tempo alone (the words stay): every word of the track gets it.
+    await save(track(slow, 'Night Drive', 'Kavinsky', 124));
+    expect(await copiesOf(tenantId, slow)).toEqual([expect.objectContaining({ bpm: 124 })]);
+    expect(await titles('nig', { bpmMin: 120 })).toEqual(['Night Drive', 'Night Fever']);
+    expect(await titles('night', { bpmMax: 100 })).toEqual([]);
+
+    // A new title and tempo at once: the kept, the new and none of the old words, all with it.
+    await save(track(slow, 'Midnight Drive', 'Kavinsky', 100));
+    expect(await wordsOf(tenantId, slow)).toEqual(['drive', 'kavinsky', 'midnight']);
+    expect(await copiesOf(tenantId, slow)).toEqual([expect.objectContaining({ bpm: 100 })]);
+    expect(await titles('drive', { bpmMin: 95, bpmMax: 105 })).toEqual(['Midnight Drive']);
+    expect(await titles('kav', { bpmMin: 120 })).toEqual([]);
   } finally {
     await runtime.stop();
   }

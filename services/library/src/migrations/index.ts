@@ -8,6 +8,7 @@ import { trackWords } from './0006_track_words.js';
 import { trackCatalogVersions } from './0007_track_catalog_versions.js';
 import { assetStatesByEntity } from './0008_asset_states_by_entity.js';
 import { trackWordsChangedOnly } from './0009_track_words_changed_only.js';
+import { trackWordsFilters } from './0010_track_words_filters.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -19,4 +20,5 @@ export const libraryMigrations: Migrations = {
   '0007_track_catalog_versions': trackCatalogVersions,
   '0008_asset_states_by_entity': assetStatesByEntity,
   '0009_track_words_changed_only': trackWordsChangedOnly,
+  '0010_track_words_filters': trackWordsFilters,
 };

@@ -55,11 +55,20 @@ export interface ProjectionTable {
   rebuilt_at: ColumnType<Date, Date | undefined, Date>;
 }
 
-/** The words of each track's `search`, kept by a trigger on `tracks` (decision 0105). */
+/**
+ * The words of each track's `search` with copies of its filter columns, kept by a trigger on
+ * `tracks` (decisions 0105, 0112).
+ */
 export interface TrackWordsTable {
   tenant_id: string;
   word: string;
   entity_id: string;
+  entity_type: string;
+  has_dmrn: boolean;
+  duration_ms: number | null;
+  bpm: number | null;
+  camelot: string | null;
+  integrated_lufs: number | null;
 }
 
 /** The tables of the `library` schema as the service's queries see them. */

@@ -59,24 +59,12 @@ function sortKey(search: TrackSearch): { expr: RawBuilder<unknown>; cast: string
 }
 
 /**
- * The conditions of `q` (decision 0105): the tracks holding every word are found in `track_words`
- * (equality, the last word `^@`, starts with: leakproof operators an index serves under row-level
- * security) and read by primary key (`= any(array(…))`, so the planner never trades the lookups
- * for a scan of the tenant's tracks); `@@` then checks them as before.
+ * The conditions of the filters that `library.track_words` holds copies of (decision 0112); the
+ * same columns, with the same names, in both tables.
  */
-function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
-  if (search.tsQuery === null) return [];
-  const byWord = search.words.map((word, i) => {
-    const match = i === search.words.length - 1 ? sql`word ^@ ${word}` : sql`word = ${word}`;
-    return sql`select entity_id from library.track_words where tenant_id = ${search.tenantId} and ${match}`;
-  });
-  return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
-}
-
-/** The conditions of the filters and of `q`. */
-function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
+function copiedFilterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   const f = search.filters;
-  const conditions: RawBuilder<unknown>[] = [sql`tenant_id = ${search.tenantId}`, ...textConditions(search)];
+  const conditions: RawBuilder<unknown>[] = [];
   if (f.bpmMin !== undefined) conditions.push(sql`bpm >= ${f.bpmMin}`);
   if (f.bpmMax !== undefined) conditions.push(sql`bpm <= ${f.bpmMax}`);
   if (f.camelot !== null) conditions.push(sql`camelot = any(${f.camelot}::text[])`);
@@ -86,7 +74,36 @@ function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   if (f.durationMaxMs !== undefined) conditions.push(sql`duration_ms <= ${f.durationMaxMs}`);
   if (f.entityType !== undefined) conditions.push(sql`entity_type = ${f.entityType}`);
   if (f.hasDmrn !== undefined) conditions.push(sql`has_dmrn = ${f.hasDmrn}`);
-  if (f.updatedSince !== undefined) conditions.push(sql`updated_at >= ${f.updatedSince}`);
+  return conditions;
+}
+
+/**
+ * The conditions of `q` (decisions 0105, 0112): the tracks holding every word are found in
+ * `track_words` (equality, the last word `^@`, starts with: leakproof operators an index serves
+ * under row-level security), each word's rows already narrowed by the filters whose columns they
+ * carry (read from the primary key's INCLUDE part), and read by primary key
+ * (`= any(array(…))`, so the planner never trades the lookups for a scan of the tenant's tracks);
+ * `@@` and the filters then check them on the tracks themselves.
+ */
+function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
+  if (search.tsQuery === null) return [];
+  const copied = copiedFilterConditions(search);
+  const byWord = search.words.map((word, i) => {
+    const match = i === search.words.length - 1 ? sql`word ^@ ${word}` : sql`word = ${word}`;
+    const where = sql.join([sql`tenant_id = ${search.tenantId}`, match, ...copied], sql` and `);
+    return sql`select entity_id from library.track_words where ${where}`;
+  });
+  return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
+}
+
+/** The conditions of the filters and of `q`. */
+function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = [
+    sql`tenant_id = ${search.tenantId}`,
+    ...textConditions(search),
+    ...copiedFilterConditions(search),
+  ];
+  if (search.filters.updatedSince !== undefined) conditions.push(sql`updated_at >= ${search.filters.updatedSince}`);
   return conditions;
 }
 
