@@ -43,11 +43,27 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Writers that commit events for `ms` milliseconds; resolves with the ids of every committed event. */
-async function writeFor(tenant: string, ms: number, writers = 5): Promise<string[]> {
-  const deadline = Date.now() + ms;
+/** Writers started by `startWriting`. */
+interface Writing {
+  stopAfter(ms: number): Promise<string[]>;
+}
+
+/** The writings a test started: stopped after it, if it failed before it stopped them itself. */
+const writings: Writing[] = [];
+afterEach(async () => {
+  for (const writing of writings.splice(0)) await writing.stopAfter(0).catch(() => undefined);
+});
+
+/**
+ * Writers that commit events until `stopAfter(ms)` (or for a minute at most): the writes keep
+ * coming however long a kill point waits for events in flight (a relay or feed page held back by
+ * another test's transaction, decision 0030, can make that wait long); resolves with the ids of
+ * every committed event.
+ */
+function startWriting(tenant: string, writers = 5): Writing {
+  let deadline = Date.now() + 60_000;
   const ids: string[] = [];
-  await Promise.all(
+  const writing = Promise.all(
     Array.from({ length: writers }, async () => {
       const resource = newId();
       while (Date.now() < deadline) {
@@ -56,7 +72,16 @@ async function writeFor(tenant: string, ms: number, writers = 5): Promise<string
       }
     }),
   );
-  return ids;
+  writing.catch(() => undefined);
+  const handle: Writing = {
+    async stopAfter(ms: number) {
+      deadline = Math.min(deadline, Date.now() + ms);
+      await writing;
+      return ids;
+    },
+  };
+  writings.push(handle);
+  return handle;
 }
 
 /** Waits until the tenant's feed holds every id, then checks there is no other and no duplicate. */
@@ -146,7 +171,7 @@ test('killing the events service (SIGKILL) during a stream of writes loses nothi
   try {
     await waitForFeed(natsUrl, prefix);
     const tenant = newId();
-    const writing = writeFor(tenant, 8_000);
+    const writing = startWriting(tenant);
     const lag = feedLag(nc, prefix, 'crash-events');
     await sleep(2_000);
     expect(await killWhileInFlight(lag, () => killHard(child))).toBeGreaterThan(0);
@@ -156,7 +181,7 @@ test('killing the events service (SIGKILL) during a stream of writes loses nothi
     const restarted = child;
     expect(await killWhileInFlight(lag, () => killHard(restarted))).toBeGreaterThan(0);
     child = spawnEventsProcess(env);
-    const ids = await writing;
+    const ids = await writing.stopAfter(1_500);
     await expectFeedToHoldExactly(natsUrl, prefix, tenant, ids);
   } finally {
     await killHard(child);
@@ -180,7 +205,7 @@ test('killing the relay (SIGKILL) during a stream of writes loses nothing and st
   let child = spawnTs(script, relayEnv);
   try {
     const tenant = newId();
-    const writing = writeFor(tenant, 8_000);
+    const writing = startWriting(tenant);
     await sleep(2_000);
     // Committed outbox rows the relay has not published: in flight when it dies.
     const first = child;
@@ -201,7 +226,7 @@ test('killing the relay (SIGKILL) during a stream of writes loses nothing and st
       ),
     ).toBeGreaterThan(0);
     child = spawnTs(script, relayEnv);
-    const ids = await writing;
+    const ids = await writing.stopAfter(1_500);
     await expectFeedToHoldExactly(natsUrl, prefix, tenant, ids);
   } finally {
     await killHard(child);
@@ -220,7 +245,7 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
     nc = await testBus('crash-nats', { url: server.url });
     relay = producer.startRelay(nc, subjectsFor(prefix));
     const tenant = newId();
-    const writing = writeFor(tenant, 8_000);
+    const writing = startWriting(tenant);
     const lag = feedLag(nc!, prefix, 'crash-nats');
     await sleep(2_000);
     // Rows not yet published and events not yet stored in the feed: both in flight when NATS dies.
@@ -237,7 +262,7 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
       await sleep(200);
     }
     await server.restart();
-    const ids = await writing;
+    const ids = await writing.stopAfter(1_500);
     await expectFeedToHoldExactly(server.url, prefix, tenant, ids);
   } finally {
     await relay?.stop();
