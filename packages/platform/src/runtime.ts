@@ -5,7 +5,7 @@ import { callContextKeys, type CallContextKeys } from './bus/context.js';
 import { serveRpc, type RpcHandler, type RpcServer } from './bus/rpc.js';
 import { subjectsFor, type Subjects } from './bus/subjects.js';
 import type { CommonConfig } from './config/index.js';
-import { createDatabase, pingDatabase, type Database } from './db/database.js';
+import { connectionErrorSummary, createDatabase, pingDatabase, type Database } from './db/database.js';
 import { migrateSchema, type Migrations } from './db/migrate.js';
 import { assertSafeDatabaseRole } from './db/roles.js';
 import { createHttpApp, type HttpState } from './http/app.js';
@@ -160,7 +160,8 @@ async function openServiceDatabase<DB>(settings: ServiceRuntimeSettings, logger:
     applicationName: config.serviceName,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
-    onIdleConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+    onIdleConnectionError: (error) =>
+      logger.warn({ pool: settings.schema, error: connectionErrorSummary(error) }, 'database connection lost'),
   });
   try {
     await assertSafeDatabaseRole(database.pool, settings.schema, { allowPrivileged: config.dbAllowPrivilegedRole, logger });
@@ -256,6 +257,6 @@ async function listenHttp<DB>(
     timeouts: config.http,
     streamedBodies: options?.streamedBodies ?? false,
   });
-  logger.info({ address: server.url }, 'http listening');
+  logger.info({ address: server.address, port: server.port }, 'http listening');
   return server;
 }

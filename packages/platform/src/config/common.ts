@@ -147,7 +147,11 @@ const PROCESS_ENV = {
     maximum: 600_000,
     description: 'How long a signed call context stays valid.',
   }),
-  httpHost: Env.string({ env: 'HTTP_HOST', default: '0.0.0.0', description: 'Address the HTTP listener binds.' }),
+  httpHost: Env.string({
+    env: 'HTTP_HOST',
+    default: '127.0.0.1',
+    description: 'Address the HTTP listener binds: this machine only by default; the chart sets `0.0.0.0` for a pod (decision 0117).',
+  }),
   shutdownTimeoutMs: Env.integer({
     env: 'SHUTDOWN_TIMEOUT_MS',
     default: 10_000,

@@ -142,6 +142,23 @@ class TenantScopedPool extends pg.Pool {
   }
 }
 
+/** Longest message a connection error's log line keeps. */
+const MAX_CONNECTION_ERROR_MESSAGE = 300;
+
+/**
+ * What a log line says of a pooled connection's error: its message and code, never the error
+ * itself, to which pg-pool attaches the whole client (connection parameters, the text of every
+ * statement it prepared, internal state: some 5 KB a line, on every service at each Postgres restart).
+ */
+export function connectionErrorSummary(error: unknown): { message: string; code?: string } {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; code?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  return {
+    message: message.length > MAX_CONNECTION_ERROR_MESSAGE ? `${message.slice(0, MAX_CONNECTION_ERROR_MESSAGE - 3)}...` : message,
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+  };
+}
+
 export function createDatabase<DB>(settings: DatabaseSettings): Database<DB> {
   const pool = new TenantScopedPool({
     connectionString: settings.url,

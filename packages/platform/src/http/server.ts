@@ -5,7 +5,10 @@ import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './timeouts.js';
 
 export interface RunningServer {
   server: Server;
+  /** The address the listener is bound to, as `server.address()` gives it (`127.0.0.1`, `0.0.0.0`, `::`). */
+  address: string;
   port: number;
+  /** Where a client on this machine reaches it (loopback when bound to every interface). */
   url: string;
   /** Stops accepting connections, lets in-flight requests finish (up to `timeoutMs`), then closes. */
   close(timeoutMs?: number): Promise<void>;
@@ -35,7 +38,7 @@ function applyTimeouts(server: Server, timeouts: HttpTimeouts, streamedBodies: b
   server.setTimeout(timeouts.idleTimeoutMs);
 }
 
-export async function listen(app: Koa<any>, port: number, host = '0.0.0.0', options: ListenOptions = {}): Promise<RunningServer> {
+export async function listen(app: Koa<any>, port: number, host = '127.0.0.1', options: ListenOptions = {}): Promise<RunningServer> {
   const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   // Node checks the headers and request timeouts on this interval (30 s by default): often enough
   // that a connection is cut off close to its limit.
@@ -50,11 +53,12 @@ export async function listen(app: Koa<any>, port: number, host = '0.0.0.0', opti
     });
   });
   const address = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const reachable = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
   return {
     server,
+    address: address.address,
     port: address.port,
-    url: `http://${shownHost}:${address.port}`,
+    url: `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`,
     close: (timeoutMs = 10_000) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
