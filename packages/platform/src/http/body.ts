@@ -2,16 +2,24 @@ import getRawBody from 'raw-body';
 import { badRequest, payloadTooLarge, unsupportedMediaType, type AppError } from '../errors.js';
 import type { HttpContext } from './app.js';
 import { bodyTimeout, cutOffRequest } from './body-guard.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+
+/** RFC 8259 §8.1: JSON exchanged between systems is UTF-8; anything else is refused, never repaired. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface JsonBodyOptions {
   /** The whole body must arrive within this once reading starts; else 408 and the connection closes. */
   timeoutMs?: number;
+  /** Most levels of arrays and objects (default MAX_JSON_DEPTH); deeper is 400, found before parsing. */
+  maxDepth?: number;
 }
 
 /**
  * Reads a JSON request body with a size limit. No body → undefined. A declared or actual length
- * over the limit → 413; a content type other than JSON → 415; unparsable JSON → 400; a body that
- * does not arrive whole within `timeoutMs` → 408 `body_timeout` (the connection is closed).
+ * over the limit → 413; a content type other than JSON → 415; unparsable JSON, JSON that is not
+ * UTF-8 or that nests deeper than `maxDepth` → 400 `invalid_json` (the depth is counted on the raw
+ * bytes before anything is decoded or parsed; decision 0116); a body that does not arrive whole
+ * within `timeoutMs` → 408 `body_timeout` (the connection is closed).
  */
 export async function readJsonBody(ctx: HttpContext, limitBytes: number, options: JsonBodyOptions = {}): Promise<unknown> {
   const { req } = ctx;
@@ -35,9 +43,9 @@ export async function readJsonBody(ctx: HttpContext, limitBytes: number, options
           timedOut = bodyTimeout(`the request body did not arrive within ${options.timeoutMs} ms`, { timeoutMs: options.timeoutMs });
           cutOffRequest(ctx, timedOut);
         }, options.timeoutMs);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await getRawBody(req, { limit: limitBytes, encoding: 'utf8' });
+    bytes = await getRawBody(req, { limit: limitBytes });
   } catch (error) {
     if (timedOut) throw timedOut;
     if ((error as { type?: string }).type === 'entity.too.large') {
@@ -46,6 +54,20 @@ export async function readJsonBody(ctx: HttpContext, limitBytes: number, options
     throw badRequest('invalid_body', 'request body could not be read');
   } finally {
     clearTimeout(deadline);
+  }
+  return parseJsonBytes(bytes, options.maxDepth ?? MAX_JSON_DEPTH);
+}
+
+/** The JSON value of a body's bytes (undefined for white space only), or 400 `invalid_json`. */
+function parseJsonBytes(bytes: Uint8Array, maxDepth: number): unknown {
+  if (nestsDeeperThan(bytes, maxDepth)) {
+    throw badRequest('invalid_json', `request body nests arrays and objects deeper than ${maxDepth} levels`, { maxDepth });
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw badRequest('invalid_json', 'request body is not valid UTF-8 (RFC 8259 requires UTF-8)', { reason: 'encoding' });
   }
   if (text.trim() === '') return undefined;
   try {

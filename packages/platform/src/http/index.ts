@@ -1,5 +1,6 @@
 export * from './app.js';
 export * from './body.js';
+export * from './json-depth.js';
 export * from './server.js';
 export * from './chunk-relay.js';
 export * from './body-guard.js';
