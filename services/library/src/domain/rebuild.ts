@@ -1,4 +1,4 @@
-import { createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
+import { AppError, createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
 import { entityPosition, markProjection, projectionVersion, trackEntityPage, withRebuildLock } from '../persistence/projection.js';
 import { READ_ALL, readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
 
@@ -10,7 +10,15 @@ export const PROJECTION_VERSION = 1;
 
 export interface RebuildDeps extends ProjectionDeps {
   logger: Logger;
+  /**
+   * How long the catalog may not answer at start before the wait is a WARN (default
+   * `CATALOG_START_GRACE_MS`): services start together, so at first it is only still starting.
+   */
+  catalogStartGraceMs?: number;
 }
+
+/** The catalog usually answers within this of the library's start (`npm start`, a rolling deploy). */
+export const CATALOG_START_GRACE_MS = 60_000;
 
 export interface RebuildResult {
   tenants: number;
@@ -87,6 +95,30 @@ export async function rebuildLibrary(deps: RebuildDeps, signal?: AbortSignal): P
   return result;
 }
 
+/** No catalog answers (none started yet, or all restarting): the bus call's 503 `service_unavailable`. */
+function catalogNotAnswering(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'service_unavailable';
+}
+
+/**
+ * Says why a rebuild attempt failed. A catalog that does not answer yet is expected at start: one
+ * INFO line, then a WARN at each attempt once it has not answered for the grace period, neither
+ * with a stack (the reason is known). Anything else is a WARN with the error.
+ */
+function rebuildAttemptFailed(deps: RebuildDeps, error: unknown, waitingSince: number, attempt: number): void {
+  if (!catalogNotAnswering(error)) {
+    deps.logger.warn({ err: error }, 'rebuilding the library failed; trying again');
+    return;
+  }
+  const waitedMs = Date.now() - waitingSince;
+  const waited = { catalog: (error as AppError).message, waitedSeconds: Math.round(waitedMs / 1000) };
+  if (waitedMs >= (deps.catalogStartGraceMs ?? CATALOG_START_GRACE_MS)) {
+    deps.logger.warn(waited, 'the catalog has not come up; the library rebuild waits for it');
+  } else if (attempt === 1) {
+    deps.logger.info(waited, 'waiting for the catalog to start before rebuilding the library');
+  }
+}
+
 /**
  * At start: when the projection is missing or of another version, rebuilds it in the background,
  * retrying (the catalog may not answer yet) until it succeeds or the service stops.
@@ -95,6 +127,8 @@ export function rebuildWhenNeeded(deps: RebuildDeps): () => Promise<void> {
   const stopping = new AbortController();
   const done = (async () => {
     const backoff = createBackoff({ minMs: 500, maxMs: 30_000 });
+    // The attempts failed in a row and when the first of them did (the wait for the catalog).
+    const failed = { since: 0, attempts: 0 };
     while (!stopping.signal.aborted) {
       try {
         const version = await projectionVersion(deps.db);
@@ -110,7 +144,9 @@ export function rebuildWhenNeeded(deps: RebuildDeps): () => Promise<void> {
         deps.logger.info('another replica is rebuilding the library; looking again later');
         await sleep(backoff.nextDelayMs(), stopping.signal);
       } catch (error) {
-        deps.logger.warn({ err: error }, 'rebuilding the library failed; trying again');
+        if (failed.attempts === 0) failed.since = Date.now();
+        failed.attempts += 1;
+        rebuildAttemptFailed(deps, error, failed.since, failed.attempts);
         await sleep(backoff.nextDelayMs(), stopping.signal);
       }
     }
