@@ -113,7 +113,9 @@ function operation(route: RouteDefinition): Record<string, unknown> {
         ? { security: [{ adminToken: [] }] }
         : { security: [] }),
     parameters: parameters(route),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: plain(route.body) } } } }
+      : {}),
     responses,
   };
 }

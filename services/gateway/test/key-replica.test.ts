@@ -4,6 +4,7 @@ import { apiClient, capturingLogger, testLogger, type ApiClient } from '@catalog
 import { startKeyReplica } from '../src/domain/key-replica.js';
 import { gatewayConfig, startGateway, type GatewayHandle } from '../src/index.js';
 import { pruneKeyChanges } from '../src/persistence/key-changes.js';
+import { heldBy, statusOn } from './replicas.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from './support.js';
 
 /**
@@ -25,24 +26,6 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
 });
-
-const ENTITY = '/api/v1/catalog/entities/0193a6c4-0000-7000-8000-000000000001';
-
-/**
- * The status replica `gateway` gives `key` on a catalog read. No catalog service runs here, so a
- * request that passed the key, permission and plan checks ends as 503 (nobody answers on NATS).
- */
-async function statusOn(gateway: GatewayHandle, key: string): Promise<number> {
-  const response = await fetch(`${gateway.url}${ENTITY}`, { headers: { authorization: `Bearer ${key}` } });
-  await response.arrayBuffer();
-  return response.status;
-}
-
-/** Waits until `gateway`'s replica holds the key in memory (so the requests after test the replica, not the database). */
-async function heldBy(gateway: GatewayHandle, keyId: string): Promise<void> {
-  for (let i = 0; i < 200 && !gateway.keys!.held(keyId); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(gateway.keys!.held(keyId)).toBeDefined();
-}
 
 /**
  * Asks replica `gateway` until it answers `expected` or the bound has passed since `since`; then

@@ -6,6 +6,7 @@ import {
   CreateOrganizationBody,
   IssuedApiKey,
   Organization,
+  RotateApiKeyBody,
   UpdateOrganizationBody,
 } from '../schemas/admin.js';
 import { Uuid } from '../schemas/common.js';
@@ -86,14 +87,17 @@ export const adminRoutes = [
     operationId: 'rotateApiKey',
     method: 'POST',
     path: '/admin/v1/api-keys/{keyId}/rotate',
-    summary: 'Replace the secret of a key; the former key stops working at once',
+    summary:
+      'Replace the secret of a key; the former key stops working at once, or after gracePeriodSeconds (previousKeyExpiresAt); the body may be left out',
     tag: 'Admin',
     service: 'gateway',
     auth: admin,
     params: KeyParams,
     resources: { keyId: 'api key' },
+    body: RotateApiKeyBody,
+    bodyOptional: true,
     success: { status: 200, description: 'the new key', schema: IssuedApiKey },
-    errors: [404],
+    errors: [400, 404],
   },
   {
     operationId: 'revokeApiKey',

@@ -23,6 +23,8 @@ export interface OperationBase {
    */
   readonly headers?: TSchema;
   readonly body?: TSchema;
+  /** The body may be left out (no bytes): it is then checked, and defaulted, as `{}`. */
+  readonly bodyOptional?: true;
   /**
    * What each path parameter names, for the 404 of an unknown or malformed one (`{ id: 'entity' }`);
    * a parameter not named here is a `resource`.

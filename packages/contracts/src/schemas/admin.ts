@@ -40,6 +40,10 @@ export const ApiKey = Type.Object({
   sourceSystem: Type.Union([Type.String(), Type.Null()]),
   createdAt: Timestamp,
   rotatedAt: Type.Union([Timestamp, Type.Null()]),
+  previousKeyExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'while the key before the latest rotation still works (a rotation with gracePeriodSeconds above 0): when it stops; null otherwise',
+  }),
 });
 export type ApiKey = Static<typeof ApiKey>;
 
@@ -55,6 +59,26 @@ export const CreateApiKeyBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
+
+/** The longest grace period of a rotation: a week. */
+export const MAX_ROTATION_GRACE_SECONDS = 604_800;
+
+/** `POST /admin/v1/api-keys/{keyId}/rotate`; no body at all is `{}` (decision 0120). */
+export const RotateApiKeyBody = Type.Object(
+  {
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ROTATION_GRACE_SECONDS,
+        default: 0,
+        description:
+          'how long the key before this rotation keeps working besides the new one (0: it stops at once); a previous key still in its grace period stops at once',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateApiKeyBody = Static<typeof RotateApiKeyBody>;
 
 export const BindSourceSystemBody = Type.Object({ name: SourceSystemName }, { additionalProperties: false });
 export type BindSourceSystemBody = Static<typeof BindSourceSystemBody>;

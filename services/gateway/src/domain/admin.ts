@@ -33,6 +33,7 @@ function apiKeyJson(row: ApiKeyRow): ApiKey {
     sourceSystem: row.source_system,
     createdAt: row.created_at.toISOString(),
     rotatedAt: row.rotated_at ? row.rotated_at.toISOString() : null,
+    previousKeyExpiresAt: row.previous_key_expires_at ? row.previous_key_expires_at.toISOString() : null,
   };
 }
 
@@ -118,10 +119,13 @@ export async function listApiKeys(deps: AdminDeps, organizationId: string): Prom
   return { apiKeys: (await listActiveKeys(deps.db, organizationId)).map(apiKeyJson) };
 }
 
-/** A new secret for the key; the old one stops working at once. */
-export async function rotateApiKey(deps: AdminDeps, keyId: string): Promise<IssuedApiKey> {
+/**
+ * A new secret for the key. The old one stops working at once, or after `gracePeriodSeconds`; a
+ * secret still in the grace period of an earlier rotation stops at once (decision 0120).
+ */
+export async function rotateApiKey(deps: AdminDeps, keyId: string, gracePeriodSeconds = 0): Promise<IssuedApiKey> {
   const { key, secretHash } = issueKey(keyId);
-  const row = await changingKeys(deps, (trx) => replaceSecret(trx, keyId, secretHash), keyChange);
+  const row = await changingKeys(deps, (trx) => replaceSecret(trx, keyId, secretHash, gracePeriodSeconds), keyChange);
   if (!row) throw notFound('api key');
   return { ...apiKeyJson(row), key };
 }

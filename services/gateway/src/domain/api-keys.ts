@@ -42,6 +42,16 @@ export function secretHashMatches(presented: Buffer, storedHash: Buffer | null):
   return timingSafeEqual(presented, expected) && storedHash !== null;
 }
 
+/**
+ * `secretHashMatches` against a key's secret and the one before its latest rotation (null: none or
+ * past its grace period); both are compared whatever the first answers.
+ */
+export function secretHashMatchesEither(presented: Buffer, current: Buffer | null, previous: Buffer | null): boolean {
+  const matchesCurrent = secretHashMatches(presented, current);
+  const matchesPrevious = secretHashMatches(presented, previous);
+  return matchesCurrent || matchesPrevious;
+}
+
 /** Constant-time comparison of two strings of any length (for the admin token). */
 export function tokensEqual(presented: string, expected: string): boolean {
   const a = createHash('sha256').update(presented).digest();

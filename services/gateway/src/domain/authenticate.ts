@@ -1,13 +1,14 @@
 import type { Pool } from 'pg';
 import { AppError, forbidden, tooManyRequests, unauthorized } from '@catalog/platform';
 import type { Permission, Product } from '@catalog/contracts';
-import { hashSecret, parseKey, secretHashMatches } from './api-keys.js';
+import { hashSecret, parseKey, secretHashMatches, secretHashMatchesEither } from './api-keys.js';
 import type { KeyReplica } from './key-replica.js';
 import {
   findActiveKeyCredentials,
   findKeyCredentialsAndAdmit,
   type AdmissionRequest,
   type KeyCredentials,
+  type KeyCredentialsNow,
   type KeyCredentialsWithAdmission,
 } from '../persistence/api-keys.js';
 
@@ -37,8 +38,10 @@ export interface KeyStore {
  * otherwise the database's (a key or a secret the replica does not know yet, e.g. one issued or
  * rotated on another replica a moment ago, is read there). Only changes that take rights away
  * (revocation, rotation's old secret, plan and binding changes) can lag, by at most the bound.
+ * The replica holds only each key's current secret: a previous one in a rotation's grace period is
+ * read from the database on every request, where its expiry is checked then (decision 0120).
  */
-async function credentialsOf(keys: KeyStore, keyId: string, presented: Buffer): Promise<KeyCredentials | undefined> {
+async function credentialsOf(keys: KeyStore, keyId: string, presented: Buffer): Promise<KeyCredentials | KeyCredentialsNow | undefined> {
   const held = keys.replica?.credentials(keyId);
   if (held && secretHashMatches(presented, held.secret_hash)) return held;
   return findActiveKeyCredentials(keys.pool, keyId);
@@ -61,10 +64,11 @@ export async function authenticate(
   const parsed = parseKey(match[1]!);
   if (!parsed) throw unauthorized('invalid API key');
   const presented = hashSecret(parsed.secret);
-  const credentials: (KeyCredentials & Partial<Pick<KeyCredentialsWithAdmission, 'admission'>>) | undefined = limit
+  const credentials: (KeyCredentials & Partial<Pick<KeyCredentialsWithAdmission, 'previous_secret_hash' | 'admission'>>) | undefined = limit
     ? await findKeyCredentialsAndAdmit(keys.pool, parsed.keyId, presented, limit)
     : await credentialsOf(keys, parsed.keyId, presented);
-  if (!secretHashMatches(presented, credentials?.secret_hash ?? null) || !credentials) throw unauthorized('invalid API key');
+  const matches = secretHashMatchesEither(presented, credentials?.secret_hash ?? null, credentials?.previous_secret_hash ?? null);
+  if (!matches || !credentials) throw unauthorized('invalid API key');
   return {
     tenantId: credentials.organization_id,
     keyId: credentials.id,

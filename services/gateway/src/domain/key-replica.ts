@@ -16,7 +16,9 @@ import {
  * only while it can prove it is current, i.e. while its latest successful read of the change log
  * STARTED less than `maxStalenessMs` ago: every change committed before that read is applied.
  * Otherwise (Postgres unreachable, the replica stopped) it answers nothing and the caller reads
- * the database, so no change is ignored for longer than the bound.
+ * the database, so no change is ignored for longer than the bound. It holds each key's current
+ * secret only: the end of a rotation's grace period is a time, not a change in the log, so the
+ * previous secret is checked in the database at each request, expiry included (decision 0120).
  */
 export interface KeyReplica {
   /** The active key's credentials while the replica is current; undefined when not held or not current. */

@@ -22,7 +22,9 @@ export function adminOperations(deps: AdminDeps): Operation[] {
     })),
     defineOperation(operationById('createApiKey'), async ({ params, body }) => ({ body: await createApiKey(deps, params.orgId, body) })),
     defineOperation(operationById('listApiKeys'), async ({ params }) => ({ body: await listApiKeys(deps, params.orgId) })),
-    defineOperation(operationById('rotateApiKey'), async ({ params }) => ({ body: await rotateApiKey(deps, params.keyId) })),
+    defineOperation(operationById('rotateApiKey'), async ({ params, body }) => ({
+      body: await rotateApiKey(deps, params.keyId, body.gracePeriodSeconds ?? 0),
+    })),
     defineOperation(operationById('revokeApiKey'), async ({ params }) => {
       await revokeApiKey(deps, params.keyId);
       return {};

@@ -4,6 +4,7 @@ import { keyRateLimits } from './0002_key_rate_limits.js';
 import { keyRateLimitsUnlogged } from './0003_key_rate_limits_unlogged.js';
 import { apiKeyChanges } from './0004_api_key_changes.js';
 import { apiKeyChangeHorizon } from './0005_api_key_change_horizon.js';
+import { apiKeyPreviousSecret } from './0006_api_key_previous_secret.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
@@ -11,4 +12,5 @@ export const gatewayMigrations: Migrations = {
   '0003_key_rate_limits_unlogged': keyRateLimitsUnlogged,
   '0004_api_key_changes': apiKeyChanges,
   '0005_api_key_change_horizon': apiKeyChangeHorizon,
+  '0006_api_key_previous_secret': apiKeyPreviousSecret,
 };

@@ -1,10 +1,16 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pool } from 'pg';
 import type { ApiKeysTable, GatewayDb } from './tables.js';
 
-export type ApiKeyRow = Selectable<ApiKeysTable>;
+/** A key's row, and its previous secret's end while that is still ahead (else null; decision 0120). */
+export type ApiKeyRow = Selectable<ApiKeysTable> & { previous_key_expires_at: Date | null };
 
-/** What authentication needs about a key, in one indexed lookup. */
+/** The previous secret's end while it is ahead by the database's clock (the one every replica shares), else null. */
+const pendingExpiry = sql<Date | null>`case when previous_secret_expires_at > now() then previous_secret_expires_at end`.as(
+  'previous_key_expires_at',
+);
+
+/** What authentication needs about a key, in one indexed lookup (a replica holds this of every key). */
 export interface KeyCredentials {
   id: string;
   secret_hash: Buffer;
@@ -14,8 +20,20 @@ export interface KeyCredentials {
   products: string[];
 }
 
-/** `KeyCredentials` of the active key `$1`. */
-const ACTIVE_KEY_CREDENTIALS_SQL = `select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products
+/**
+ * A key's credentials as the database has them at the moment of the request: with the hash of
+ * the secret before the latest rotation while its grace period runs (null otherwise; decision 0120).
+ */
+export interface KeyCredentialsNow extends KeyCredentials {
+  previous_secret_hash: Buffer | null;
+}
+
+/**
+ * `KeyCredentialsNow` of the active key `$1`. The previous secret's expiry is checked here, at each
+ * authentication, with the database's clock: an expiry is a time, not a change any replica is told of.
+ */
+const ACTIVE_KEY_CREDENTIALS_SQL = `select k.id, k.secret_hash, k.permissions, k.source_system, k.organization_id, o.products,
+                  case when k.previous_secret_expires_at > now() then k.previous_secret_hash end as previous_secret_hash
              from gateway.api_keys k join gateway.organizations o on o.id = k.organization_id
             where k.id = $1 and k.revoked_at is null`;
 
@@ -23,8 +41,8 @@ const ACTIVE_KEY_CREDENTIALS_SQL = `select k.id, k.secret_hash, k.permissions, k
  * The lookup behind every authenticated request: a named (server-side prepared) statement on the
  * pool, so neither the query builder nor Postgres' parser and planner run per request.
  */
-export async function findActiveKeyCredentials(pool: Pool, keyId: string): Promise<KeyCredentials | undefined> {
-  const result = await pool.query<KeyCredentials>({
+export async function findActiveKeyCredentials(pool: Pool, keyId: string): Promise<KeyCredentialsNow | undefined> {
+  const result = await pool.query<KeyCredentialsNow>({
     name: 'gateway_active_key_credentials',
     text: ACTIVE_KEY_CREDENTIALS_SQL,
     values: [keyId],
@@ -44,7 +62,7 @@ export interface AdmissionRequest {
 }
 
 /** `admission`: null when the request was not counted (unknown or wrong secret, or not authorised). */
-export interface KeyCredentialsWithAdmission extends KeyCredentials {
+export interface KeyCredentialsWithAdmission extends KeyCredentialsNow {
   admission: { allowed: boolean; retryAfterSeconds: number } | null;
 }
 
@@ -52,7 +70,8 @@ const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /**
  * The key lookup and the per-key rate limit in ONE statement (one round trip): the key as
- * `findActiveKeyCredentials` reads it, and, when the presented secret's hash is the key's and the
+ * `findActiveKeyCredentials` reads it, and, when the presented secret's hash is the key's (or its
+ * previous one's in its grace period) and the
  * key may make the request, its admission to a sliding window of 60 s per key and scope, shared by
  * all gateway replicas. The admission locks the key's row (concurrent requests of one key queue on
  * it), forgets admissions older than the window, and admits the request when fewer than the limit
@@ -68,14 +87,14 @@ export async function findKeyCredentialsAndAdmit(
   secretHash: Buffer,
   limit: AdmissionRequest,
 ): Promise<KeyCredentialsWithAdmission | undefined> {
-  const result = await pool.query<KeyCredentials & { allowed: boolean | null; retry_after: number | null }>({
+  const result = await pool.query<KeyCredentialsNow & { allowed: boolean | null; retry_after: number | null }>({
     name: 'gateway_active_key_credentials_and_admission',
     text: `with k as (${ACTIVE_KEY_CREDENTIALS_SQL}),
            a as (
              insert into gateway.key_rate_limits as l (key_id, scope, admitted, allowed)
              select k.id, $3::text, array[now()], $4::int > 0
                from k
-              where k.secret_hash = $2::bytea and $5::text = any(k.permissions) and (not $6::boolean or $7::text = any(k.products))
+              where $2::bytea in (k.secret_hash, k.previous_secret_hash) and $5::text = any(k.permissions) and (not $6::boolean or $7::text = any(k.products))
              on conflict (key_id, scope) do update set (admitted, allowed) = (
                select case when count(*) < $4::int then coalesce(array_agg(t order by t), '{}') || now()
                            else coalesce(array_agg(t order by t), '{}') end,
@@ -97,13 +116,14 @@ export function insertApiKey(
   db: Kysely<GatewayDb>,
   row: { id: string; organization_id: string; name: string; secret_hash: Buffer; permissions: string[] },
 ): Promise<ApiKeyRow> {
-  return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+  return db.insertInto('api_keys').values(row).returningAll().returning(pendingExpiry).executeTakeFirstOrThrow();
 }
 
 export function listActiveKeys(db: Kysely<GatewayDb>, organizationId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')
     .selectAll()
+    .select(pendingExpiry)
     .where('organization_id', '=', organizationId)
     .where('revoked_at', 'is', null)
     .orderBy('created_at')
@@ -111,23 +131,42 @@ export function listActiveKeys(db: Kysely<GatewayDb>, organizationId: string): P
     .execute();
 }
 
-export function replaceSecret(db: Kysely<GatewayDb>, keyId: string, secretHash: Buffer): Promise<ApiKeyRow | undefined> {
+/**
+ * The key's new secret. With a grace period, the secret it replaces stays valid until the period
+ * ends (the database's clock) and a previous secret still in its own grace period is dropped: a key
+ * has at most two secrets. Without one, any previous secret is dropped too (decision 0120).
+ */
+export function replaceSecret(
+  db: Kysely<GatewayDb>,
+  keyId: string,
+  secretHash: Buffer,
+  gracePeriodSeconds: number,
+): Promise<ApiKeyRow | undefined> {
+  const grace = gracePeriodSeconds > 0;
   return db
     .updateTable('api_keys')
-    .set({ secret_hash: secretHash, rotated_at: new Date() })
+    .set({
+      secret_hash: secretHash,
+      rotated_at: new Date(),
+      // The right-hand side reads the row as it was before this update: the secret being replaced.
+      previous_secret_hash: grace ? sql<Buffer>`secret_hash` : null,
+      previous_secret_expires_at: grace ? sql<Date>`now() + make_interval(secs => ${gracePeriodSeconds})` : null,
+    })
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .returningAll()
+    .returning(pendingExpiry)
     .executeTakeFirst();
 }
 
 export function revokeKey(db: Kysely<GatewayDb>, keyId: string): Promise<ApiKeyRow | undefined> {
   return db
     .updateTable('api_keys')
-    .set({ revoked_at: new Date() })
+    .set({ revoked_at: new Date(), previous_secret_hash: null, previous_secret_expires_at: null })
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .returningAll()
+    .returning(pendingExpiry)
     .executeTakeFirst();
 }
 
@@ -138,5 +177,6 @@ export function setSourceSystem(db: Kysely<GatewayDb>, keyId: string, name: stri
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .returningAll()
+    .returning(pendingExpiry)
     .executeTakeFirst();
 }

@@ -18,6 +18,9 @@ export interface ApiKeysTable {
   created_at: Generated<Date>;
   rotated_at: Date | null;
   revoked_at: Date | null;
+  /** The former secret's hash while a rotation's grace period runs (decision 0120), with its end. */
+  previous_secret_hash: Buffer | null;
+  previous_secret_expires_at: Date | null;
 }
 
 export interface ApiKeyChangesTable {
