@@ -106,7 +106,8 @@ test('events stored before the body column get theirs from the migration, escape
   }
 
   const applied = await migrateSchema({ url: owner.url, schema: 'events', role: 'events_app', migrations: eventsMigrations });
-  expect(applied).toEqual(['0003_feed_body']);
+  expect(applied).toEqual(Object.keys(eventsMigrations).filter((name) => !(name in before)));
+  expect(applied[0]).toBe('0003_feed_body');
 
   for (const e of [awkward, bare]) {
     const body = await storedBody(tenantId, e.id);
