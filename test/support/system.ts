@@ -20,6 +20,8 @@ export interface RunningSystem {
   stopCatalog(): Promise<void>;
   /** Starts the catalog service again after `stopCatalog`, with the same configuration. */
   startCatalog(): Promise<void>;
+  /** Stops every service and leaves the database as they left it (for checks of the schema alone). */
+  stopServices(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -99,8 +101,11 @@ export async function startSystem(overrides: Record<string, string> = {}, option
       database,
       stopCatalog: () => catalog.stop(),
       startCatalog,
+      async stopServices() {
+        for (const service of running.splice(0).reverse()) await service.stop();
+      },
       async stop() {
-        for (const service of running.reverse()) await service.stop();
+        for (const service of running.splice(0).reverse()) await service.stop();
         await database.drop();
         rmSync(blobDir, { recursive: true, force: true });
       },
