@@ -15,10 +15,20 @@ export interface CursorCodecSettings<P> {
   version: number;
   /** HMAC key; without one the cursor is opaque and versioned but not tamper-evident. */
   secret?: string;
+  /** Longest token taken (default 1024 characters). */
+  maxLength?: number;
   check: (payload: Record<string, unknown>) => payload is Record<string, unknown> & P;
 }
 
 const TAG_BYTES = 16;
+
+/**
+ * A key for one kind of cursor alone, derived from a secret shared with other uses (HMAC-SHA256
+ * of `purpose`): no cursor of one kind verifies as another, and the secret is never used as is.
+ */
+export function derivedCursorKey(secret: string, purpose: string): string {
+  return createHmac('sha256', secret).update(purpose).digest('base64url');
+}
 
 export function cursorCodec<P extends Record<string, unknown>>(settings: CursorCodecSettings<P>): CursorCodec<P> {
   const sign = (data: Buffer): Buffer =>
@@ -35,7 +45,7 @@ export function cursorCodec<P extends Record<string, unknown>>(settings: CursorC
       return packed.toString('base64url');
     },
     decode(token) {
-      if (!/^[A-Za-z0-9_-]{1,1024}$/.test(token)) throw malformed();
+      if (token.length > (settings.maxLength ?? 1024) || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformed();
       let packed = Buffer.from(token, 'base64url');
       if (settings.secret) {
         if (packed.length <= TAG_BYTES) throw malformed();

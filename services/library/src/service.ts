@@ -1,6 +1,7 @@
 import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
 import { rebuildWhenNeeded } from './domain/rebuild.js';
+import { trackCursors } from './domain/track-cursor.js';
 import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
 import { followCatalogEvents } from './messaging/catalog-events.js';
@@ -21,7 +22,8 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.catalogRpcTimeoutMs };
     const catalog = catalogReader(rpc);
     const analyses = analysisReader(rpc);
-    await runtime.serve(libraryOperations({ db }));
+    // The listing's cursors are signed with a key derived from the secret every service shares (decision 0116).
+    await runtime.serve(libraryOperations({ db, cursors: trackCursors(config.callContextSecret) }));
     followCatalogEvents(
       runtime,
       { db, catalog, analyses },

@@ -3,6 +3,7 @@ import { createDatabase, inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER
 import { createTestDatabase, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
 import { analysisFacts } from '../src/domain/analysis-facts.js';
+import { trackCursors } from '../src/domain/track-cursor.js';
 import { listTracks } from '../src/domain/track-listing.js';
 import { projectTrack } from '../src/domain/track.js';
 import { libraryMigrations } from '../src/migrations/index.js';
@@ -16,6 +17,7 @@ import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
  */
 let database: TestDatabase;
 let admin: pg.Client;
+const cursors = trackCursors('search-words-test-cursor-secret');
 
 beforeAll(async () => {
   database = await createTestDatabase('librarywords');
@@ -32,7 +34,7 @@ function track(id: string, title: string, artist: string | null = null, bpm: num
     { id: newId(), asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 } },
     id,
   );
-  const tempo = { jobId: newId(), type: 'tempo', finishedAt: null, result: { bpm, confidence: 0.9 } };
+  const tempo = { jobId: newId(), type: 'tempo', finishedAt: null, summary: { bpm, confidence: 0.9 } };
   const outcome = projectTrack({ ...testEntity, id, title, artist }, [version], new Map(), analysisFacts(bpm === null ? {} : { tempo }));
   if (!('track' in outcome)) throw new Error('expected a track');
   return outcome.track;
@@ -82,7 +84,7 @@ test('the words follow every write of a track, existing tracks are copied in, an
   const db = runtime.database.db;
   const save = (tenant: string, t: ReturnType<typeof track>) => inTenantTransaction(db, tenant, (trx) => saveTrack(trx, tenant, t, []));
   const titles = async (q: string, extra: Record<string, unknown> = {}) =>
-    (await listTracks(db, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
+    (await listTracks({ db, cursors }, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
   try {
     await save(tenantId, track(a, 'Golden Brown', 'The Stranglers'));
     await save(tenantId, track(b, 'Brown Eyed Girl', 'Van Morrison'));
@@ -100,8 +102,8 @@ test('the words follow every write of a track, existing tracks are copied in, an
     expect(await titles('gold hour')).toEqual([]);
     expect(await titles('olden')).toEqual([]);
     // Relevance: title words before artist words, pages walk the same set.
-    const first = await listTracks(db, tenantId, { q: 'bro', limit: 1 }, 1_000_000);
-    const second = await listTracks(db, tenantId, { q: 'bro', limit: 1, after: first.nextCursor! }, 1_000_000);
+    const first = await listTracks({ db, cursors }, tenantId, { q: 'bro', limit: 1 }, 1_000_000);
+    const second = await listTracks({ db, cursors }, tenantId, { q: 'bro', limit: 1, after: first.nextCursor! }, 1_000_000);
     expect([...first.tracks, ...second.tracks].map((t) => t.title).sort()).toEqual(['Brown Eyed Girl', 'Golden Brown']);
     expect(second.hasMore).toBe(false);
 
@@ -128,7 +130,7 @@ test('the words carry copies of their track’s filter columns, which follow it,
   const [slow, fast] = [newId(), newId()];
   const save = (t: ReturnType<typeof track>) => inTenantTransaction(db, tenantId, (trx) => saveTrack(trx, tenantId, t, []));
   const titles = async (q: string, extra: Record<string, unknown>) =>
-    (await listTracks(db, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
+    (await listTracks({ db, cursors }, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
   try {
     await save(track(slow, 'Night Drive', 'Kavinsky', 90));
     await save(track(fast, 'Night Fever', 'Bee Gees', 128));
@@ -158,7 +160,8 @@ test('the search is never a named prepared statement (whose generic plan would s
   const library = createDatabase<LibraryDb>({ url: database.urlAs('library_app'), schema: 'library', poolSize: 1 });
   try {
     const tenantId = newId();
-    for (const q of ['a', 'bc', 'def', 'gh', 'ij', 'kl', 'mn']) await listTracks(library.db, tenantId, { q, bpmMin: 90 }, 1_000_000);
+    for (const q of ['a', 'bc', 'def', 'gh', 'ij', 'kl', 'mn'])
+      await listTracks({ db: library.db, cursors }, tenantId, { q, bpmMin: 90 }, 1_000_000);
     // The same single connection: the statements it prepared by name.
     const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(library.db);
     expect(rows.filter((r) => r.statement.includes('track_words'))).toEqual([]);

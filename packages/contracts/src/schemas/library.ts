@@ -128,6 +128,12 @@ export type TrackSort = (typeof TRACK_SORTS)[number];
 /** Keys as `key` takes them: a key name (`A minor`, `F# major`, `Bb minor`) or a Camelot code (`8A`). */
 const KEY_PATTERN = '^ *([A-Ga-g][#b]? +(major|minor|maj|min)|(1[0-2]|[1-9])[ABab]) *$';
 
+/**
+ * Longest track cursor (decision 0116): it holds its track's folded title or artist (500
+ * characters, decomposed: up to ~4.5 KB of UTF-8 for Hangul), signed and base64url-encoded.
+ */
+export const MAX_TRACK_CURSOR_LENGTH = 8192;
+
 export const ListTracksQuery = Type.Object(
   {
     q: Type.Optional(
@@ -165,7 +171,7 @@ export const ListTracksQuery = Type.Object(
       }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page of the same sort and order')),
+    after: Type.Optional(Cursor(MAX_TRACK_CURSOR_LENGTH, 'nextCursor of a previous page of the same sort and order')),
   },
   { additionalProperties: false },
 );

@@ -1,47 +1,14 @@
 import { createHash } from 'node:crypto';
-import { TRACK_SORTS, type ListTracksQuery, type TrackSort, type TracksPage } from '@catalog/contracts';
-import { badRequest, cursorCodec, fitPage, inTenantScope, isUuid, type Kysely } from '@catalog/platform';
+import type { ListTracksQuery, TrackSort, TracksPage } from '@catalog/contracts';
+import { badRequest, fitPage, inTenantScope, type Kysely } from '@catalog/platform';
 import { searchTracks, type TrackSearch } from '../persistence/track-search.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { keyFilter } from './keys.js';
+import type { TrackCursors } from './track-cursor.js';
 import { typeAheadQuery, wordsOf } from './text.js';
 
 /** Room for what surrounds the tracks in a page: `{"tracks":[`, the cursor, `hasMore`. */
 const PAGE_FRAME_BYTES = 1024;
-
-interface CursorPayload extends Record<string, unknown> {
-  /** sort, order ('a'/'d'), fingerprint of the words of q (relevance only), sort value, entity id */
-  s: string;
-  o: string;
-  q: string;
-  k: string | number | null;
-  i: string;
-}
-
-/**
- * The `after` cursor of the track listing: the sort and order it was made for (and, for
- * relevance, the words of `q`) and the last track's sort value and entity id. Unsigned: whatever
- * it says, the listing stays within the caller's tenant.
- */
-const trackCursor = cursorCodec<CursorPayload>({
-  version: 1,
-  check: (p): p is CursorPayload =>
-    (TRACK_SORTS as readonly unknown[]).includes(p.s) &&
-    (p.o === 'a' || p.o === 'd') &&
-    typeof p.q === 'string' &&
-    (p.k === null || typeof p.k === 'string' || typeof p.k === 'number') &&
-    isUuid(p.i) &&
-    valueFits(p.s as string, p.k as string | number | null),
-});
-
-/** Whether a cursor's sort value has the type of its sort's key (an unsigned cursor may say anything). */
-function valueFits(sort: string, value: string | number | null): boolean {
-  if (value === null) return sort === 'artist' || sort === 'bpm' || sort === 'duration';
-  if (sort === 'title' || sort === 'artist') return typeof value === 'string' && value.length <= 2_000;
-  if (sort === 'updated') return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
-  if (sort === 'duration') return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 2 ** 31 - 1;
-  return typeof value === 'number' && Number.isFinite(value);
-}
 
 const fingerprint = (q: string | undefined): string =>
   q === undefined ? '' : createHash('sha256').update(wordsOf(q).join(' ')).digest('base64url').slice(0, 16);
@@ -73,8 +40,14 @@ function checkRanges(query: ListTracksQuery): void {
   }
 }
 
+/** What the listing reads with: the tracks, and the cursors it resumes from and hands out. */
+export interface TrackListingDeps {
+  db: Kysely<LibraryDb>;
+  cursors: TrackCursors;
+}
+
 /** `listTracks`: a page of the tenant's tracks, searched, filtered, sorted and keyset paginated, within `maxBytes`. */
-export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query: ListTracksQuery, maxBytes: number): Promise<TracksPage> {
+export async function listTracks(deps: TrackListingDeps, tenantId: string, query: ListTracksQuery, maxBytes: number): Promise<TracksPage> {
   checkRanges(query);
   const tsQuery = query.q === undefined ? null : typeAheadQuery(query.q);
   if (query.q !== undefined && tsQuery === null) {
@@ -84,7 +57,7 @@ export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query:
   const q = sort === 'relevance' ? fingerprint(query.q) : '';
   let after: TrackSearch['after'] = null;
   if (query.after !== undefined) {
-    const cursor = trackCursor.decode(query.after);
+    const cursor = deps.cursors.decode(tenantId, query.after);
     if (cursor.s !== sort || cursor.o !== (descending ? 'd' : 'a') || cursor.q !== q) {
       throw badRequest('invalid_cursor', 'the cursor belongs to another sort, order or search; start again without after', {
         parameter: 'after',
@@ -97,7 +70,7 @@ export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query:
   if (updatedSince !== undefined && Number.isNaN(Date.parse(updatedSince))) {
     throw badRequest('invalid_query', 'updatedSince must be an RFC 3339 date-time', { parameter: 'updatedSince' });
   }
-  const found = await inTenantScope(db, tenantId, (scoped) =>
+  const found = await inTenantScope(deps.db, tenantId, (scoped) =>
     searchTracks(scoped, {
       tenantId,
       tsQuery,
@@ -117,6 +90,8 @@ export async function listTracks(db: Kysely<LibraryDb>, tenantId: string, query:
   // The rows measured hold their sort keys too: a little more than the page, never less.
   const last = page.items[page.items.length - 1];
   const nextCursor =
-    page.hasMore && last ? trackCursor.encode({ s: sort, o: descending ? 'd' : 'a', q, k: last.key.value, i: last.key.entityId }) : null;
+    page.hasMore && last
+      ? deps.cursors.encode(tenantId, { s: sort, o: descending ? 'd' : 'a', q, k: last.key.value, i: last.key.entityId })
+      : null;
   return { tracks: page.items.map((t) => t.summary), nextCursor, hasMore: page.hasMore };
 }
