@@ -60,9 +60,10 @@ rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - t0))
 
-# Sum jest summaries ("Tests:  1 failed, 2 skipped, 7 passed, 10 total") and
-# node:test summaries ("# pass 7" / "# fail 1" / "# skipped 2") over all
-# workspaces, so the last line states how many tests ran.
+# Sum jest summaries ("Tests:  1 failed, 2 skipped, 3 todo, 7 passed, 13 total") and
+# node:test summaries ("# pass 7" / "# fail 1" / "# skipped 2" / "# todo 3") over all
+# workspaces, so the last line states how many tests ran. Skipped and todo tests count as
+# skipped, and any fails the run: every test runs (eslint refuses .only/.skip/.todo too).
 read -r passed failed skipped found < <(
   sed -E 's/\x1b\[[0-9;]*[A-Za-z]//g' "$turbo_log" | awk '
     /Tests:[[:space:]]+.*total/ {
@@ -78,6 +79,7 @@ read -r passed failed skipped found < <(
     /^(.*: )?# pass [0-9]+$/    { found = 1; p += $NF }
     /^(.*: )?# fail [0-9]+$/    { found = 1; f += $NF }
     /^(.*: )?# skipped [0-9]+$/ { found = 1; s += $NF }
+    /^(.*: )?# todo [0-9]+$/    { found = 1; s += $NF }
     END { printf "%d %d %d %d\n", p, f, s, found }'
 )
 
@@ -92,6 +94,10 @@ fi
 if ((sizes_rc != 0)); then
   echo "[test] scripts/check-sizes.ts: FAILED (a file or function over the size limits, listed above)"
   ((rc != 0)) || rc=$sizes_rc
+fi
+if ((skipped != 0)); then
+  echo "[test] $skipped skipped or todo test(s): FAILED (every test must run)"
+  ((rc != 0)) || rc=1
 fi
 if ((rc == 0)); then
   echo "[test] turbo build/typecheck/test: PASSED in ${elapsed}s"
