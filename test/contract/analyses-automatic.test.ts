@@ -1,4 +1,7 @@
-import { eventually, sineWav } from '@catalog/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { analysisConfig } from '@catalog/analysis';
+import { decodeBusEvent, readConfig, subjectsFor } from '@catalog/platform';
+import { eventually, publishEvent, sineWav, testBus, untilConsumerSettled } from '@catalog/testing';
 import { confirmedVersion } from '../support/analyses.js';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
@@ -103,4 +106,39 @@ test('a version added from an ONLINE audio file already uploaded queues the auto
     resolved: { assetId: asset.body.id, entityId: entity.id, versionId: version.body.id },
   });
   expect((await api.request('GET', `/api/v1/catalog/analyses?assetId=${asset.body.id}`, { key })).body.analyses).toHaveLength(1);
+});
+
+test('the same version.analyses_requested delivered twice more makes no second job and no second charge', async () => {
+  const { orgId, key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+  await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 10, reason: 'test' });
+  await api.request('PUT', '/api/v1/catalog/entity-types/bumper', { key, body: { automaticAnalyses: ['technical'] } });
+  const { entityId, versionId } = await versionConfirmed(key, 'bumper', 'DM-AUTO-4');
+  const [job] = await jobsOf(key, entityId, 1);
+  expect(job).toMatchObject({ type: 'technical', status: 'SUCCEEDED', creditsCharged: 1 });
+
+  // The event as the catalog's relay published it, published again twice (no Nats-Msg-Id: as a
+  // relay that publishes it again after the stream's duplicate window, or a redelivery, would).
+  const subjects = subjectsFor(system.env.NATS_PREFIX!);
+  const nc = await testBus('analyses-automatic-redelivery');
+  try {
+    const subject = subjects.events('catalog', 'version.analyses_requested');
+    const original = await (await jetstreamManager(nc)).streams.getMessage(subjects.eventsStream, { last_by_subj: subject });
+    expect(decodeBusEvent(original!.data)).toMatchObject({ tenantId: orgId, resourceId: versionId });
+    await publishEvent(nc, subjects, { type: 'version.analyses_requested', bytes: original!.data });
+    const seq = await publishEvent(nc, subjects, { type: 'version.analyses_requested', bytes: original!.data });
+    const { durable } = readConfig(analysisConfig, system.env).analysesRequested;
+    await untilConsumerSettled(nc, subjects, durable, seq, 30_000);
+  } finally {
+    await nc.close();
+  }
+
+  const analyses = (await api.request('GET', `/api/v1/catalog/analyses?entityId=${entityId}`, { key })).body.analyses;
+  expect(analyses.map((j: { jobId: string }) => j.jobId)).toEqual([job.jobId]);
+  expect((await api.request('GET', '/api/v1/catalog/credits', { key })).body).toMatchObject({ balance: 9, reserved: 0 });
+  const ledger = await api.admin('GET', `/admin/v1/organizations/${orgId}/credits`);
+  expect(ledger.body.entries.map((e: { kind: string; amount: number }) => [e.kind, e.amount])).toEqual([
+    ['settle', 0],
+    ['reserve', -1],
+    ['grant', 10],
+  ]);
 });
