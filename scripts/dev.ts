@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { demoOrganization, type DemoOrganization } from './dev/demo-organization.js';
+import { DEMO_CREDITS, demoOrganization, type DemoOrganization } from './dev/demo-organization.js';
 import { colorPicker, formatProcessLine, formatSupervisorEvent } from './dev/log-format.js';
 import { untilReady } from './dev/readiness.js';
 import { httpPortVariable, repoRoot, SERVICE_NAMES, serviceEnvironment, serviceProcess, type ServiceName } from './dev/services.js';
@@ -82,13 +82,15 @@ function banner(demo: DemoOrganization): string {
     ` OpenAPI:       ${base}/api/v1/openapi.json`,
     ` Admin token:   ${adminToken}`,
     ` Demo org:      ${demo.orgId}`,
-    ` Demo API key:  ${demo.key}`,
+    ` Demo API key:  ${demo.key}   (catalog, analysis and library permissions)`,
+    ` Demo credits:  ${DEMO_CREDITS}, granted on the first start (GET /api/v1/catalog/credits: the balance)`,
     '',
     ' Try:',
     `   export KEY=${demo.key}`,
     `   curl -s -X POST ${base}/api/v1/catalog/entities -H "Authorization: Bearer $KEY" \\`,
     `        -H 'Content-Type: application/json' -d '{"type":"song","title":"Blue Monday","artist":"New Order"}'`,
     `   curl -s ${base}/api/v1/catalog/entities -H "Authorization: Bearer $KEY"`,
+    ' An analysis end to end: README.md, "Try it".',
     ' A service that crashes is restarted. Ctrl-C stops everything.',
     '================================================================',
     '',
