@@ -8,6 +8,7 @@ export * from './schemas/assets.js';
 export * from './schemas/catalog.js';
 export * from './schemas/common.js';
 export * from './schemas/events.js';
+export * from './schemas/idempotency.js';
 export * from './schemas/library.js';
 export * from './validation.js';
 export * from './events/registry.js';

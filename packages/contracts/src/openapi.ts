@@ -1,5 +1,6 @@
 import { routes, type RouteDefinition } from './routes.js';
 import { DOCUMENTED_ONLY, ErrorBody } from './schemas/common.js';
+import { IdempotencyKeyHeaders, IDEMPOTENT_REPLAYED_HEADER } from './schemas/idempotency.js';
 import type { TSchema } from '@sinclair/typebox';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -9,7 +10,9 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'the key lacks the permission this operation needs',
   404: 'unknown id, or an id of another tenant',
   408: 'the request body arrived too slowly (body_timeout); the connection is closed',
-  409: 'state conflict',
+  409:
+    'state conflict; on a route that takes Idempotency-Key also idempotency_key_reused (the key named another request) and ' +
+    'idempotency_key_in_progress (the first request with the key is still running; retry later)',
   413: 'request too large',
   415: 'unsupported content type',
   416: 'the Range cannot be satisfied',
@@ -37,7 +40,8 @@ function parameters(route: RouteDefinition): unknown[] {
   for (const [where, schema] of [
     ['path', route.params],
     ['query', route.query],
-    ['header', route.headers],
+    // An idempotent route that forwards the key to its service names it in `headers` already.
+    ['header', route.idempotent && !route.headers ? IdempotencyKeyHeaders : route.headers],
   ] as const) {
     if (!schema) continue;
     const object = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
@@ -70,9 +74,27 @@ function errorStatuses(route: RouteDefinition): number[] {
     ...(route.params ? [404] : []),
     ...(route.body ? [408, 413, 415] : []),
     ...(route.service === 'gateway' ? [] : [503, 504]),
+    ...(route.idempotent ? [409] : []),
     ...(route.errors ?? []),
   ];
   return [...new Set(statuses)].sort((a, b) => a - b);
+}
+
+/** The header of an answer replayed for a repeated Idempotency-Key (decision 0119). */
+const REPLAYED = {
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    schema: { type: 'string', enum: ['true'] },
+    description: 'present when this is the first answer to an earlier request with the same Idempotency-Key, replayed',
+  },
+};
+
+/** Retry-After of a 429; the replay header of an idempotent route's 4xx (it is stored and replayed). */
+function errorHeaders(route: RouteDefinition, status: number): { headers?: Record<string, unknown> } {
+  const headers = {
+    ...(status === 429 ? { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } : {}),
+    ...(route.idempotent && status < 500 ? REPLAYED : {}),
+  };
+  return Object.keys(headers).length > 0 ? { headers } : {};
 }
 
 const BINARY = { '*/*': { schema: { type: 'string', format: 'binary' } } };
@@ -89,6 +111,7 @@ function successResponses(route: RouteDefinition): Record<string, unknown> {
   return {
     [success.status]: {
       description: success.description,
+      ...(route.idempotent ? { headers: REPLAYED } : {}),
       ...(success.schema ? { content: { 'application/json': { schema: plain(success.schema) } } } : {}),
     },
   };
@@ -100,7 +123,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     responses[status] = {
       description: STATUS_TEXT[status] ?? 'error',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      ...(status === 429 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } } : {}),
+      ...errorHeaders(route, status),
     };
   }
   return {

@@ -1,5 +1,6 @@
 export * from './backoff.js';
 export * from './bus/index.js';
+export * from './canonical-json.js';
 export * from './operations/index.js';
 export * from './config/index.js';
 export * from './db/index.js';

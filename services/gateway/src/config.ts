@@ -64,6 +64,20 @@ export const gatewayConfig = defineConfig(
         'How long the API-key change log keeps a change; every gateway replica prunes older ones, and a replica cut off from the log ' +
         'for longer reloads every key (decision 0073).',
     }),
+    idempotencyKeyRetentionMs: Env.integer({
+      env: 'IDEMPOTENCY_KEY_RETENTION_MS',
+      default: 86_400_000,
+      minimum: 86_400_000,
+      description:
+        'How long an Idempotency-Key of a create route names its request and answer (at least 24 h); every gateway replica ' +
+        'prunes older ones (decision 0119).',
+    }),
+    idempotencyKeyPruneIntervalMs: Env.integer({
+      env: 'IDEMPOTENCY_KEY_PRUNE_INTERVAL_MS',
+      default: 600_000,
+      minimum: 100,
+      description: 'How often a gateway replica deletes the Idempotency-Keys older than `IDEMPOTENCY_KEY_RETENTION_MS`.',
+    }),
     assetHttpUrl: Env.optional(
       Env.url({
         env: 'ASSET_HTTP_URL',

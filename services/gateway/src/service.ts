@@ -9,6 +9,7 @@ import { publicRouter } from './http/router.js';
 import { announceKeyChange, followKeyChanges } from './messaging/key-changes.js';
 import { gatewayMigrations } from './migrations/index.js';
 import { pruneKeyChanges } from './persistence/key-changes.js';
+import { idempotencyStore } from './domain/idempotency-store.js';
 import { findOrganization } from './persistence/organizations.js';
 import type { GatewayDb } from './persistence/tables.js';
 
@@ -45,6 +46,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,
       localOperations: adminOperations({ db, keysChanged }),
+      idempotency: idempotencyStore(runtime, config),
       organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).

@@ -1,14 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import {
-  AnalysisJob,
-  AnalysisJobPage,
-  AnalysisJobParams,
-  CreateAnalysisBody,
-  IdempotencyKeyHeaders,
-  ListAnalysesQuery,
-} from '../schemas/analysis-jobs.js';
+import { AnalysisJob, AnalysisJobPage, AnalysisJobParams, CreateAnalysisBody, ListAnalysesQuery } from '../schemas/analysis-jobs.js';
 import { CreditBalance, CreditGrant, CreditLedger, CreditLedgerQuery, GrantCreditsBody } from '../schemas/credits.js';
 import { Uuid } from '../schemas/common.js';
+import { IdempotencyKeyHeaders } from '../schemas/idempotency.js';
 import { adminAuth, catalogApi, type RouteAuth, type RouteDefinition } from './types.js';
 
 /** Analyses consume credits: their routes need the analysis permission, granted separately (part 5). */
@@ -39,10 +33,11 @@ export const analysisRoutes = [
     service: 'analysis',
     auth: analysisApi,
     headers: IdempotencyKeyHeaders,
+    idempotent: true,
     body: CreateAnalysisBody,
     success: {
       status: 202,
-      description: 'the job, QUEUED (or as it is now, for a retry with the same Idempotency-Key)',
+      description: 'the job, QUEUED (for a retry with the same Idempotency-Key: the first answer within 24 h, the job as it is now after)',
       schema: AnalysisJob,
     },
     // 402 insufficient_credits (details: balance, cost); 404 unknown source; 409 source not ONLINE,
@@ -91,6 +86,7 @@ export const analysisRoutes = [
     method: 'POST',
     summary: 'Add credits to an organisation (an entry of its append-only ledger)',
     ...organizationCredits,
+    idempotent: true,
     body: GrantCreditsBody,
     success: { status: 201, description: 'the balance after the grant, and its ledger entry', schema: CreditGrant },
     errors: [400, 404],

@@ -18,6 +18,7 @@ export const assetRoutes = [
     tag: 'Assets',
     service: 'asset',
     auth: catalogApi,
+    idempotent: true,
     body: CreateAssetBody,
     success: { status: 201, description: 'the asset (PENDING_UPLOAD), its id as assetId, and the upload target', schema: AssetWithUpload },
     errors: [400, 413, 415],

@@ -61,6 +61,11 @@ export interface RouteDefinition extends OperationBase {
   readonly errors?: readonly number[];
   /** Services that call it over the bus besides the gateway (the catalog reads assets, say). */
   readonly alsoCalledBy?: readonly ServiceName[];
+  /**
+   * A POST that creates something: the gateway honours `Idempotency-Key` on it (decision 0119),
+   * answering a retry with the first answer (`Idempotent-Replayed: true`) instead of running it again.
+   */
+  readonly idempotent?: true;
 }
 
 /**

@@ -27,6 +27,7 @@ export const versionRoutes = [
     auth: catalogApi,
     params: IdParams,
     resources: { id: 'entity' },
+    idempotent: true,
     body: CreateVersionBody,
     success: { status: 201, description: 'the version, with `upload` when the source is an upload', schema: CreatedVersion },
     errors: [400, 404, 409, 413, 415],

@@ -48,21 +48,6 @@ export const CreateAnalysisBody = Type.Object(
 );
 export type CreateAnalysisBody = Static<typeof CreateAnalysisBody>;
 
-/**
- * `Idempotency-Key`: a retry of a POST with the same key answers the job the first one made and
- * charges once (decision 0085). Printable ASCII, no spaces.
- */
-export const IdempotencyKeyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[\\x21-\\x7E]+$',
-      description: 'a retry with the same key answers the same job and charges once; 1-255 printable ASCII characters',
-    }),
-  ),
-});
-
 /** One duplicate of the analysed file among the tenant's fingerprinted assets (decision 0089). */
 export const FingerprintDuplicate = Type.Object({
   assetId: Uuid,

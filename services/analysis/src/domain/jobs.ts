@@ -9,6 +9,7 @@ import {
   type ListAnalysesQuery,
 } from '@catalog/contracts';
 import {
+  canonicalJson,
   conflict,
   cursorCodec,
   fitPage,
@@ -40,19 +41,9 @@ export function optionsOf(type: AnalysisType, options: AnalysisOptions | undefin
   return own === undefined ? {} : ({ [type]: own } as AnalysisOptions);
 }
 
-/** JSON with object keys sorted, so two equal requests hash alike whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 function requestHash(body: CreateAnalysisBody, options: AnalysisOptions): string {
   return createHash('sha256')
-    .update(canonical({ type: body.type, source: body.source, options }))
+    .update(canonicalJson({ type: body.type, source: body.source, options }))
     .digest('hex');
 }
 

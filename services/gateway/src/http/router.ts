@@ -20,6 +20,8 @@ import { buildOpenApiDocument, routes, type RouteDefinition } from '@catalog/con
 import { admit, authenticate, authorize, type KeyStore } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
 import { forwardedHeaders, requireOrganization } from './forwarding.js';
+import { idempotentReply, type Reply } from './idempotency.js';
+import type { IdempotencyStore } from '../domain/idempotency.js';
 
 export interface RouterSettings {
   /** Where each request's key is checked (the replica in memory, or the database). */
@@ -33,6 +35,8 @@ export interface RouterSettings {
   organizationExists: (id: string) => Promise<boolean>;
   /** Operations the gateway answers itself (the admin area). */
   localOperations: readonly Operation[];
+  /** Where the Idempotency-Keys of the create routes are kept (decision 0119). */
+  idempotency: IdempotencyStore;
   /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
   stream?: (ctx: HttpContext, reply: unknown) => Promise<void>;
 }
@@ -112,14 +116,8 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
       ...(headers ? { headers } : {}),
       body,
     };
-    if (local) {
-      const result = await local.handle(request, call, { maxBodyBytes: replyBodyBudget(settings.rpc.nc) });
-      respond(ctx, result.status ?? route.success.status, result.body);
-      return;
-    }
-    if (route.auth.kind === 'admin') await requireOrganization(settings.organizationExists, route, request.params);
-    const reply = await callRpc(settings.rpc, route.service, route.operationId, request, call);
-    if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+    const run = (): Promise<Reply> => dispatch(settings, route, local, request, call);
+    const reply = route.idempotent ? await idempotentReply(settings.idempotency, route, ctx, call, request, run) : await run();
     if (route.success.stream) {
       if (!settings.stream) throw new Error(`no stream handler for ${route.operationId}`);
       await settings.stream(ctx, reply.body instanceof JsonText ? reply.body.parse() : reply.body);
@@ -128,6 +126,24 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
     respond(ctx, reply.status, reply.body);
   };
+}
+
+/** Answers the operation: the gateway itself (the admin area), or its service over the bus. */
+async function dispatch(
+  settings: RouterSettings,
+  route: RouteDefinition,
+  local: Operation | undefined,
+  request: RpcRequest,
+  call: CallContext,
+): Promise<Reply> {
+  if (local) {
+    const result = await local.handle(request, call, { maxBodyBytes: replyBodyBudget(settings.rpc.nc) });
+    return { status: result.status ?? route.success.status, body: result.body };
+  }
+  if (route.auth.kind === 'admin') await requireOrganization(settings.organizationExists, route, request.params);
+  const reply = await callRpc(settings.rpc, route.service, route.operationId, request, call);
+  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+  return reply;
 }
 
 /**

@@ -5,6 +5,7 @@ import { keyRateLimitsUnlogged } from './0003_key_rate_limits_unlogged.js';
 import { apiKeyChanges } from './0004_api_key_changes.js';
 import { apiKeyChangeHorizon } from './0005_api_key_change_horizon.js';
 import { apiKeyPreviousSecret } from './0006_api_key_previous_secret.js';
+import { idempotencyKeys } from './0007_idempotency_keys.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
@@ -13,4 +14,5 @@ export const gatewayMigrations: Migrations = {
   '0004_api_key_changes': apiKeyChanges,
   '0005_api_key_change_horizon': apiKeyChangeHorizon,
   '0006_api_key_previous_secret': apiKeyPreviousSecret,
+  '0007_idempotency_keys': idempotencyKeys,
 };
