@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
 import { AppError, callRpc, NO_TENANT, type HttpContext, type RpcCallSettings } from '@catalog/platform';
 import { uploadUpstreamUrl } from './request-target.js';
+import { declaredUploadLength, uploadTooLong, watchUploadLength } from './upload-length.js';
 import { forward, relayResponse, upstreamFailure, type UpstreamTimeouts } from './upstream.js';
 
 export interface BlobProxySettings {
@@ -24,6 +25,18 @@ export const UPLOAD_PREFIX = '/uploads/';
 
 function unavailable(): AppError {
   return new AppError(503, 'service_unavailable', 'the asset service is not available');
+}
+
+/**
+ * 413 for an upload longer than its target declared (decision 0116), found before it goes
+ * upstream or while it streams: the gateway answers it itself, as the asset listener would have,
+ * whose answer cannot be relayed (it closes the connection while the body is still being sent).
+ * The rest of the body is read and dropped, and the connection closed after the answer.
+ */
+function refuseLongUpload(ctx: HttpContext, declared: number): never {
+  ctx.req.resume();
+  ctx.set('Connection', 'close');
+  throw uploadTooLong(declared);
 }
 
 /** The request id and those of the client's headers `names` that are set: what goes upstream. */
@@ -74,11 +87,18 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
         throw new AppError(405, 'method_not_allowed', 'send the file with PUT');
       }
       const target = uploadUpstreamUrl(ctx.req.url ?? '', await listener(ctx.state.requestId));
+      const declared = declaredUploadLength(target);
+      if (declared !== null && Number(ctx.get('content-length') || 0) > declared) refuseLongUpload(ctx, declared);
       const headers = passedHeaders(ctx, ['content-type', 'content-length', 'transfer-encoding']);
+      const tooLong = new AbortController();
       let upstream: IncomingMessage;
       try {
-        upstream = await forward(target, 'PUT', headers, ctx.req, settings.upstream);
+        const answer = forward(target, 'PUT', headers, ctx.req, settings.upstream, tooLong.signal);
+        const stopWatching =
+          declared === null ? undefined : watchUploadLength(ctx.req, declared, () => tooLong.abort(uploadTooLong(declared)));
+        upstream = await answer.finally(() => stopWatching?.());
       } catch (error) {
+        if (tooLong.signal.aborted) refuseLongUpload(ctx, declared!);
         if (!ctx.req.complete && ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || ctx.req.destroyed)) {
           throw new AppError(400, 'upload_incomplete', 'the upload was interrupted before it was complete');
         }

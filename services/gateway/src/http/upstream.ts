@@ -53,7 +53,7 @@ function limitConnect(upstream: ReturnType<typeof httpRequest>, socket: Socket, 
  * closed after it): its socket reads are released as soon as the HTTP parser has copied them,
  * which is safe only on a socket no other exchange will reuse (decision 0042). A connection that
  * does not open within `connectMs`, or stays silent for `idleMs` (before or while the response
- * streams), is destroyed with an `UpstreamTimeoutError`.
+ * streams), is destroyed with an `UpstreamTimeoutError`; one whose `signal` aborts, with its reason.
  */
 export function forward(
   target: URL,
@@ -61,9 +61,11 @@ export function forward(
   headers: OutgoingHttpHeaders,
   body: Readable | null,
   timeouts: UpstreamTimeouts,
+  signal?: AbortSignal,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const upstream = httpRequest(target, { method, headers, ...(body ? { agent } : { agent: false }) });
+    signal?.addEventListener('abort', () => upstream.destroy(signal.reason as Error), { once: true });
     let relay: ChunkRelay | undefined;
     upstream.setTimeout(timeouts.idleMs, () => upstream.destroy(new UpstreamTimeoutError('idle')));
     upstream.once('socket', (socket: Socket) => {
