@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { OperationBase } from './routes.js';
 import { LINE_PATTERN, TEXT_PATTERN } from './schemas/common.js';
+import { numberTextCheck } from './number-text.js';
 
 // ajv and ajv-formats are CommonJS with a default export.
 const Ajv = AjvModule.default ?? (AjvModule as unknown as typeof AjvModule.default);
@@ -77,9 +78,18 @@ export function requestValidator(route: OperationBase): RequestValidator {
   const query = compile(queryAjv, route.query);
   const headers = compile(queryAjv, route.headers);
   const body = compile(bodyAjv, route.body);
+  // Numbers that arrive as text are checked as written before Ajv coerces them (decision 0116).
+  const numbers = (['params', 'query', 'headers'] as const).flatMap((part) => {
+    const check = numberTextCheck(part, route[part]);
+    return check ? [{ part, check }] : [];
+  });
   return {
     route,
     validate(input) {
+      for (const { part, check } of numbers) {
+        const found = check(input[part] ?? {});
+        if (found.length > 0) return { ok: false, part, issues: found };
+      }
       const paramsValue = { ...input.params };
       if (params && !params(paramsValue)) return { ok: false, part: 'params', issues: issues('params', params.errors) };
       const queryValue: Record<string, unknown> = { ...input.query };

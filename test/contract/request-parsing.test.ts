@@ -1,0 +1,186 @@
+import { connect } from 'node:net';
+import { routes, type RouteDefinition } from '@catalog/contracts';
+import { newId } from '@catalog/platform';
+import { ADMIN_TOKEN } from '../support/system.js';
+import { useSystem } from '../support/use-system.js';
+
+/**
+ * What the edge takes of a request's text (issue 24, item 3; decision 0116): integers in the
+ * query written in decimal digits only on every route, and an upload of more bytes than its
+ * target declared answered 413 with the error body, never a false 503.
+ */
+const sut = useSystem();
+
+let tenant: { orgId: string; key: string };
+
+beforeAll(async () => {
+  const orgId = await sut.api.organization({ products: ['catalog', 'library'] });
+  const { key } = await sut.api.apiKey(orgId, { permissions: ['catalog:api', 'catalog:analysis', 'library:api'] });
+  tenant = { orgId, key };
+});
+
+/** The query parameters of a route typed integer or number (a union with null included). */
+function numericParameters(route: RouteDefinition): Array<{ name: string; integer: boolean }> {
+  const properties = (route.query as { properties?: Record<string, { type?: string; anyOf?: Array<{ type?: string }> }> } | undefined)
+    ?.properties;
+  return Object.entries(properties ?? {}).flatMap(([name, schema]): Array<{ name: string; integer: boolean }> => {
+    const types = (schema.anyOf ?? [schema]).map((member) => member.type);
+    if (types.includes('integer')) return [{ name, integer: true }];
+    return types.includes('number') ? [{ name, integer: false }] : [];
+  });
+}
+
+/** The route's path with its parameters filled in (an organisation that exists, any other id). */
+const pathOf = (route: RouteDefinition): string =>
+  route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_whole, name: string) => (name === 'orgId' ? tenant.orgId : newId()));
+
+const call = (route: RouteDefinition, query: string) =>
+  sut.api.request(route.method.toUpperCase(), `${pathOf(route)}?${query}`, {
+    key: route.auth.kind === 'admin' ? ADMIN_TOKEN : tenant.key,
+  });
+
+describe('numbers in the query', () => {
+  const numeric = (routes as readonly RouteDefinition[]).filter((route) => numericParameters(route).length > 0);
+
+  test('the route table has query integers to check (listEntities, listTracks, the feeds, the ledger)', () => {
+    expect(numeric.map((route) => route.operationId)).toEqual(
+      expect.arrayContaining(['listEntities', 'listTracks', 'listEvents', 'listLibraryEvents', 'getCreditLedger']),
+    );
+  });
+
+  test('an integer written other than in decimal digits is 400 invalid_query on every route, for every integer parameter', async () => {
+    const misspelt = ['0x10', '%205', '5%20', '1e1', '5.0', '+5', '0b1', '%09%0A5', '5_0', 'Infinity', ''];
+    for (const route of numeric) {
+      for (const { name } of numericParameters(route).filter((p) => p.integer)) {
+        for (const value of misspelt) {
+          const answer = await call(route, `${name}=${value}`);
+          expect({ route: route.operationId, name, value, status: answer.status, error: answer.body?.error }).toMatchObject({
+            route: route.operationId,
+            name,
+            value,
+            status: 400,
+            error: { code: 'invalid_query', details: { fields: [{ location: 'query', path: `/${name}` }] } },
+          });
+        }
+      }
+      // Digits are taken (the answer is the route's own: a page, or 404 for an id nobody has).
+      const [first] = numericParameters(route).filter((p) => p.integer);
+      const plain = await call(route, `${first!.name}=5`);
+      expect({ route: route.operationId, status: plain.status }).toEqual({ route: route.operationId, status: expect.any(Number) });
+      expect(plain.body?.error?.code).not.toBe('invalid_query');
+    }
+  });
+
+  test('any other number is written as in JSON: hex, white space and Infinity are refused, 1e1 and 5.0 taken', async () => {
+    const listTracks = numeric.find((route) => route.operationId === 'listTracks')!;
+    for (const value of ['0x10', '%205', 'Infinity', '.5', '5.', '']) {
+      const answer = await call(listTracks, `bpmMin=${value}`);
+      expect({ value, status: answer.status, code: answer.body?.error?.code }).toEqual({ value, status: 400, code: 'invalid_query' });
+    }
+    for (const value of ['1e1', '5.0', '120', '-14.5']) {
+      const name = value.startsWith('-') ? 'loudnessMin' : 'bpmMin';
+      const answer = await call(listTracks, `${name}=${value}`);
+      expect({ value, status: answer.status }).toEqual({ value, status: 200 });
+    }
+  });
+});
+
+/** Sends raw bytes to the gateway and reads what it answers until it closes the connection. */
+function exchange(request: Buffer): Promise<{ status: number | null; body: any; text: string }> {
+  const { port } = new URL(sut.system.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(new Error('no answer within 20 s')), 20_000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (error) => {
+      // The gateway may close while the rest of a refused body is still being written.
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE' && (error as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      const payload = text.split('\r\n\r\n').slice(1).join('\r\n\r\n');
+      const json = /^transfer-encoding: *chunked/im.test(text.split('\r\n\r\n')[0] ?? '') ? dechunk(payload) : payload;
+      let body: unknown = null;
+      try {
+        body = JSON.parse(json);
+      } catch {
+        body = json;
+      }
+      resolve({ status: status ? Number(status[1]) : null, body, text });
+    });
+    socket.write(request);
+  });
+}
+
+function dechunk(payload: string): string {
+  let rest = payload;
+  let out = '';
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = lineEnd < 0 ? 0 : parseInt(rest.slice(0, lineEnd), 16);
+    if (!size) return out;
+    out += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
+}
+
+describe('an upload longer than its target declared', () => {
+  const DECLARED = 1_000;
+
+  /** A new audio version of a new entity waiting for DECLARED bytes: its upload URL's target. */
+  async function uploadTarget(): Promise<string> {
+    const entity = await sut.api.request('POST', '/api/v1/catalog/entities', { key: tenant.key, body: { type: 'song', title: 'Long' } });
+    const created = await sut.api.request('POST', `/api/v1/catalog/entities/${entity.body.id}/versions`, {
+      key: tenant.key,
+      body: {
+        source: { upload: { filename: 'long.wav', contentType: 'audio/wav', size: DECLARED } },
+        label: 'Main',
+        versionType: 'radio_edit',
+      },
+    });
+    expect(created.status).toBe(201);
+    const url = new URL(created.body.upload.url);
+    return `${url.pathname}${url.search}`;
+  }
+
+  const head = (target: string, framing: string) =>
+    Buffer.from(`PUT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\n${framing}Connection: close\r\n\r\n`);
+
+  const expectTooLarge = (answer: { status: number | null; body: any; text: string }) => {
+    expect({ status: answer.status, error: answer.body?.error }).toEqual({
+      status: 413,
+      error: { code: 'payload_too_large', message: expect.any(String), details: { limitBytes: DECLARED }, requestId: expect.any(String) },
+    });
+  };
+
+  /** The upload of the declared size, which the target still takes after a refused one. */
+  const uploadWhole = (target: string) =>
+    exchange(Buffer.concat([head(target, `Content-Length: ${DECLARED}\r\n`), Buffer.alloc(DECLARED, 7)]));
+
+  test('a Content-Length above the declared size is 413 with the error body', async () => {
+    for (const length of [DECLARED + 1, 64 * DECLARED, 4 * 1024 * 1024]) {
+      const target = await uploadTarget();
+      expectTooLarge(await exchange(Buffer.concat([head(target, `Content-Length: ${length}\r\n`), Buffer.alloc(length, 7)])));
+      expect((await uploadWhole(target)).status).toBe(200);
+    }
+  });
+
+  test('a chunked body that goes on past the declared size is 413 with the error body', async () => {
+    for (const extra of [1, 64 * DECLARED, 4 * 1024 * 1024]) {
+      const bytes = Buffer.alloc(DECLARED + extra, 7);
+      const chunked = Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n0\r\n\r\n')]);
+      const target = await uploadTarget();
+      expectTooLarge(await exchange(Buffer.concat([head(target, 'Transfer-Encoding: chunked\r\n'), chunked])));
+      // Nothing of it was kept: the target takes its whole upload afterwards.
+      expect((await uploadWhole(target)).status).toBe(200);
+    }
+  });
+
+  test('the declared size itself is taken', async () => {
+    const answer = await uploadWhole(await uploadTarget());
+    expect({ status: answer.status, size: answer.body?.size }).toEqual({ status: 200, size: DECLARED });
+  });
+});
