@@ -14,6 +14,9 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends ffmpeg \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
+# A container is reached through its network namespace: listen on every interface of it (the
+# services' own default is 127.0.0.1, decision 0117; the chart sets it too).
+ENV HTTP_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app /app
 # The `node` user of the base image (uid 1000), matching the chart's runAsUser.
