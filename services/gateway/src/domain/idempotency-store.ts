@@ -23,6 +23,7 @@ export function idempotencyStore(runtime: ServiceRuntime<GatewayDb>, config: Gat
   return {
     pool,
     cipher: answerCipher(config.adminToken),
+    logger: runtime.logger,
     retentionMs,
     waitMs: config.rpcTimeoutMs,
     leaseMs: 2 * config.rpcTimeoutMs + 5_000,

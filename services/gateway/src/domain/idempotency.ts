@@ -1,4 +1,4 @@
-import { AppError, conflict, newId, sleep, type ErrorPayload } from '@catalog/platform';
+import { AppError, conflict, newId, sleep, type ErrorPayload, type Logger } from '@catalog/platform';
 import type { Pool } from 'pg';
 import { claimKey, readKey, releaseKey, storeAnswer, type KeyName, type KeyRow } from '../persistence/idempotency.js';
 import type { AnswerCipher } from './answer-cipher.js';
@@ -7,6 +7,7 @@ import type { AnswerCipher } from './answer-cipher.js';
 export interface IdempotencyStore {
   pool: Pool;
   cipher: AnswerCipher;
+  logger: Logger;
   /** How long a key names its request and answer (24 h at least). */
   retentionMs: number;
   /** How long a running request holds its key; past it, a retry takes the key over. */
@@ -75,16 +76,24 @@ async function runClaimed(store: IdempotencyStore, name: NamedRequest, claim: st
     kept = { answer: await run() };
   } catch (error) {
     if (!(error instanceof AppError) || error.status >= 500) {
-      await releaseKey(store.pool, name, claim);
+      // Not freed (the database is away): the claim lapses with its lease.
+      await releaseKey(store.pool, name, claim).catch((cause: unknown) => warn(store, cause, 'an Idempotency-Key could not be freed'));
       throw error;
     }
     kept = { error: error.toJSON() };
   }
   const status = 'answer' in kept ? kept.answer.status : kept.error.status;
   const sealed = store.cipher.seal(Buffer.from(JSON.stringify(kept)), contextOf(name));
-  // false: the lease ran out and a retry took the key over; its answer is the one kept.
-  await storeAnswer(store.pool, name, claim, { status, sealed });
+  // false: the lease ran out and a retry took the key over; its answer is the one kept. A failure
+  // to keep it must not hide from the client what was done: the claim then lapses with its lease.
+  await storeAnswer(store.pool, name, claim, { status, sealed }).catch((cause: unknown) =>
+    warn(store, cause, 'the answer to an Idempotency-Key could not be kept'),
+  );
   return kept;
+}
+
+function warn(store: IdempotencyStore, cause: unknown, message: string): void {
+  store.logger.warn({ err: cause }, message);
 }
 
 function replay(store: IdempotencyStore, name: NamedRequest, row: KeyRow): Kept {
