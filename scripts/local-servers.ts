@@ -28,6 +28,7 @@ function serviceEnvironment(credentials: LocalCredentials): Record<string, strin
   const env: Record<string, string> = {
     MIGRATION_DATABASE_URL: as(SCHEMA_OWNER_ROLE),
     CALL_CONTEXT_SECRET: credentials.callContextSecret,
+    BLOB_SIGNING_SECRET: credentials.blobSigningSecret,
     CATALOG_CREDENTIALS_FILE: credentials.file!,
   };
   for (const service of BUS_SERVICES) {

@@ -58,7 +58,7 @@ export BLOB_DIR
 mkdir -p "$BLOB_DIR"
 echo "[start] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL BLOB_DIR=$BLOB_DIR credentials: $CATALOG_CREDENTIALS_FILE" >&2
 # Each service's own database role and NATS user (<SERVICE>_DATABASE_URL, <SERVICE>_NATS_PASSWORD),
-# MIGRATION_DATABASE_URL (the schema owner) and CALL_CONTEXT_SECRET, for dev.ts's children.
+# MIGRATION_DATABASE_URL (the schema owner), CALL_CONTEXT_SECRET and BLOB_SIGNING_SECRET, for dev.ts's children.
 eval "$(local_service_environment)"
 
 # From here on, signals go to dev.ts; we wait for it and then clean up.

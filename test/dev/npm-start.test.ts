@@ -143,6 +143,8 @@ test('the first start grants the demo organisation 1,000 credits, and the README
   expect(stdout).toContain(`"balance":${DEMO_CREDITS - 2}`);
   // The library started before the catalog waited for it without a WARN (decision 0117's issue, item 7).
   expect(plain(dev.output)).not.toMatch(/library\s+WARN\s+rebuilding the library failed/);
+  // The signing key comes from the credentials file: upload URLs survive a restart of the asset service.
+  expect(plain(dev.output)).not.toMatch(/BLOB_SIGNING_SECRET is not set/);
 }, 300_000);
 
 test('a killed service is restarted while the others keep running; Ctrl-C stops them all', async () => {

@@ -14,6 +14,8 @@ export interface LocalCredentials {
   postgresPassword(role: string): string;
   natsPassword(user: string): string;
   callContextSecret: string;
+  /** The asset service's key for signed upload and download URLs (stable across restarts). */
+  blobSigningSecret: string;
 }
 
 interface CredentialsFile {
@@ -31,6 +33,7 @@ function fromSecret(secret: string, file: string | null): LocalCredentials {
     postgresPassword: (role) => derive(secret, `postgres:${role}`),
     natsPassword: (user) => derive(secret, `nats:${user}`),
     callContextSecret: derive(secret, 'call-context'),
+    blobSigningSecret: derive(secret, 'blob-signing'),
   };
 }
 
