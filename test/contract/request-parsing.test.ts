@@ -179,6 +179,13 @@ describe('an upload longer than its target declared', () => {
     }
   });
 
+  test('bytes past a Content-Length of the declared size end the body: the rest is a malformed request, 400, never a 5xx', async () => {
+    const target = await uploadTarget();
+    const answer = await exchange(Buffer.concat([head(target, `Content-Length: ${DECLARED}\r\n`), Buffer.alloc(DECLARED + 5_000, 7)]));
+    expect(answer.text).toMatch(/^HTTP\/1\.1 (200|400) /);
+    expect(answer.text).not.toMatch(/HTTP\/1\.1 5\d\d /);
+  });
+
   test('the declared size itself is taken', async () => {
     const answer = await uploadWhole(await uploadTarget());
     expect({ status: answer.status, size: answer.body?.size }).toEqual({ status: 200, size: DECLARED });
