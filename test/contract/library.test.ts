@@ -266,7 +266,7 @@ test('the automatic analyses run after confirm and the track shows their facts, 
   const loudnessJob = jobs.find((job: { type: string }) => job.type === 'loudness');
   expect(loudnessJob).toBeDefined();
   expect(track.analysis.loudness).toMatchObject({
-    integratedLufs: loudnessJob.result.integratedLufs,
+    integratedLufs: loudnessJob.summary.integratedLufs,
     jobId: loudnessJob.jobId,
     resultPath: `/api/v1/catalog/analyses/${loudnessJob.jobId}`,
   });

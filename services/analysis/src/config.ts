@@ -101,6 +101,22 @@ export const analysisConfig = outboxServiceConfig('analysis', 8083, {
   /** The durable consumer of version.analyses_requested (automatic analyses, decision 0088). */
   analysesRequested: eventConsumerEnv('ANALYSIS_REQUESTED_EVENTS', 'analysis-requested-events'),
   rpcTimeoutMs: rpcTimeoutEnv('ANALYSIS_RPC_TIMEOUT_MS', 'Longest wait for an answer of the catalog or asset service.'),
+  internalUrl: Env.optional(
+    Env.string({
+      env: 'ANALYSIS_INTERNAL_URL',
+      defaultText: 'the bound address',
+      description: "Base URL at which the gateway reaches this replica's HTTP listener (results too large for a bus reply, decision 0113).",
+    }),
+  ),
+  resultLinkSecret: Env.optional(
+    Env.secret({
+      env: 'ANALYSIS_RESULT_LINK_SECRET',
+      minLength: 32,
+      defaultText: 'random per process',
+      description:
+        'HMAC key of the short-lived links to large results the gateway follows; the same on every replica when ANALYSIS_INTERNAL_URL reaches more than one.',
+    }),
+  ),
   dispatchIntervalMs: Env.integer({
     env: 'ANALYSIS_DISPATCH_INTERVAL_MS',
     default: 2_000,

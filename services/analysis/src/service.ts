@@ -1,6 +1,16 @@
-import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
+import {
+  consumeEvents,
+  createUrlSigner,
+  randomSigningSecret,
+  runPeriodically,
+  startService,
+  type Logger,
+  type ServiceRuntime,
+} from '@catalog/platform';
 import type { AnalysisConfig } from './config.js';
+import { resultLinks } from './domain/result-links.js';
 import { runJob, type RunJobDeps } from './domain/run-job.js';
+import { mountResultRoutes } from './http/result-listener.js';
 import { fileFetcher } from './integration/files.js';
 import { cuePointMarkerWriter, retryPendingMarkers, type MarkerWriterDeps } from './integration/markers.js';
 import { sourceResolver } from './integration/sources.js';
@@ -90,7 +100,8 @@ function startWorkers(
 /**
  * Starts the analysis service: migrations of the `analysis` schema, the outbox relay of its events,
  * the work queue and its dispatcher, the operations of jobs and credits on NATS, and the HTTP
- * listener with health checks. `stop()` of the returned runtime stops all of it.
+ * listener with health checks and the results too large for a bus reply (decision 0113).
+ * `stop()` of the returned runtime stops all of it.
  */
 export async function startAnalysisService(
   config: AnalysisConfig,
@@ -103,9 +114,14 @@ export async function startAnalysisService(
     const names = jobQueueNames(runtime.subjects.prefix);
     await ensureJobStream(runtime.nc, names);
     const dispatch: DispatchDeps = { db, nc: runtime.nc, names, logger: runtime.logger };
+    let listenerUrl = '';
+    const links = resultLinks(createUrlSigner(config.resultLinkSecret ?? randomSigningSecret()), () => listenerUrl);
+    const server = await runtime.listen((app) => mountResultRoutes(app, { db, links }));
+    listenerUrl = config.internalUrl ?? server.url;
     await runtime.serve(
       analysisOperations({
         db,
+        links,
         sources: sourceResolver(rpc),
         dispatch: (jobs) => dispatchJobs(dispatch, jobs),
       }),

@@ -31,8 +31,9 @@ async function succeededCuePoints(tenantId: string, versionId: string, finishedS
   const [id, assetId] = [newId(), newId()];
   const result = { cueInMs: 0, introEndMs: null, outroStartMs: null, nextTrackStartMs: null, cueOutMs: 1000 };
   await sql.query(
-    `insert into analysis.jobs (id, tenant_id, type, status, source, asset_id, version_id, cost, source_system, result, finished_at)
-     values ($1, $2, 'cue_points', 'SUCCEEDED', $3, $4, $5, 2, 'test', $6, now() - make_interval(secs => $7))`,
+    `insert into analysis.jobs
+       (id, tenant_id, type, status, source, asset_id, version_id, cost, source_system, result, summary, result_bytes, finished_at)
+     values ($1, $2, 'cue_points', 'SUCCEEDED', $3, $4, $5, 2, 'test', $6::jsonb, $6::jsonb, octet_length($6::text), now() - make_interval(secs => $7))`,
     [id, tenantId, JSON.stringify({ versionId }), assetId, versionId, JSON.stringify(result), finishedSecondsAgo],
   );
   return id;

@@ -32,15 +32,15 @@ test('changed fields name what differs, in the registry order', () => {
   expect(changedTrackFields(before.track, after.track)).toEqual(['title', 'artist', 'markers']);
 });
 
-test('analysis facts from the newest succeeded job of each type (the agreed result shapes)', () => {
-  const job = (type: string, result: Record<string, unknown>) => ({
+test('analysis facts from the newest succeeded job of each type (the agreed summary shapes, decision 0113)', () => {
+  const job = (type: string, summary: Record<string, unknown>) => ({
     jobId: `0190000${type.length}-0000-7000-8000-000000000000`,
     type,
     finishedAt: '2026-01-05T00:00:00.000Z',
-    result,
+    summary,
   });
   const facts = analysisFacts({
-    tempo: job('tempo', { bpm: 124.5, confidence: 0.8, firstBeatMs: 120, firstDownbeatMs: 120, beatsMs: [120, 600] }),
+    tempo: job('tempo', { bpm: 124.5, confidence: 0.8, firstBeatMs: 120, firstDownbeatMs: 120, beatCount: 2 }),
     key: job('key', { key: 'A minor', tonic: 'A', mode: 'minor', camelot: '8A', strength: 0.7 }),
     loudness: job('loudness', {
       integratedLufs: -9.5,
@@ -52,7 +52,7 @@ test('analysis facts from the newest succeeded job of each type (the agreed resu
       gainDb: -13.5,
       targetLufs: -23,
     }),
-    waveform: job('waveform', { version: 2, data: [] }),
+    waveform: job('waveform', { version: 2, channels: 2, sample_rate: 44_100, samples_per_pixel: 44, bits: 16, length: 0 }),
   });
   expect(facts).toMatchObject({
     tempo: { bpm: 124.5, confidence: 0.8, firstBeatMs: 120, analyzedAt: '2026-01-05T00:00:00.000Z' },

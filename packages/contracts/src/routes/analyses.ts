@@ -54,7 +54,9 @@ export const analysisRoutes = [
     auth: analysisApi,
     params: AnalysisJobParams,
     resources: { jobId: 'analysis' },
-    success: { status: 200, description: 'the job', schema: AnalysisJob },
+    // A result too large for a bus reply (a waveform at high resolution) comes from the analysis
+    // service's listener, streamed by the gateway (decision 0113).
+    success: { status: 200, description: 'the job, with its whole result once SUCCEEDED', schema: AnalysisJob, streamedWhenLarge: true },
     errors: [404],
     alsoCalledBy: ['library'],
   },
@@ -62,7 +64,8 @@ export const analysisRoutes = [
     operationId: 'listAnalyses',
     method: 'GET',
     path: '/api/v1/catalog/analyses',
-    summary: 'List analysis jobs, newest first, by entity or asset (an asset also matches jobs whose entity or version resolved to it)',
+    summary:
+      'List analysis jobs, newest first, by entity or asset (an asset also matches jobs whose entity or version resolved to it); each with a summary of its result, the whole result is at GET /api/v1/catalog/analyses/{jobId}',
     tag: 'Analyses',
     service: 'analysis',
     auth: analysisApi,

@@ -42,6 +42,12 @@ export interface OperationBase {
      * URL of its HTTP listener) and the gateway streams that URL's response to the client.
      */
     readonly stream?: boolean;
+    /**
+     * A body too large for a bus reply is streamed: the service answers 303 with `{location}` (a
+     * short-lived signed URL of its HTTP listener) and the gateway streams that URL's response, the
+     * JSON `schema` describes, to the client (decision 0113).
+     */
+    readonly streamedWhenLarge?: true;
   };
 }
 

@@ -211,6 +211,55 @@ export const FingerprintResult = Type.Object(
 );
 export type FingerprintResult = Static<typeof FingerprintResult>;
 
+// ---------------------------------------------------------------------------------------------
+// Summaries: what a listing shows of each result, small and bounded (decision 0113)
+
+export const TempoSummary = Type.Composite(
+  [
+    Type.Omit(TempoResult, ['beatsMs']),
+    Type.Object({ beatCount: Type.Integer({ minimum: 0, maximum: MAX_BEATS, description: 'how many beat positions the result lists' }) }),
+  ],
+  { additionalProperties: false, description: 'the tempo result without its beat positions' },
+);
+export type TempoSummary = Static<typeof TempoSummary>;
+
+export const WaveformSummary = Type.Omit(WaveformResult, ['data'], {
+  additionalProperties: false,
+  description: "the waveform's dimensions without its points (`data`)",
+});
+export type WaveformSummary = Static<typeof WaveformSummary>;
+
+export const FingerprintSummary = Type.Object(
+  {
+    algorithm: FingerprintResult.properties.algorithm,
+    durationMs: FingerprintResult.properties.durationMs,
+    duplicateCount: Type.Integer({ minimum: 0, description: "how many of the tenant's other assets the result lists as duplicates" }),
+  },
+  { additionalProperties: false, description: 'the fingerprint result without the fingerprint and the duplicates' },
+);
+export type FingerprintSummary = Static<typeof FingerprintSummary>;
+
+/** The summary of each type: the small results whole, the large ones without their series. */
+export const AnalysisSummarySchemas = {
+  technical: TechnicalResult,
+  loudness: LoudnessResult,
+  cue_points: CuePointsResult,
+  tempo: TempoSummary,
+  key: KeyResult,
+  waveform: WaveformSummary,
+  fingerprint: FingerprintSummary,
+} as const satisfies Record<AnalysisType, unknown>;
+
+export interface AnalysisSummaryByType {
+  technical: TechnicalResult;
+  loudness: LoudnessResult;
+  cue_points: CuePointsResult;
+  tempo: TempoSummary;
+  key: KeyResult;
+  waveform: WaveformSummary;
+  fingerprint: FingerprintSummary;
+}
+
 /** The result of each type, as an analysis job returns it. */
 export const AnalysisResultSchemas = {
   technical: TechnicalResult,

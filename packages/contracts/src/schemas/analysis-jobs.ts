@@ -4,11 +4,14 @@ import {
   AnalysisTypeSchema,
   CuePointsResult,
   FingerprintResult,
+  FingerprintSummary,
   KeyResult,
   LoudnessResult,
   TechnicalResult,
   TempoResult,
+  TempoSummary,
   WaveformResult,
+  WaveformSummary,
 } from './analyses.js';
 import { Cursor, Timestamp, Uuid } from './common.js';
 import { DmrnValue } from './catalog.js';
@@ -126,8 +129,21 @@ export const ListAnalysesQuery = Type.Object(
 );
 export type ListAnalysesQuery = Static<typeof ListAnalysesQuery>;
 
+/** What a listing shows of a result (decision 0113): the small results whole, the large ones without their series. */
+export const AnalysisJobSummary = Type.Union(
+  [TechnicalResult, LoudnessResult, CuePointsResult, TempoSummary, KeyResult, WaveformSummary, FingerprintSummary, Type.Null()],
+  {
+    description:
+      'a summary of the result once SUCCEEDED, else null: technical, loudness, cue_points and key whole; tempo without beatsMs (beatCount); waveform without data; fingerprint: algorithm, durationMs, duplicateCount. The whole result: GET /api/v1/catalog/analyses/{jobId}',
+  },
+);
+
+/** A job as a listing shows it: the job with a summary of its result instead of the result, so a page never outgrows a reply. */
+export const AnalysisJobListItem = Type.Composite([Type.Omit(AnalysisJob, ['result']), Type.Object({ summary: AnalysisJobSummary })]);
+export type AnalysisJobListItem = Static<typeof AnalysisJobListItem>;
+
 export const AnalysisJobPage = Type.Object({
-  analyses: Type.Array(AnalysisJob, { description: 'newest first' }),
+  analyses: Type.Array(AnalysisJobListItem, { description: 'newest first, each with the summary of its result (not the result)' }),
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `after` for the next page; null when there is none' }),
   hasMore: Type.Boolean(),
 });

@@ -5,3 +5,4 @@ export * from './server.js';
 export * from './chunk-relay.js';
 export * from './body-guard.js';
 export * from './timeouts.js';
+export * from './url-signing.js';

@@ -20,10 +20,11 @@ export interface OperationInput<D> {
 
 /**
  * The success body an operation answers with: its schema's type (or JSON text already made), none
- * for 204; a streamed answer is the signed location the gateway streams from.
+ * for 204; a streamed answer is the signed location the gateway streams from (so is a large one,
+ * answered with status 303, of an operation `streamedWhenLarge`).
  */
 export type OperationBody<D> = D extends { readonly success: { readonly schema: infer S extends TSchema } }
-  ? Static<S> | JsonText
+  ? Static<S> | JsonText | (D extends { readonly success: { readonly streamedWhenLarge: true } } ? { location: string } : never)
   : D extends { readonly success: { readonly stream: true } }
     ? { location: string }
     : undefined;

@@ -1,5 +1,5 @@
-import type { AnalysisJob } from '@catalog/contracts';
-import type { JobRow } from '../persistence/jobs.js';
+import type { AnalysisJob, AnalysisJobListItem } from '@catalog/contracts';
+import type { JobRow, ListedJobRow } from '../persistence/jobs.js';
 
 /** Credits a job holds: its cost while reserved (QUEUED, RUNNING) and once settled (SUCCEEDED); none once refunded. */
 export function creditsHeld(job: Pick<JobRow, 'status' | 'cost'>): number {
@@ -8,8 +8,8 @@ export function creditsHeld(job: Pick<JobRow, 'status' | 'cost'>): number {
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-/** A job as the API shows it (decision 0085). */
-export function jobView(row: JobRow): AnalysisJob {
+/** A job as the API shows it, but its result (decision 0085). */
+export function jobFacts(row: ListedJobRow): Omit<AnalysisJob, 'result'> {
   return {
     jobId: row.id,
     type: row.type,
@@ -21,7 +21,16 @@ export function jobView(row: JobRow): AnalysisJob {
     createdAt: row.created_at.toISOString(),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
-    result: row.status === 'SUCCEEDED' ? (row.result as AnalysisJob['result']) : null,
     error: row.status === 'FAILED' ? { code: row.error_code ?? 'unknown', message: row.error_message ?? '' } : null,
   };
+}
+
+/** A job as the API shows it, with its result when that is kept inline (a large one is streamed, decision 0113). */
+export function jobView(row: JobRow): AnalysisJob {
+  return { ...jobFacts(row), result: row.status === 'SUCCEEDED' ? (row.result as AnalysisJob['result']) : null };
+}
+
+/** A job as a listing shows it: the summary of its result instead of the result (decision 0113). */
+export function listedJob(row: ListedJobRow): AnalysisJobListItem {
+  return { ...jobFacts(row), summary: row.status === 'SUCCEEDED' ? (row.summary as AnalysisJobListItem['summary']) : null };
 }

@@ -26,11 +26,14 @@ import { recordJobEvent } from '../messaging/events.js';
 import { findJob, findJobByIdempotencyKey, insertJob, listJobRows, type JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { reserveCredits } from './credits.js';
-import { jobView } from './job-view.js';
+import { jobView, listedJob } from './job-view.js';
+import type { ResultLinks } from './result-links.js';
 
 export interface JobDeps {
   db: Kysely<AnalysisDb>;
   sources: SourceResolver;
+  /** Signed links to jobs whose result is too large for a reply (decision 0113). */
+  links: ResultLinks;
   /** Puts committed jobs on the work queue (never throws; the dispatcher catches up). */
   dispatch(jobs: readonly JobRow[]): Promise<unknown>;
 }
@@ -107,10 +110,25 @@ export async function createAnalysis(
   return jobView(created);
 }
 
-export async function getAnalysis(deps: Pick<JobDeps, 'db'>, call: CallContext, jobId: string): Promise<AnalysisJob> {
+/** Room in a reply for the job's fields besides its result. */
+const JOB_FIELDS_BYTES = 4_096;
+
+/**
+ * `GET /api/v1/catalog/analyses/{jobId}`: the job with its whole result. A result that would not
+ * fit the reply (kept in parts, or over the bus's budget) is not read here: the answer is 303 with
+ * a signed, short-lived link to this service's listener, which the gateway streams (decision 0113).
+ */
+export async function getAnalysis(
+  deps: Pick<JobDeps, 'db' | 'links'>,
+  call: CallContext,
+  jobId: string,
+  maxBytes: number,
+): Promise<{ status: 303; body: { location: string } } | { body: AnalysisJob }> {
   const row = await inTenantScope(deps.db, call.tenantId, (db) => findJob(db, call.tenantId, jobId));
   if (!row) throw notFound('analysis');
-  return jobView(row);
+  const large = row.result_bytes !== null && (row.result === null || row.result_bytes + JOB_FIELDS_BYTES > maxBytes);
+  if (large) return { status: 303, body: { location: deps.links.location(call.tenantId, row.id) } };
+  return { body: jobView(row) };
 }
 
 /** The listing's `after` cursor: the id of the last job of the previous page (newest first). */
@@ -131,7 +149,7 @@ export async function listAnalyses(
   const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
     listJobRows(db, call.tenantId, { ...query, beforeId, limit: limit + 1 }),
   );
-  const page = fitPage(rows.map(jobView), limit, maxBytes - 512);
+  const page = fitPage(rows.map(listedJob), limit, maxBytes - 512);
   const last = page.items[page.items.length - 1];
   return {
     analyses: page.items,

@@ -1,6 +1,7 @@
 import { inTenantScope, inTenantTransaction, type Kysely } from '@catalog/platform';
 import { recordJobEvent } from '../messaging/events.js';
 import { claimSiblings, setLeases } from '../persistence/job-leases.js';
+import { resultSummary } from './summary.js';
 import { failJob, recordAttemptError, startJob, succeedJob, type JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { endReservation } from './credits.js';
@@ -53,10 +54,11 @@ export async function leaseBatch(db: Kysely<AnalysisDb>, batch: readonly JobRow[
   );
 }
 
-/** The job succeeded: its result, its cost settled, analysis.succeeded. False when it had ended already. */
+/** The job succeeded: its result and its summary, its cost settled, analysis.succeeded. False when it had ended already. */
 export async function completeJob(db: Kysely<AnalysisDb>, job: JobRow, result: unknown): Promise<boolean> {
+  const stored = { json: JSON.stringify(result), summary: resultSummary(job.type, result) };
   return inTenantTransaction(db, job.tenant_id, async (trx) => {
-    const done = await succeedJob(trx, job.tenant_id, job.id, result);
+    const done = await succeedJob(trx, job.tenant_id, job.id, stored);
     if (!done) return false;
     await endReservation(trx, job.tenant_id, job.id, done.cost, 'settle');
     await recordJobEvent(trx, 'analysis.succeeded', done);

@@ -4,6 +4,7 @@ import { outboxRelay } from './0002_outbox_relay.js';
 import { outboxRls } from './0003_outbox_rls.js';
 import { jobsAndCredits } from './0004_jobs_and_credits.js';
 import { cuePointMarkerRetries } from './0005_cue_point_marker_retries.js';
+import { resultParts } from './0006_result_parts.js';
 
 export const analysisMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -11,4 +12,5 @@ export const analysisMigrations: Migrations = {
   '0003_outbox_rls': outboxRls,
   '0004_jobs_and_credits': jobsAndCredits,
   '0005_cue_point_marker_retries': cuePointMarkerRetries,
+  '0006_result_parts': resultParts,
 };

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AnalysisJobStatus, AnalysisOptions, AnalysisType } from '@catalog/contracts';
+import { insertResultParts, storedResult } from './results.js';
 import type { AnalysisDb, JobsTable, RequestedSource } from './tables.js';
 
 /**
@@ -87,9 +88,50 @@ export interface JobFilter {
   limit: number;
 }
 
-/** The tenant's jobs newest first; an asset matches jobs that named it and jobs whose source resolved to it. */
-export function listJobRows(db: Kysely<AnalysisDb>, tenantId: string, filter: JobFilter): Promise<JobRow[]> {
-  let query = db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId);
+/** A job as listings read it: every column but the result (its summary instead). */
+export type ListedJobRow = Omit<JobRow, 'result'>;
+
+const LISTED_COLUMNS = [
+  'id',
+  'tenant_id',
+  'type',
+  'status',
+  'source',
+  'asset_id',
+  'entity_id',
+  'version_id',
+  'dmrn',
+  'options',
+  'cost',
+  'source_system',
+  'idempotency_key',
+  'request_hash',
+  'origin_event_id',
+  'attempts',
+  'last_error',
+  'summary',
+  'result_bytes',
+  'error_code',
+  'error_message',
+  'markers_applied_at',
+  'markers_outcome',
+  'markers_error',
+  'markers_attempts',
+  'markers_next_attempt_at',
+  'dispatched_at',
+  'lease_until',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'updated_at',
+] as const satisfies readonly (keyof ListedJobRow)[];
+
+/**
+ * The tenant's jobs newest first, without their results (decision 0113); an asset matches jobs
+ * that named it and jobs whose source resolved to it.
+ */
+export function listJobRows(db: Kysely<AnalysisDb>, tenantId: string, filter: JobFilter): Promise<ListedJobRow[]> {
+  let query = db.selectFrom('jobs').select(LISTED_COLUMNS).where('tenant_id', '=', tenantId);
   if (filter.entityId !== undefined) query = query.where('entity_id', '=', filter.entityId);
   if (filter.assetId !== undefined) query = query.where('asset_id', '=', filter.assetId);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
@@ -140,13 +182,24 @@ export async function startJob(db: Kysely<AnalysisDb>, tenantId: string, id: str
   return { job, was: current.status };
 }
 
-/** Ends a RUNNING job with its result; undefined when it is not RUNNING (it ended already). */
-export function succeedJob(db: Kysely<AnalysisDb>, tenantId: string, id: string, result: unknown): Promise<JobRow | undefined> {
-  return db
+/**
+ * Ends a RUNNING job with its result (inline, or its parts written too: run it in a transaction)
+ * and the result's summary; undefined when it is not RUNNING (it ended already).
+ */
+export async function succeedJob(
+  db: Kysely<AnalysisDb>,
+  tenantId: string,
+  id: string,
+  result: { json: string; summary: unknown },
+): Promise<JobRow | undefined> {
+  const stored = storedResult(result.json);
+  const done = await db
     .updateTable('jobs')
     .set({
       status: 'SUCCEEDED',
-      result: JSON.stringify(result),
+      result: stored.inline,
+      summary: JSON.stringify(result.summary),
+      result_bytes: stored.bytes,
       last_error: null,
       finished_at: sql<Date>`clock_timestamp()`,
       updated_at: sql<Date>`clock_timestamp()`,
@@ -156,6 +209,8 @@ export function succeedJob(db: Kysely<AnalysisDb>, tenantId: string, id: string,
     .where('status', '=', 'RUNNING')
     .returningAll()
     .executeTakeFirst();
+  if (done) await insertResultParts(db, tenantId, id, stored.parts);
+  return done;
 }
 
 /** Ends a job that has not ended yet with an error; undefined when it ended already. */

@@ -54,7 +54,12 @@ export interface JobsTable {
   origin_event_id: string | null;
   attempts: ColumnType<number, never, number>;
   last_error: ColumnType<string | null, never, string | null>;
+  /** The result of a SUCCEEDED job whose JSON takes at most INLINE_RESULT_MAX_BYTES; larger ones are in job_result_parts (decision 0113). */
   result: ColumnType<unknown, never, string | null>;
+  /** What listings show of the result (decision 0113); null until SUCCEEDED. */
+  summary: ColumnType<unknown, never, string | null>;
+  /** Bytes of the result's JSON; null until SUCCEEDED. */
+  result_bytes: ColumnType<number | null, never, number | null>;
   error_code: ColumnType<string | null, string | null | undefined, string | null>;
   error_message: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the catalog gave its definite answer to the cue points as markers (any outcome). */
@@ -85,10 +90,19 @@ export interface FingerprintsTable {
   updated_at: Timestamp;
 }
 
+/** The JSON of a large result in parts of RESULT_PART_BYTES, in order (decision 0113). */
+export interface JobResultPartsTable {
+  tenant_id: string;
+  job_id: string;
+  part: number;
+  bytes: Buffer;
+}
+
 /** The tables of the `analysis` schema as the service's queries see them. */
 export interface AnalysisDb {
   credit_accounts: CreditAccountsTable;
   credit_ledger: CreditLedgerTable;
   jobs: JobsTable;
   fingerprints: FingerprintsTable;
+  job_result_parts: JobResultPartsTable;
 }

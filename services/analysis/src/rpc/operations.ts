@@ -12,7 +12,7 @@ export function analysisOperations(deps: JobDeps & CreditDeps): Operation[] {
     defineOperation(operationById('createAnalysis'), async ({ body, headers }, call) => ({
       body: await createAnalysis(deps, call, body, headers['idempotency-key']),
     })),
-    defineOperation(operationById('getAnalysis'), async ({ params }, call) => ({ body: await getAnalysis(deps, call, params.jobId) })),
+    defineOperation(operationById('getAnalysis'), ({ params }, call, reply) => getAnalysis(deps, call, params.jobId, reply.maxBodyBytes)),
     defineOperation(operationById('listAnalyses'), async ({ query }, call, reply) => ({
       body: await listAnalyses(deps, call, query, reply.maxBodyBytes),
     })),

@@ -118,7 +118,8 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
     };
     const run = (): Promise<Reply> => dispatch(settings, route, local, request, call);
     const reply = route.idempotent ? await idempotentReply(settings.idempotency, route, ctx, call, request, run) : await run();
-    if (route.success.stream) {
+    // A large body of a `streamedWhenLarge` operation comes as 303 {location}, streamed like a download (decision 0113).
+    if (route.success.stream || (route.success.streamedWhenLarge && reply.status === 303)) {
       if (!settings.stream) throw new Error(`no stream handler for ${route.operationId}`);
       await settings.stream(ctx, reply.body instanceof JsonText ? reply.body.parse() : reply.body);
       return;

@@ -1,12 +1,17 @@
 import type { TrackAnalysis } from '@catalog/contracts';
 import { NO_ANALYSIS } from './track.js';
 
-/** A succeeded analysis job as `listAnalyses` of the analysis service answers it (the agreed interface). */
+/**
+ * A succeeded analysis job as `listAnalyses` of the analysis service answers it (the agreed
+ * interface): the summary of its result, never the result (decision 0113). The facts a track
+ * shows are all in the summaries (tempo: bpm, confidence, first beat and downbeat; the other
+ * types whole; the waveform: only that it exists).
+ */
 export interface AnalysisJobFacts {
   jobId: string;
   type: string;
   finishedAt: string | null;
-  result: Record<string, unknown> | null;
+  summary: Record<string, unknown> | null;
 }
 
 /** The analysis types a track shows, by the job type that computes them. */
@@ -20,23 +25,22 @@ function analysedBy(job: AnalysisJobFacts) {
   return { jobId: job.jobId, analyzedAt: job.finishedAt ?? new Date(0).toISOString(), resultPath: `/api/v1/catalog/analyses/${job.jobId}` };
 }
 
-type Job = AnalysisJobFacts & { result: Record<string, unknown> };
+type Job = AnalysisJobFacts & { summary: Record<string, unknown> };
 type Facts = TrackAnalysis;
 
 function tempoFacts(job: Job): Facts['tempo'] {
-  const r = job.result;
-  const beats = Array.isArray(r.beatsMs) ? r.beatsMs : [];
+  const r = job.summary;
   return {
     bpm: num(r.bpm),
     confidence: num(r.confidence) ?? 0,
-    firstBeatMs: int(r.firstBeatMs) ?? int(beats[0]),
+    firstBeatMs: int(r.firstBeatMs),
     firstDownbeatMs: int(r.firstDownbeatMs),
     ...analysedBy(job),
   };
 }
 
 function keyFacts(job: Job): Facts['key'] {
-  const r = job.result;
+  const r = job.summary;
   return {
     key: text(r.key),
     tonic: text(r.tonic),
@@ -49,7 +53,7 @@ function keyFacts(job: Job): Facts['key'] {
 
 /** The named fields of a result, each read with `read` (null when absent or of another kind), and who analysed it. */
 function readFields<K extends string>(job: Job, names: readonly K[], read: (value: unknown) => number | null) {
-  const fields = Object.fromEntries(names.map((name) => [name, read(job.result[name])])) as Record<K, number | null>;
+  const fields = Object.fromEntries(names.map((name) => [name, read(job.summary[name])])) as Record<K, number | null>;
   return { ...fields, ...analysedBy(job) };
 }
 
@@ -67,7 +71,7 @@ const loudnessFacts = (job: Job): Facts['loudness'] => readFields(job, LOUDNESS_
 const cuePointFacts = (job: Job): Facts['cuePoints'] => readFields(job, CUE_POINT_FIELDS, int);
 
 function technicalFacts(job: Job): Facts['technical'] {
-  const r = job.result;
+  const r = job.summary;
   return {
     container: text(r.container) ?? '',
     codec: text(r.codec) ?? '',
@@ -80,8 +84,8 @@ function technicalFacts(job: Job): Facts['technical'] {
   };
 }
 
-/** The job, if it has a result. */
-const withResult = (job: AnalysisJobFacts | undefined): Job | undefined => (job?.result ? (job as Job) : undefined);
+/** The job, if it has a summary of its result. */
+const withResult = (job: AnalysisJobFacts | undefined): Job | undefined => (job?.summary ? (job as Job) : undefined);
 
 /**
  * The analysis facts of a track from the newest succeeded job of each type (decision 0102): the

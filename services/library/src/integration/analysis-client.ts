@@ -21,9 +21,9 @@ async function listSucceeded(rpc: RpcCallSettings, call: CallContext, query: Rec
 
 /**
  * Reads, for each analysis type a track shows, the newest SUCCEEDED job of the file
- * (`listAnalyses`, newest first): one call for the file's first page, which usually holds every
- * type (or none: one call for a file never analysed); a type the page lacks while there are more
- * is asked for on its own (one job per call: a waveform's result is large).
+ * (`listAnalyses`, newest first, each job with the small summary of its result, never the result:
+ * decision 0113): one call for the file's first page, which usually holds every type (or none: one
+ * call for a file never analysed); a type the page lacks while there are more is asked for on its own.
  */
 export function analysisReader(rpc: RpcCallSettings): AnalysisReader {
   return {
