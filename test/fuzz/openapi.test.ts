@@ -8,7 +8,7 @@ import { ADMIN_TOKEN, startSystem, type RunningSystem } from '../support/system.
 
 /**
  * Schemathesis (PyPI, installed by scripts/lib/infra.sh ensure_schemathesis) against the running
- * system's /api/v1/openapi.json: every check, the catalog and admin paths, a fixed seed and a
+ * system's /api/v1/openapi.json: every check, the catalog, library and admin paths, a fixed seed and a
  * bounded number of examples per operation (decision 0051). The document must say what the server
  * does: no server error, no response outside its schema, no status it does not list, 405 with
  * Allow for methods a path does not have, and so on; every failure is shown in the assertion.
@@ -99,9 +99,12 @@ afterAll(async () => {
 });
 
 test(
-  'schemathesis finds nothing the OpenAPI document does not say: all checks, catalog and admin paths',
+  'schemathesis finds nothing the OpenAPI document does not say: all checks, catalog, library and admin paths',
   async () => {
-    const { key } = await apiClient(system.baseUrl).tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+    const { key } = await apiClient(system.baseUrl).tenant({
+      products: ['catalog', 'library'],
+      permissions: ['catalog:api', 'catalog:analysis', 'library:api'],
+    });
     const fuzz = async (reports: string) => {
       const run = await runSchemathesis(
         [
@@ -122,7 +125,7 @@ test(
           '--workers',
           '1',
           '--include-path-regex',
-          '^/(api/v1/catalog|admin/v1)/',
+          '^/(api/v1/(catalog|library)|admin/v1)/',
           '--report',
           'junit,json',
           '--report-dir',
