@@ -22,7 +22,7 @@ interface PropertySchema {
   minimum?: number;
 }
 
-/** The types a property schema (or the members of its union) accepts, and its least value. */
+/** The types a property schema (or the members of its union) accepts, and whether its numbers may be negative. */
 function typesOf(schema: PropertySchema): { types: Set<string>; negatives: boolean } {
   const members = schema.anyOf ?? [schema];
   const typed = (m: PropertySchema): string[] => (m.type === undefined ? [] : [m.type].flat());
