@@ -46,6 +46,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       'readEntities',
       'resolveAnalysisSource',
       'applyCuePointMarkers',
+      'recordAssetState',
     ]);
     for (const operation of internalOperations) {
       const subject = `t1.rpc.${operation.service}.${operation.operationId}`;
@@ -62,6 +63,8 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     // The projection reads entities only through readEntities (decision 0111).
     expect(who('publish', 't1.rpc.catalog.getEntity')).toEqual(['gateway']);
     expect(who('publish', 't1.rpc.catalog.resolveAnalysisSource')).toEqual(['analysis']);
+    // A confirmation tells the catalog of a version's file before it answers (decision 0115).
+    expect(who('publish', 't1.rpc.catalog.recordAssetState')).toEqual(['asset']);
     expect(operationsServedBy('asset')).toEqual(
       expect.arrayContaining(['createAsset', 'createVersionAsset', 'attachAsset', 'releaseAsset']),
     );

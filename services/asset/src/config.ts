@@ -141,6 +141,14 @@ export const assetConfig = defineConfig(
       minimum: 100,
       description: 'Longest a confirmation may read audio headers with ffprobe.',
     }),
+    catalogRpcTimeoutMs: Env.integer({
+      env: 'ASSET_CATALOG_RPC_TIMEOUT_MS',
+      default: 5_000,
+      minimum: 100,
+      maximum: 60_000,
+      description:
+        "Longest a confirmation waits for the catalog to record a version's file (decision 0115); keep it below the gateway's `RPC_TIMEOUT_MS`.",
+    }),
   }),
   ({ common: commonValues, blob, gatewayPort, publicBaseUrl, internalUrl, ...own }, check) => ({
     ...common.build(commonValues, check),

@@ -9,6 +9,7 @@ import {
 } from './persistence/blob/index.js';
 import type { AssetConfig } from './config.js';
 import type { AssetDeps } from './domain/assets.js';
+import { catalogClient } from './integration/catalog-client.js';
 import { releaseVersionAsset } from './messaging/version-events.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
@@ -47,6 +48,12 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
       probe: ffprobeAudio(config.ffprobePath, config.probeTimeoutMs),
       logger,
       listenerUrl: () => listenerUrl,
+      catalog: catalogClient({
+        nc: runtime.nc,
+        subjects: runtime.subjects,
+        callContext: runtime.callContext,
+        timeoutMs: config.catalogRpcTimeoutMs,
+      }),
     };
     const fsStore = store instanceof FsBlobStore ? store : null;
     // Streamed uploads: no limit on a whole request's time, a least rate of its body instead (decision 0050).

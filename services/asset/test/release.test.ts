@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { callRpc, newId, subjectsFor, type BusEvent, type NatsConnection, type RpcReply, type Subjects } from '@catalog/platform';
 import { eventually, publishEvent, testBus, testCallContext, untilConsumerSettled } from '@catalog/testing';
+import { serveAsCatalog, type CatalogStandIn } from './catalog-stand-in.js';
 import { put, startStack, type Stack } from './support.js';
 
 const CONSUMER = 'asset-version-events';
@@ -16,6 +17,7 @@ describe('releasing the files of deleted versions', () => {
   let stack: Stack;
   let nc: NatsConnection;
   let subjects: Subjects;
+  let catalog: CatalogStandIn;
   let tenantId: string;
   let key: string;
 
@@ -24,8 +26,11 @@ describe('releasing the files of deleted versions', () => {
     ({ orgId: tenantId, key } = await stack.api.tenant());
     nc = await testBus('release-test');
     subjects = subjectsFor(stack.env.NATS_PREFIX!);
+    // The confirmation of a version's file is recorded by the catalog before it answers (decision 0115).
+    catalog = await serveAsCatalog(nc, stack.env.NATS_PREFIX!);
   });
   afterAll(async () => {
+    await catalog?.stop();
     await nc?.drain();
     await stack?.stop();
   });

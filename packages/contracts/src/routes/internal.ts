@@ -94,4 +94,18 @@ export const internalOperations = [
     body: ApplyCuePointMarkersBody,
     success: { status: 200, description: 'what was done', schema: AppliedCuePointMarkers },
   },
+  {
+    operationId: 'recordAssetState',
+    internal: true,
+    service: 'catalog',
+    calledBy: ['asset'],
+    summary:
+      "A version's file as its confirmation left it (ONLINE or FAILED), applied by the catalog before the confirmation answers, so every read after it sees it (decision 0115)",
+    body: Asset,
+    success: {
+      status: 200,
+      description: 'whether the automatic analyses were requested by this call',
+      schema: Type.Object({ analysesRequested: Type.Boolean() }),
+    },
+  },
 ] as const satisfies readonly InternalOperationDefinition[];

@@ -1,5 +1,6 @@
 import type { Asset } from '@catalog/contracts';
 import { conflict, inTenantTransaction, notFound, type CallContext, type Kysely, type Logger } from '@catalog/platform';
+import type { CatalogClient } from '../integration/catalog-client.js';
 import type { BlobStore, UrlSigner } from '../persistence/blob/index.js';
 import type { AudioProbe } from './probe.js';
 import { recordAssetEvent, type Writer } from '../messaging/events.js';
@@ -31,6 +32,8 @@ export interface AssetDeps {
   logger: Logger;
   /** Base URL of this replica's HTTP listener, where the gateway fetches downloads. */
   listenerUrl(): string;
+  /** The catalog, told of a version's file a confirmation settled (decision 0115). */
+  catalog: CatalogClient;
 }
 
 export const seconds = (n: number): number => n * 1000;

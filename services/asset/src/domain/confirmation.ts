@@ -1,5 +1,5 @@
 import type { Asset } from '@catalog/contracts';
-import { conflict, inTenantTransaction, notFound, type CallContext, type Transaction } from '@catalog/platform';
+import { AppError, conflict, inTenantTransaction, notFound, type CallContext, type Transaction } from '@catalog/platform';
 import type { BlobDigest, BlobStat } from '../persistence/blob/index.js';
 import { recordAssetEvent } from '../messaging/events.js';
 import { findAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
@@ -10,7 +10,7 @@ import { assetJson } from './representation.js';
 import { failedExpiry, onlineExpiry } from './retention.js';
 
 /** What confirming an upload needs. */
-export type ConfirmationDeps = Pick<AssetDeps, 'db' | 'store' | 'policy' | 'probe' | 'logger'>;
+export type ConfirmationDeps = Pick<AssetDeps, 'db' | 'store' | 'policy' | 'probe' | 'logger' | 'catalog'>;
 
 /** What the uploaded bytes are, and what is wrong with them (null: nothing). */
 interface Verdict {
@@ -25,19 +25,43 @@ interface Verdict {
  * ffprobe cannot read) → the asset becomes FAILED, its bytes are removed, and 409 asset_failed.
  * The bytes are read, hashed and probed with no transaction open; the transaction then re-checks,
  * under the asset's upload lock, that no other upload was placed meanwhile (decision 0058).
+ * The file of a version is recorded by the catalog before the answer (decision 0115).
  */
 export async function confirmAsset(deps: ConfirmationDeps, call: CallContext, id: string): Promise<Asset> {
   const row = await readAsset(deps.db, call.tenantId, id);
-  if (row.status !== 'PENDING_UPLOAD') return settled(row);
+  const outcome = row.status === 'PENDING_UPLOAD' ? await confirmUpload(deps, call, row) : row;
+  await tellCatalog(deps, call, outcome);
+  return settled(outcome);
+}
+
+/** Inspects the upload and records the verdict: the asset as it is afterwards (a FAILED one's bytes removed). */
+async function confirmUpload(deps: ConfirmationDeps, call: CallContext, row: AssetRow): Promise<AssetRow> {
   const verdict = await inspect(deps, row);
   const now = await deps.store.stat(row.object_key);
   if (!now || now.etag !== verdict.digest.etag) throw uploadInProgress();
   const outcome = await inTenantTransaction(deps.db, call.tenantId, (trx) => recordVerdict(deps, trx, call, row, verdict));
-  if (outcome.failed) {
-    await removeBlob(deps, outcome.row.object_key);
-    throw failedError(outcome.row);
+  if (outcome.failed) await removeBlob(deps, outcome.row.object_key);
+  return outcome.row;
+}
+
+/**
+ * Read-your-writes for versions (decision 0115): when the asset is the file of a version (the
+ * catalog named one) and its confirmation settled it (ONLINE or FAILED), the catalog records that
+ * state, with no transaction open, before the confirmation answers. If the catalog cannot, the
+ * confirmation answers 503 and confirming again (idempotent) tells it again; the asset event
+ * brings the catalog the same state later either way.
+ */
+async function tellCatalog(deps: ConfirmationDeps, call: CallContext, row: AssetRow): Promise<void> {
+  if (row.version_id === null || (row.status !== 'ONLINE' && row.status !== 'FAILED')) return;
+  try {
+    await deps.catalog.recordAssetState(call, assetJson(row));
+  } catch (error) {
+    deps.logger.warn({ err: error, assetId: row.id, status: row.status }, 'the catalog did not record a confirmed version file');
+    throw new AppError(503, 'service_unavailable', `the upload is ${row.status}, but the catalog could not record it yet; confirm again`, {
+      assetId: row.id,
+      status: row.status,
+    });
   }
-  return settled(outcome.row);
 }
 
 /** Under the upload lock: the asset becomes ONLINE or FAILED as the verdict says, if it still awaits the inspected upload. */

@@ -24,7 +24,8 @@ import {
   unsupportedMediaType,
   type CallContext,
 } from '@catalog/platform';
-import { recordAssetSnapshot, lockAssetState, type AssetFacts } from '../persistence/asset-states.js';
+import { recordAssetSnapshot, lockAssetState } from '../persistence/asset-states.js';
+import { factsOf } from './file-states.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import {
   countVersions,
@@ -53,10 +54,6 @@ interface ResolvedSource {
   kind: AssetKind;
   asset: Asset;
   upload?: UploadTarget;
-}
-
-function factsOf(asset: Asset): AssetFacts {
-  return { status: asset.status, kind: asset.kind, contentType: asset.contentType, size: asset.size, durationMs: asset.durationMs };
 }
 
 function tooManyVersions(limit: number): AppError {

@@ -1,11 +1,8 @@
 import { ASSET_KINDS, ASSET_STATUSES, type AssetKind, type AssetStatus } from '@catalog/contracts';
 import { inTenantTransaction, type BusEvent, type EventPosition, type Kysely } from '@catalog/platform';
 import { applyAssetFacts, type AssetFacts } from '../persistence/asset-states.js';
-import { findEntity } from '../persistence/entities.js';
 import type { CatalogDb } from '../persistence/tables.js';
-import { findVersionByAsset } from '../persistence/versions.js';
-import { requestAutomaticAnalyses } from '../domain/automatic-analyses.js';
-import { catalogEventsFor } from './events.js';
+import { requestAnalysesOfFile } from '../domain/file-states.js';
 
 const countOrNull = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 0);
 
@@ -28,7 +25,8 @@ export type AssetEventOutcome = 'applied' | 'stale' | 'ignored';
  * - the facts replace the stored ones only if the position is newer than the event they came from, so a
  *   redelivery or an older event delivered late changes nothing (idempotent, order-safe);
  * - when the asset is the file of an AUDIO version and is now ONLINE, the entity type's automatic
- *   analyses are requested (once per version) in the same transaction.
+ *   analyses are requested (once per version) in the same transaction; the confirmation usually
+ *   brought them already (`recordAssetState`, decision 0115), and then this changes nothing.
  * Events that are not about an asset, or whose facts do not parse, are ignored.
  */
 export async function applyAssetEvent(db: Kysely<CatalogDb>, event: BusEvent, position: EventPosition): Promise<AssetEventOutcome> {
@@ -38,14 +36,7 @@ export async function applyAssetEvent(db: Kysely<CatalogDb>, event: BusEvent, po
   return inTenantTransaction(db, event.tenantId, async (trx) => {
     const state = await applyAssetFacts(trx, event.tenantId, assetId, facts, position, new Date(event.occurredAt));
     if (!state) return 'stale';
-    const version = await findVersionByAsset(trx, event.tenantId, assetId);
-    if (version && version.kind === 'AUDIO' && state.status === 'ONLINE' && version.analyses_checked_at === null) {
-      const entity = await findEntity(trx, event.tenantId, version.entity_id);
-      if (entity) {
-        const events = catalogEventsFor(trx, { tenantId: event.tenantId, sourceSystem: event.sourceSystem });
-        await requestAutomaticAnalyses(trx, events, { tenantId: event.tenantId, entity, version, assetStatus: state.status });
-      }
-    }
+    await requestAnalysesOfFile(trx, { tenantId: event.tenantId, sourceSystem: event.sourceSystem }, state);
     return 'applied';
   });
 }

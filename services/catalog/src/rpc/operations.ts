@@ -2,6 +2,7 @@ import type { Kysely, Logger, Operation } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { analysisSourceOperations } from './analysis-operations.js';
+import { assetStateOperations } from './asset-state-operations.js';
 import { entityOperations } from './entity-operations.js';
 import { entityTypeOperations } from './entity-type-operations.js';
 import { tenantOperations } from './tenant-operations.js';
@@ -23,5 +24,6 @@ export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
     ...versionOperations(deps),
     ...tenantOperations(deps),
     ...analysisSourceOperations(deps),
+    ...assetStateOperations(deps),
   ];
 }

@@ -1,0 +1,21 @@
+import type { Asset } from '@catalog/contracts';
+import { AppError, callRpc, type CallContext, type RpcCallSettings } from '@catalog/platform';
+
+/** The catalog operations the asset service calls (decision 0115). */
+export interface CatalogClient {
+  /**
+   * Tells the catalog what a confirmation left of a version's file, with the caller's context
+   * (so its automatic analyses carry the confirmation's source system). Throws the catalog's
+   * error, or 503/504 when it cannot be reached.
+   */
+  recordAssetState(call: CallContext, asset: Asset): Promise<void>;
+}
+
+export function catalogClient(rpc: RpcCallSettings): CatalogClient {
+  return {
+    async recordAssetState(call, asset) {
+      const reply = await callRpc(rpc, 'catalog', 'recordAssetState', { params: {}, query: {}, body: asset }, call);
+      if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+    },
+  };
+}
