@@ -3,12 +3,12 @@
 # chart does, with its Node flags and `--import @catalog/platform/telemetry-register`; decisions 0040, 0041). The production tree is made
 # by scripts/image-tree.sh, the same script the image smoke test (test/deploy/image.test.ts) runs.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY . .
 RUN bash scripts/image-tree.sh /app
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # ffprobe: the asset service reads audio durations with it.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends ffmpeg \

@@ -34,6 +34,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+ensure_node # Node 24 (decision 0122) first on PATH, fetched when the machine's node is another major
 ensure_node_modules
 
 # MinIO exports S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET; PG_FAST: throwaway data.

