@@ -128,8 +128,11 @@ describe('helm chart', () => {
     for (const backend of ['s3', 'fs']) {
       const manifests = await render('existingSecret=catalog-secrets', `blob.backend=${backend}`, 'otlpEndpoint=http://otel:4318');
       for (const service of SERVICES) {
-        for (const [name, entry] of envOf(deployment(manifests, service))) {
-          expect({ service, name, read: reads(service, name) }).toEqual({ service, name, read: true });
+        const env = envOf(deployment(manifests, service));
+        // A variable only other values use (`$(POD_IP)`) is read by Kubernetes, not the service.
+        const referenced = (name: string) => [...env.values()].some((other) => String(other.value ?? '').includes(`$(${name})`));
+        for (const [name, entry] of env) {
+          expect({ service, name, read: reads(service, name) || referenced(name) }).toEqual({ service, name, read: true });
           if (/SECRET|TOKEN|PASSWORD|DATABASE_URL|ACCESS_KEY/.test(name)) {
             expect(entry.value).toBeUndefined();
             expect(entry.valueFrom.secretKeyRef).toEqual(expect.objectContaining({ name: 'catalog-secrets', key: name }));
@@ -175,6 +178,16 @@ describe('helm chart', () => {
     const url = `http://${assetService.metadata.name}:${assetService.spec.ports[0].port}`;
     expect(envOf(deployment(manifests, 'gateway')).get('ASSET_HTTP_URL')?.value).toBe(url);
     expect(envOf(deployment(manifests, 'asset')).get('ASSET_INTERNAL_URL')?.value).toBe(url);
+  });
+
+  test("the gateway reaches an analysis replica's listener at the pod's own address (large results, decision 0113)", async () => {
+    const manifests = await render('existingSecret=catalog-secrets');
+    const env = envOf(deployment(manifests, 'analysis'));
+    const port = deployment(manifests, 'analysis').spec.template.spec.containers[0].ports[0].containerPort;
+    expect(env.get('POD_IP')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+    expect(env.get('ANALYSIS_INTERNAL_URL')?.value).toBe(`http://$(POD_IP):${port}`);
+    const names = [...env.keys()];
+    expect(names.indexOf('POD_IP')).toBeLessThan(names.indexOf('ANALYSIS_INTERNAL_URL'));
   });
 
   test('the gateway counts the client address the trusted proxies saw: 1 hop behind the ingress, 0 without, or as set', async () => {

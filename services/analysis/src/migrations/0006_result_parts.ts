@@ -38,7 +38,6 @@ export const resultParts: Migration = {
            FROM (SELECT tenant_id, id, convert_to(result::text, 'UTF8') AS body FROM analysis.jobs
                  WHERE status = 'SUCCEEDED' AND result_bytes > ${INLINE_MAX_BYTES}) j,
                 generate_series(0, (octet_length(j.body) - 1) / ${PART_BYTES}) n;
-         UPDATE analysis.jobs SET result = NULL WHERE status = 'SUCCEEDED' AND result_bytes > ${INLINE_MAX_BYTES};
          DO $$
          DECLARE name text;
          BEGIN
@@ -47,6 +46,7 @@ export const resultParts: Migration = {
            LOOP EXECUTE format('ALTER TABLE analysis.jobs DROP CONSTRAINT %I', name);
            END LOOP;
          END $$;
+         UPDATE analysis.jobs SET result = NULL WHERE status = 'SUCCEEDED' AND result_bytes > ${INLINE_MAX_BYTES};
          ALTER TABLE analysis.jobs
            ADD CONSTRAINT jobs_result_once_succeeded CHECK ((status = 'SUCCEEDED') = (result_bytes IS NOT NULL AND summary IS NOT NULL)),
            ADD CONSTRAINT jobs_result_inline_or_parts CHECK (result IS NULL OR status = 'SUCCEEDED');`,
