@@ -1,3 +1,4 @@
-export { midiFile, type MidiNote, type MidiSong } from './midi.js';
+export { medleyFile, midiFile, songSeconds, type MidiNote, type MidiSong } from './midi.js';
 export { cadence, demoSong, drumPattern, type Mode } from './patterns.js';
-export { renderSong, type RenderOptions } from './render.js';
+export { renderMedley, renderSong, SOUND_FONTS, type RenderOptions, type SoundFontName } from './render.js';
+export { generatedSong, randomSongSpec, seededRandom, type MinorForm, type SongSpec } from './generated.js';

@@ -13,33 +13,85 @@ export interface MidiSong {
   notes: MidiNote[];
   /** General MIDI program of each melodic channel used (default 0, piano). */
   programs?: Partial<Record<number, number>>;
+  /**
+   * Detunes every channel by this many cents (±200 at most) with a pitch bend at the start (the
+   * General MIDI default bend range is ±2 semitones): music tuned off A440.
+   */
+  tuningCents?: number;
 }
 
 /** Ticks per quarter note. */
 const DIVISION = 480;
+/** Tempo of a medley file: every song's times are converted to it. */
+const MEDLEY_BPM = 120;
+const DRUMS = 9;
+
+interface TimedEvent {
+  tick: number;
+  order: number;
+  bytes: number[];
+}
 
 /** A standard MIDI file (format 0, one track) of `song`. */
 export function midiFile(song: MidiSong): Uint8Array {
-  const events: Array<{ tick: number; order: number; bytes: number[] }> = [];
-  const microsPerBeat = Math.round(60_000_000 / song.bpm);
-  events.push({
-    tick: 0,
-    order: 0,
-    bytes: [0xff, 0x51, 0x03, (microsPerBeat >> 16) & 0xff, (microsPerBeat >> 8) & 0xff, microsPerBeat & 0xff],
-  });
-  for (const [channel, program] of Object.entries(song.programs ?? {})) {
-    events.push({ tick: 0, order: 1, bytes: [0xc0 | Number(channel), program ?? 0] });
+  return encode(song.bpm, songEvents(song, 0, 1));
+}
+
+/** Seconds from the start of `song` to the end of its last note. */
+export function songSeconds(song: MidiSong): number {
+  const beats = song.notes.reduce((end, note) => Math.max(end, note.start + note.length), 0);
+  return (beats * 60) / song.bpm;
+}
+
+/**
+ * One MIDI file playing `songs` one after the other, each `gapSeconds` after the end of the one
+ * before (controllers reset and notes stopped between them), and where each starts (seconds): one
+ * synthesizer run renders them all, and the audio is cut at those times.
+ */
+export function medleyFile(songs: MidiSong[], gapSeconds: number): { midi: Uint8Array; startSeconds: number[] } {
+  const events: TimedEvent[] = [];
+  const startSeconds: number[] = [];
+  let at = 0;
+  for (const song of songs) {
+    startSeconds.push(at);
+    const offset = Math.round((at * MEDLEY_BPM * DIVISION) / 60);
+    for (let channel = 0; channel < 16; channel++) {
+      events.push({ tick: offset, order: 0, bytes: [0xb0 | channel, 123, 0] }, { tick: offset, order: 0, bytes: [0xb0 | channel, 121, 0] });
+    }
+    events.push(...songEvents(song, offset, MEDLEY_BPM / song.bpm));
+    at += songSeconds(song) + gapSeconds;
+  }
+  return { midi: encode(MEDLEY_BPM, events), startSeconds };
+}
+
+/** The events of `song` from tick `offset`, its beats scaled by `scale` (to another file tempo). */
+function songEvents(song: MidiSong, offset: number, scale: number): TimedEvent[] {
+  const events: TimedEvent[] = [];
+  const programs: Partial<Record<number, number>> = { ...song.programs };
+  if (scale !== 1) for (let channel = 0; channel < 16; channel++) if (channel !== DRUMS) programs[channel] ??= 0;
+  for (const [channel, program] of Object.entries(programs)) {
+    events.push({ tick: offset, order: 1, bytes: [0xc0 | Number(channel), program ?? 0] });
+  }
+  if (song.tuningCents || scale !== 1) {
+    const bend = Math.max(0, Math.min(16_383, Math.round(8192 + ((song.tuningCents ?? 0) / 200) * 8192)));
+    for (let channel = 0; channel < 16; channel++) events.push({ tick: offset, order: 1, bytes: [0xe0 | channel, bend & 0x7f, bend >> 7] });
   }
   for (const note of song.notes) {
-    const on = Math.round(note.start * DIVISION);
-    const off = Math.max(on + 1, Math.round((note.start + note.length) * DIVISION));
+    const on = offset + Math.round(note.start * scale * DIVISION);
+    const off = Math.max(on + 1, offset + Math.round((note.start + note.length) * scale * DIVISION));
     events.push({ tick: on, order: 3, bytes: [0x90 | note.channel, note.pitch, note.velocity] });
     events.push({ tick: off, order: 2, bytes: [0x80 | note.channel, note.pitch, 0] });
   }
-  events.sort((a, b) => a.tick - b.tick || a.order - b.order);
+  return events;
+}
+
+function encode(bpm: number, events: TimedEvent[]): Uint8Array {
+  const microsPerBeat = Math.round(60_000_000 / bpm);
+  const tempo = [0xff, 0x51, 0x03, (microsPerBeat >> 16) & 0xff, (microsPerBeat >> 8) & 0xff, microsPerBeat & 0xff];
+  const sorted = [{ tick: 0, order: -1, bytes: tempo }, ...events].sort((a, b) => a.tick - b.tick || a.order - b.order);
   const track: number[] = [];
   let tick = 0;
-  for (const event of events) {
+  for (const event of sorted) {
     track.push(...variableLength(event.tick - tick), ...event.bytes);
     tick = event.tick;
   }

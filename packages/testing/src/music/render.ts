@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { midiFile, type MidiSong } from './midi.js';
+import { medleyFile, midiFile, songSeconds, type MidiSong } from './midi.js';
 
 const run = promisify(execFile);
 
@@ -19,17 +19,49 @@ export interface RenderOptions {
   gain?: number;
   /** Reverb and chorus (default off: dry, sharp onsets). */
   effects?: boolean;
+  /** Sound font file (default SOUNDFONT, else Debian's FluidR3_GM.sf2); see SOUND_FONTS. */
+  soundfont?: string;
+  /** Longest the synthesizer may run (default 180 s). */
+  timeoutMs?: number;
 }
+
+/** The General MIDI sound fonts of Debian's packages (fluid-soundfont-gm, musescore-general-soundfont, timgm6mb-soundfont). */
+export const SOUND_FONTS = {
+  fluidr3: '/usr/share/sounds/sf2/FluidR3_GM.sf2',
+  musescore: '/usr/share/sounds/sf3/MuseScore_General.sf3',
+  timgm6mb: '/usr/share/sounds/sf2/TimGM6mb.sf2',
+} as const;
+export type SoundFontName = keyof typeof SOUND_FONTS;
 
 /**
  * Renders `song` to a 16-bit stereo WAV file at `path` with fluidsynth and the General MIDI sound
- * font (fast render: no audio device).
+ * font (or `options.soundfont`; fast render: no audio device).
  */
 export async function renderSong(song: MidiSong, path: string, options: RenderOptions = {}): Promise<void> {
+  await renderMidi(midiFile(song), path, options);
+}
+
+/**
+ * Renders `songs` one after the other, `gapSeconds` apart, into one WAV file at `path` (one
+ * synthesizer run: a sound font that takes seconds to load is loaded once); where each song starts
+ * and how long it lasts (seconds), to cut it out.
+ */
+export async function renderMedley(
+  songs: MidiSong[],
+  path: string,
+  options: RenderOptions & { gapSeconds?: number } = {},
+): Promise<Array<{ startSeconds: number; seconds: number }>> {
+  const gap = options.gapSeconds ?? 2;
+  const { midi, startSeconds } = medleyFile(songs, gap);
+  await renderMidi(midi, path, options);
+  return songs.map((song, i) => ({ startSeconds: startSeconds[i]!, seconds: songSeconds(song) + gap / 2 }));
+}
+
+async function renderMidi(midiBytes: Uint8Array, path: string, options: RenderOptions): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'catalog-midi-'));
   try {
     const midi = join(dir, 'song.mid');
-    await writeFile(midi, midiFile(song));
+    await writeFile(midi, midiBytes);
     const effects = options.effects ? 'yes' : 'no';
     await run(
       'fluidsynth',
@@ -51,10 +83,10 @@ export async function renderSong(song: MidiSong, path: string, options: RenderOp
         'wav',
         '-F',
         path,
-        SOUNDFONT,
+        options.soundfont ?? SOUNDFONT,
         midi,
       ],
-      { timeout: RENDER_TIMEOUT_MS },
+      { timeout: options.timeoutMs ?? RENDER_TIMEOUT_MS },
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

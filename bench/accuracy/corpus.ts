@@ -1,0 +1,83 @@
+/**
+ * bench/accuracy/corpus.ts: the evaluation set, as specs (the audio is rendered from them into a
+ * cache, never committed). Two splits that never share a seed or a sound font:
+ *   tuning    FluidR3 (the font the analyzers were first tuned on) and TimGM6mb, 48 pieces each;
+ *   heldout   MuseScore General, 72 pieces: what the targets are judged on; nothing but this
+ *             benchmark reads it (services/analysis/test/analyzers/heldout-split.test.ts).
+ * Every piece: one of the 24 keys in turn (minor ones natural or harmonic), 60–190 BPM, straight
+ * or swung, drums or none, parts in random registers, inversions and instruments, and one
+ * degradation in turn (the degradations and the keys cycle with coprime periods).
+ */
+import { generatedSong, randomSongSpec, seededRandom, type MidiSong, type SongSpec, type SoundFontName } from '@catalog/testing';
+
+/** Bump when what a piece sounds like changes for the same spec (the cache is keyed by it). */
+export const GENERATOR_VERSION = 1;
+export const SPLITS = ['tuning', 'heldout'] as const;
+export type Split = (typeof SPLITS)[number];
+export const DEGRADATIONS = ['clean', 'mp3', 'tuning', 'noise', 'fades', 'speech', 'all'] as const;
+export type Degradation = (typeof DEGRADATIONS)[number];
+/** Seconds of music in a piece (a spoken intro comes on top). */
+const PIECE_SECONDS = 30;
+
+const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number }> = [
+  { split: 'tuning', font: 'fluidr3', seedBase: 1_000, count: 48 },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 2_000, count: 48 },
+  { split: 'heldout', font: 'musescore', seedBase: 9_000, count: 72 },
+];
+
+const SPEECH = [
+  'Good evening and welcome back. This next one was recorded live last summer.',
+  'You are listening to the late show. Here is a track from the new album.',
+  'Thanks for the requests. Coming up right now, something a little different.',
+  'This is take number three. Ready when you are, one, two, three, four.',
+];
+
+export interface Piece {
+  id: string;
+  split: Split;
+  font: SoundFontName;
+  degradation: Degradation;
+  /** Tuning off A440 (cents; 0 unless the degradation detunes). */
+  tuningCents: number;
+  /** The spoken intro, if any. */
+  speech: string | null;
+  spec: SongSpec;
+  truth: { tonic: number; mode: 'major' | 'minor'; bpm: number };
+}
+
+/** Every piece of `splits`, in a fixed order. */
+export function corpus(splits: readonly Split[] = SPLITS): Piece[] {
+  return PLAN.filter((group) => splits.includes(group.split)).flatMap((group) =>
+    Array.from({ length: group.count }, (_, i) => piece(group.split, group.font, group.seedBase + i, i)),
+  );
+}
+
+function piece(split: Split, font: SoundFontName, seed: number, index: number): Piece {
+  const random = seededRandom(seed);
+  const key = index % 24;
+  const spec = randomSongSpec(random, PIECE_SECONDS, { tonic: key % 12, mode: key < 12 ? 'major' : 'minor' });
+  const degradation = DEGRADATIONS[index % DEGRADATIONS.length]!;
+  const detuned = degradation === 'tuning' || degradation === 'all';
+  const cents = detuned ? Math.round((random() < 0.5 ? -1 : 1) * (10 + random() * 30)) : 0;
+  const spoken = degradation === 'speech' || degradation === 'all';
+  return {
+    id: `${split}-${font}-${seed}`,
+    split,
+    font,
+    degradation,
+    tuningCents: cents,
+    speech: spoken ? SPEECH[seed % SPEECH.length]! : null,
+    spec,
+    truth: { tonic: spec.tonic, mode: spec.mode, bpm: spec.bpm },
+  };
+}
+
+/** The MIDI song of a piece (its tuning included). */
+export function songOf(piece: Piece): MidiSong {
+  return { ...generatedSong(piece.spec), tuningCents: piece.tuningCents };
+}
+
+/** Whether a piece is encoded as MP3 (128 kbit/s). */
+export const isMp3 = (piece: Piece) => piece.degradation === 'mp3' || piece.degradation === 'all';
+export const hasNoise = (piece: Piece) => piece.degradation === 'noise' || piece.degradation === 'all';
+export const hasFades = (piece: Piece) => piece.degradation === 'fades' || piece.degradation === 'all';
