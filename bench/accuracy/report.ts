@@ -1,0 +1,43 @@
+/** bench/accuracy/report.ts: the printed tables of the accuracy benchmark. */
+import type { ConfidenceSplit, GroupScores } from './summary.js';
+
+type Systems = Record<string, { groups: Record<string, GroupScores>; confidence: { key: ConfidenceSplit; tempo: ConfidenceSplit } }>;
+
+const pct = (value: number) => `${(value * 100).toFixed(1)}`.padStart(6);
+const cell = (text: string, width: number) => text.padStart(width);
+
+export function printTables(systems: Systems): void {
+  const names = Object.keys(systems);
+  const groups = Object.keys(systems[names[0]!]!.groups);
+  const width = 22;
+  const lines: string[] = [];
+  lines.push(`key: MIREX score / exact %${' '.repeat(4)}` + names.map((name) => cell(name, 20)).join(''));
+  for (const group of groups) {
+    const g = (name: string) => systems[name]!.groups[group]!;
+    lines.push(
+      `${group.padEnd(width)} n=${String(g(names[0]!).pieces).padStart(3)}` +
+        names.map((name) => cell(`${g(name).keyMirex.toFixed(3)} /${pct(g(name).keyExact)}`, 20)).join(''),
+    );
+  }
+  lines.push('', `tempo: Acc1 % / Acc2 %${' '.repeat(7)}` + cell('catalog', 20) + cell('essentia', 20));
+  for (const group of groups) {
+    const g = (name: string) => systems[name]!.groups[group]!;
+    const row = (name: string) => cell(`${pct(g(name).tempoAcc1)} /${pct(g(name).tempoAcc2)}`, 20);
+    lines.push(`${group.padEnd(width)} n=${String(g(names[0]!).pieces).padStart(3)}` + row('catalog') + row(names[1]!));
+  }
+  lines.push(
+    '',
+    'seconds per file (× realtime):' +
+      names
+        .map((name) => cell(`${systems[name]!.groups.all!.secondsPerFile.toFixed(3)} (${systems[name]!.groups.all!.realtime}×)`, 20))
+        .join(''),
+  );
+  lines.push('', 'confidence (median split): exact key % above / below, tempo Acc1 % above / below');
+  for (const name of names) {
+    const { key, tempo } = systems[name]!.confidence;
+    lines.push(
+      `  ${name.padEnd(20)} key ≥${key.threshold}: ${pct(key.above.accuracy)} /${pct(key.below.accuracy)}   tempo ≥${tempo.threshold}: ${pct(tempo.above.accuracy)} /${pct(tempo.below.accuracy)}`,
+    );
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
