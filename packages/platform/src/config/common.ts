@@ -138,7 +138,8 @@ const PROCESS_ENV = {
   callContextSecret: Env.secret({
     env: 'CALL_CONTEXT_SECRET',
     minLength: CALL_CONTEXT_SECRET_MIN_LENGTH,
-    description: 'Key of the signed call contexts, the same on every service (decision 0056).',
+    description:
+      "Key of the signed call contexts, the same on every service (decision 0056); the library's track cursors are signed with a key derived from it (changing it makes outstanding ones malformed, decision 0116).",
   }),
   callContextTtlMs: Env.integer({
     env: 'CALL_CONTEXT_TTL_MS',
