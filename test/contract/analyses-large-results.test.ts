@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { WAVEFORM_LIMITS } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
+import { s3BlobStore } from '../support/s3.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -12,7 +13,6 @@ import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/syste
  * with a summary of each result instead of the result, whatever the filter, and the library's
  * track of the entity shows the waveform (its projection reads the summaries).
  */
-let system: RunningSystem;
 let api: ReturnType<typeof apiClient>;
 let wav: Buffer;
 
@@ -21,12 +21,7 @@ const SAMPLE_RATE = 44_100;
 const MAX_OPTIONS = { waveform: { pixelsPerSecond: WAVEFORM_LIMITS.maxPixelsPerSecond, bits: 16, splitChannels: true } };
 
 beforeAll(async () => {
-  system = await startSystem({ ...PATIENT_CALLS });
-  api = apiClient(system.baseUrl);
   wav = await sineWav(SECONDS, { sampleRate: SAMPLE_RATE, channels: 2 });
-});
-afterAll(async () => {
-  await system.stop();
 });
 
 /** An entity whose primary AUDIO version is the 95 s stereo file, ONLINE. */
@@ -49,7 +44,7 @@ async function entityWithAudio(key: string): Promise<{ entityId: string; assetId
   return { entityId: entity.id, assetId: version.body.asset.id };
 }
 
-test('a 95 s stereo waveform at the largest options is read whole by GET /analyses/{jobId}; listings carry its summary', async () => {
+async function readsWholeAndListsSummaries(): Promise<void> {
   const { orgId, key } = await api.tenant({
     products: ['catalog', 'library'],
     permissions: ['catalog:api', 'catalog:analysis', 'library:api'],
@@ -104,4 +99,25 @@ test('a 95 s stereo waveform at the largest options is read whole by GET /analys
     return response.status === 200 && response.body.analysis.waveform.available ? response.body : undefined;
   }, 90_000);
   expect(track.analysis.waveform).toMatchObject({ available: true, jobId, resultPath: `/api/v1/catalog/analyses/${jobId}` });
-}, 300_000);
+}
+
+// The file's bytes in either blob store (the result is kept by the analysis service either way).
+describe.each([
+  ['fs', () => ({})],
+  ['s3', s3BlobStore],
+])('with the %s blob store', (_backend, blobEnv) => {
+  let system: RunningSystem;
+  beforeAll(async () => {
+    system = await startSystem({ ...PATIENT_CALLS, ...blobEnv() });
+    api = apiClient(system.baseUrl);
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  test(
+    'a 95 s stereo waveform at the largest options is read whole by GET /analyses/{jobId}; listings carry its summary',
+    () => readsWholeAndListsSummaries(),
+    300_000,
+  );
+});
