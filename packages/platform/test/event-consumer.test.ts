@@ -31,7 +31,9 @@ interface Handled {
 }
 
 const event = (type = 'thing.happened'): BusEvent => testBusEvent({ type });
-const thing = (entity: string, n: number): BusEvent => testBusEvent({ data: { entity, n } });
+/** One tenant's: a slot takes lanes of one tenant together (decision 0114). */
+const TENANT = testBusEvent().tenantId;
+const thing = (entity: string, n: number, tenantId = TENANT): BusEvent => testBusEvent({ tenantId, data: { entity, n } });
 const entityOf = (e: BusEvent): string => String(e.data.entity);
 type Applied = Array<{ entity: string; n: number; seq: number }>;
 const LANES = { concurrency: 4, maxAttempts: 3, retry: { minMs: 10, maxMs: 50 } };

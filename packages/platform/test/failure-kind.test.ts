@@ -41,6 +41,9 @@ test("values Postgres refuses are the message's fault: rejected", async () => {
   for (const error of refused) expect(failureKind(error)).toBe('rejected');
   expect(failureKind(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe('rejected');
   expect(failureKind(new AppError(404, 'not_found', 'entity not found'))).toBe('rejected');
+  // The same call gets the same answer again (decision 0114): not worth retrying without end.
+  expect(failureKind(new AppError(500, 'reply_too_large', 'the answer is larger than the service can send'))).toBe('rejected');
+  expect(failureKind(new AppError(413, 'payload_too_large', 'the request is larger than the service can take'))).toBe('rejected');
 });
 
 test('Postgres away, shutting down or misconfigured, and services that do not answer: transient', async () => {

@@ -32,8 +32,12 @@ export const DEAD_LETTER_HEADERS = {
   truncatedFrom: 'Catalog-Dead-Letter-Truncated-From',
 } as const;
 
-/** Why a message was parked, in a word (the metric's `reason` label). */
-export type DeadLetterKind = 'malformed' | 'rejected' | 'too_large';
+/**
+ * Why a message was parked, in a word (the metric's `reason` label): not an event, refused by its
+ * handler, too large to publish, or failing transiently while other messages were applied
+ * (decision 0114).
+ */
+export type DeadLetterKind = 'malformed' | 'rejected' | 'too_large' | 'transient';
 
 export interface DeadLetter {
   kind: DeadLetterKind;

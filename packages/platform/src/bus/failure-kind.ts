@@ -6,14 +6,16 @@ import { AppError } from '../errors.js';
  *   its values (SQLSTATE class 22 data exception, e.g. a NUL, an out-of-range number or time; 23
  *   integrity constraint violation; 54 program limit exceeded, e.g. a value too large for an
  *   index), the handler's code failed on it (a `TypeError` on an unexpected shape), or the handler
- *   refused it with a 4xx `AppError`. After its attempts such a message is parked.
+ *   refused it with a 4xx `AppError`, or a call it made was answered 4xx or `reply_too_large` (the
+ *   same call gets the same answer: decision 0114). After its attempts such a message is parked.
  * - `transient`: anything else. The network or Postgres is away (no SQLSTATE, a system error code
  *   such as ECONNREFUSED, a connection that ended, a timeout), Postgres is shutting down, out of
  *   resources, or in recovery (classes 08, 53, 57, 58, XX, 25006), a conflict between transactions
  *   (40, 55P03), a service that did not answer (503, 504); and problems of the deployment rather
- *   than of the message (42: a missing table or privilege). These are retried without end and
- *   never park a message: parking them would empty the pipeline into the dead letters whenever
- *   Postgres restarts.
+ *   than of the message (42: a missing table or privilege). These are retried as long as nothing
+ *   else gets through (parking them would empty the pipeline into the dead letters whenever
+ *   Postgres restarts); one that keeps failing while other messages are applied is parked after
+ *   its transient attempts (decision 0114).
  */
 export type FailureKind = 'rejected' | 'transient';
 
@@ -32,8 +34,14 @@ const TRANSIENT_ERROR_NAMES = new Set([
 
 const CONNECTION_TROUBLE = /connection|terminated|timeout|timed out|not queryable/i;
 
+/** Codes of 5xx answers that the same call always gets again: the answer is larger than the bus carries. */
+const DETERMINISTIC_ERROR_CODES: ReadonlySet<string> = new Set(['reply_too_large']);
+
 export function failureKind(error: unknown): FailureKind {
-  if (error instanceof AppError) return error.status >= 400 && error.status < 500 ? 'rejected' : 'transient';
+  if (error instanceof AppError) {
+    if (DETERMINISTIC_ERROR_CODES.has(error.code)) return 'rejected';
+    return error.status >= 400 && error.status < 500 ? 'rejected' : 'transient';
+  }
   if (typeof error !== 'object' || error === null) return 'rejected';
   // The handler's own code failed on the message's shape.
   if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError) return 'rejected';
