@@ -3,3 +3,6 @@ export { analyzeFile, type AnalysisResults, type AnalyzeFileOptions } from './an
 export { AnalysisError, type AnalysisErrorCode } from './errors.js';
 export { compareFingerprints, DUPLICATE_SIMILARITY, fingerprintSimilarity, type FingerprintMatch } from './fingerprint/similarity.js';
 export { compressFingerprint } from './fingerprint/chromaprint-codec.js';
+/** The key and tempo analyzers alone, for the accuracy benchmark's tuning (bench/accuracy/tune.ts). */
+export { KeyAnalyzer, KEY_SETTINGS, type KeySettings } from './key/key-analyzer.js';
+export { TempoAnalyzer } from './tempo/tempo-analyzer.js';

@@ -1,0 +1,124 @@
+/**
+ * bench/accuracy/tune.ts: what tuning the key and tempo analyzers may read: the tuning split only
+ * (corpus(['tuning'])). Decodes each piece once as the analysis pipeline does (mono, 11 025 Hz;
+ * cached beside it), then scores analyzer settings in this process, and learns key profiles: the
+ * mean chroma of each mode, rotated to the tonic, bass and treble apart. Learned on one sound font
+ * and scored on the other too, to see whether they carry over.
+ *   node --conditions=source --import tsx bench/accuracy/tune.ts
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import type { KeyMode } from '@catalog/contracts';
+import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeySettings } from '@catalog/analysis/analyzers';
+import { corpus, type Piece } from './corpus.js';
+import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
+import { renderPieces } from './render.js';
+
+const RATE = 11_025;
+const pieces = corpus(['tuning']);
+if (pieces.some((piece) => piece.split !== 'tuning')) throw new Error('tuning reads the tuning split only');
+const files = await renderPieces(pieces, (line) => process.stderr.write(`${line}\n`));
+
+function decoded(file: string): Float32Array {
+  const raw = `${file}.low.f32`;
+  if (!existsSync(raw)) {
+    execFileSync('ffmpeg', [
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      file,
+      '-af',
+      `aformat=sample_fmts=flt:channel_layouts=mono,aresample=${RATE}`,
+      '-f',
+      'f32le',
+      `${raw}.part`,
+    ]);
+    renameSync(`${raw}.part`, raw);
+  }
+  const bytes = readFileSync(raw);
+  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+}
+const audio = new Map(pieces.map((piece) => [piece.id, decoded(files.get(piece.id)!)]));
+
+function keyOf(piece: Piece, settings: KeySettings): KeyAnalyzer {
+  const analyzer = new KeyAnalyzer(RATE, settings);
+  const samples = audio.get(piece.id)!;
+  analyzer.write(samples, samples.length);
+  return analyzer;
+}
+
+export function scoreKey(settings: KeySettings, subset = pieces): { mirex: number; exact: number } {
+  let mirex = 0,
+    exact = 0;
+  for (const piece of subset) {
+    const score = mirexScore(piece.truth, parseKey(keyOf(piece, settings).result().key));
+    mirex += score;
+    exact += score === 1 ? 1 : 0;
+  }
+  return { mirex: mirex / subset.length, exact: exact / subset.length };
+}
+
+type Profile = Record<KeyMode, number[]>;
+export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS): { bass: Profile; treble: Profile } {
+  const sums = {
+    bass: { major: Array(12).fill(0), minor: Array(12).fill(0) },
+    treble: { major: Array(12).fill(0), minor: Array(12).fill(0) },
+  };
+  for (const piece of subset) {
+    const features = keyOf(piece, settings).features();
+    for (const register of ['bass', 'treble'] as const) {
+      const chroma = features[register];
+      const total = chroma.reduce((a, b) => a + b, 0) || 1;
+      for (let i = 0; i < 12; i++) sums[register][piece.truth.mode][i] += chroma[(i + piece.truth.tonic) % 12]! / total;
+    }
+  }
+  const normalise = (values: number[]) => values.map((v) => Math.round((v / Math.max(...values)) * 100) / 100);
+  return {
+    bass: { major: normalise(sums.bass.major), minor: normalise(sums.bass.minor) },
+    treble: { major: normalise(sums.treble.major), minor: normalise(sums.treble.minor) },
+  };
+}
+
+function scoreTempo(subset = pieces): { acc1: number; acc2: number; misses: string[] } {
+  let a1 = 0,
+    a2 = 0;
+  const misses: string[] = [];
+  for (const piece of subset) {
+    const analyzer = new TempoAnalyzer(RATE);
+    const samples = audio.get(piece.id)!;
+    analyzer.write(samples, samples.length);
+    const { bpm, confidence } = analyzer.result();
+    if (acc1(piece.truth.bpm, bpm)) a1++;
+    else
+      misses.push(
+        `${piece.id} ${piece.degradation} drums=${piece.spec.drums} swing=${piece.spec.swing} truth ${piece.truth.bpm} got ${bpm} (${confidence})`,
+      );
+    if (acc2(piece.truth.bpm, bpm)) a2++;
+  }
+  return { acc1: a1 / subset.length, acc2: a2 / subset.length, misses };
+}
+
+const byFont = (font: string) => pieces.filter((piece) => piece.font === font);
+/** Mean of the two folds: profiles learned on one sound font, scored on the other. */
+function crossValidated(settings: KeySettings): string {
+  const folds = (['fluidr3', 'timgm6mb'] as const).map((font) => {
+    const profiles = learnProfiles(byFont(font), settings);
+    return scoreKey(
+      { ...settings, profiles },
+      pieces.filter((piece) => piece.font !== font),
+    );
+  });
+  const f = (x: number) => x.toFixed(3);
+  return `mirex ${f((folds[0]!.mirex + folds[1]!.mirex) / 2)} exact ${f((folds[0]!.exact + folds[1]!.exact) / 2)}`;
+}
+const what = process.argv[2] ?? 'key';
+if (what === 'key') {
+  console.log('current settings', scoreKey(KEY_SETTINGS));
+  const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings>>;
+  for (const change of grid) console.log(JSON.stringify(change), crossValidated({ ...KEY_SETTINGS, ...change }));
+  console.log('profiles learned on the whole tuning split', JSON.stringify(learnProfiles(pieces)));
+} else {
+  console.log(scoreTempo());
+}

@@ -1,0 +1,99 @@
+/** Fine bins per semitone of the pitch-class histograms (10 cents each). */
+export const FINE = 10;
+export const FINE_BINS = 12 * FINE;
+/** Bins either side of a peak whose mean magnitude it must stand above (by the prominence factor). */
+const PROMINENCE_BINS = 16;
+
+/**
+ * Pitch-class histograms at 10-cent resolution of the spectral peaks of magnitude spectra, one of
+ * the bass register and one above it. A peak's frequency is interpolated (parabola through the log
+ * magnitudes of its bin and its neighbours), so a tone between two bins, or off A440, lands where
+ * it is; its weight is its log-compressed magnitude over the frame's total, so each sounding frame
+ * counts alike whatever its level.
+ */
+export class PitchHistogram {
+  readonly bass = new Float64Array(FINE_BINS);
+  readonly treble = new Float64Array(FINE_BINS);
+  private readonly frameBins: Int32Array;
+  private readonly frameWeights: Float64Array;
+  private readonly frameBass: Uint8Array;
+  private readonly prefix: Float64Array;
+
+  constructor(
+    private readonly sampleRate: number,
+    private readonly frameSize: number,
+    private readonly range: { lowest: number; bassBelow: number; highest: number; compression: number; silent: number; prominence: number },
+  ) {
+    const capacity = frameSize / 2;
+    this.prefix = new Float64Array(capacity + 2);
+    this.frameBins = new Int32Array(capacity);
+    this.frameWeights = new Float64Array(capacity);
+    this.frameBass = new Uint8Array(capacity);
+  }
+
+  /** Adds the peaks of one frame's magnitudes |X(k)|, k = 0 … size / 2. */
+  add(magnitudes: Float32Array): void {
+    const { lowest, bassBelow, highest, compression, silent, prominence } = this.range;
+    const prefix = this.prefix;
+    for (let k = 0; k < magnitudes.length; k++) prefix[k + 1] = prefix[k]! + magnitudes[k]!;
+    const binHz = this.sampleRate / this.frameSize;
+    const first = Math.max(1, Math.floor((440 * 2 ** ((lowest - 1 - 69) / 12)) / binHz));
+    const last = Math.min(magnitudes.length - 2, Math.ceil((440 * 2 ** ((highest + 1 - 69) / 12)) / binHz));
+    let peaks = 0;
+    let total = 0;
+    for (let k = first; k <= last; k++) {
+      const m = magnitudes[k]!;
+      if (!(m > magnitudes[k - 1]! && m >= magnitudes[k + 1]!) || m <= 0) continue;
+      const from = Math.max(0, k - PROMINENCE_BINS);
+      const to = Math.min(magnitudes.length, k + PROMINENCE_BINS + 1);
+      if (m < (prominence * (prefix[to]! - prefix[from]!)) / (to - from)) continue;
+      const a = Math.log(magnitudes[k - 1]! + 1e-12);
+      const b = Math.log(m);
+      const c = Math.log(magnitudes[k + 1]! + 1e-12);
+      const denominator = a - 2 * b + c;
+      const offset = denominator < 0 ? (0.5 * (a - c)) / denominator : 0;
+      const midi = 69 + 12 * Math.log2(((k + offset) * binHz) / 440);
+      if (midi < lowest - 0.5 || midi > highest + 0.5) continue;
+      const weight = Math.log1p(compression * m);
+      this.frameBins[peaks] = ((Math.round(midi * FINE) % FINE_BINS) + FINE_BINS) % FINE_BINS;
+      this.frameWeights[peaks] = weight;
+      this.frameBass[peaks] = midi < bassBelow ? 1 : 0;
+      peaks++;
+      total += weight;
+    }
+    if (total < silent) return;
+    for (let p = 0; p < peaks; p++) {
+      const into = this.frameBass[p] ? this.bass : this.treble;
+      into[this.frameBins[p]!]! += this.frameWeights[p]! / total;
+    }
+  }
+}
+
+/**
+ * The tuning of a fine histogram: how far (in fine bins, −FINE/2 … FINE/2) its pitches sit from the
+ * A440 semitones, as the circular mean of the histogram over one semitone.
+ */
+export function tuningOffset(histogram: Float64Array): number {
+  let re = 0,
+    im = 0;
+  for (let j = 0; j < histogram.length; j++) {
+    const angle = (2 * Math.PI * j) / FINE;
+    re += histogram[j]! * Math.cos(angle);
+    im += histogram[j]! * Math.sin(angle);
+  }
+  return re === 0 && im === 0 ? 0 : (Math.atan2(im, re) / (2 * Math.PI)) * FINE;
+}
+
+/**
+ * Folds a fine histogram into 12 pitch classes around semitones shifted by `offset` fine bins,
+ * each fine bin weighted by cos² of its distance from the semitone (half a semitone away: 0).
+ */
+export function foldChroma(histogram: Float64Array, offset: number): Float64Array {
+  const chroma = new Float64Array(12);
+  for (let j = 0; j < histogram.length; j++) {
+    const semitones = (j - offset) / FINE;
+    const nearest = Math.round(semitones);
+    chroma[((nearest % 12) + 12) % 12]! += histogram[j]! * Math.cos(Math.PI * (semitones - nearest)) ** 2;
+  }
+  return chroma;
+}
