@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `bash scripts/image-tree.sh DEST`: builds the production tree of the container image into DEST
-# (the Dockerfile runs it; so does the image smoke test): the packages and services built, with
+# (deploy/Dockerfile runs it; so does the image smoke test): the packages and services built, with
 # only their runtime dependencies installed (`npm ci --omit=dev` for those workspaces), no
 # sources' dev tooling, no tests, no benchmarks. Run it from a checkout whose node_modules may be
 # missing (it installs what the build needs in a scratch copy).
@@ -63,4 +63,6 @@ for ws in "${workspaces[@]}"; do ws_flags+=("--workspace=$ws"); done
 log "installing the runtime dependencies of the packages and services (--omit=dev)"
 npm_install "$dest" --omit=dev --ignore-scripts "${ws_flags[@]}"
 for ws in "${dev_only[@]}"; do rm -rf "${dest:?}/$ws"; done
+# The migration entry point of the chart's hook Jobs and the Compose file (node deploy/migrate.mjs SCHEMA).
+mkdir -p "$dest/deploy" && cp "$src/deploy/migrate.mjs" "$dest/deploy/"
 log "done: $(du -sh "$dest" | cut -f1) in $dest"

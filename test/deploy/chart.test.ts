@@ -1,72 +1,16 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { join } from 'node:path';
 import { serviceNodeFlags } from '@catalog/platform';
 import { natsPasswordVariable, renderNatsAuthorization } from '@catalog/contracts';
-import { Deployment } from 'kubernetes-models/apps/v1';
-import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
-import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { serviceVariables, type ServiceName } from '../../scripts/config-doc.js';
+import { validateAll } from './support/models.js';
+import { chart, container, deployment, envOf, helm, ofKind, render, repoRoot, SERVICES } from './support/helm.js';
 
 /**
- * The Helm chart (charts/catalog-service): rendered by the real helm binary (HELM_BIN, or the one
- * scripts/lib/infra.sh extracts into ~/.cache/catalog-tools/bin) and every manifest validated
- * against the Kubernetes schemas (kubernetes-models); the settings it gives each service are
- * checked against what the services read.
+ * The Helm chart (charts/catalog-service): rendered by the real helm binary and every manifest
+ * validated against the Kubernetes schemas (kubernetes-models); the settings it gives each service
+ * are checked against what the services read.
  */
-const run = promisify(execFile);
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const chart = join(repoRoot, 'charts', 'catalog-service');
-const SERVICES = ['analysis', 'asset', 'catalog', 'events', 'gateway', 'library'];
-
-function helmBinary(): string {
-  const candidates = [process.env.HELM_BIN, join(homedir(), '.cache', 'catalog-tools', 'bin', 'helm')];
-  const found = candidates.find((path): path is string => Boolean(path) && existsSync(path!));
-  if (!found) throw new Error('helm not found: run the tests through `npm test` (scripts/lib/infra.sh ensure_helm) or set HELM_BIN');
-  return found;
-}
-
-async function helm(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(helmBinary(), args, { maxBuffer: 16 * 1024 * 1024 });
-}
-
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; spec: any };
-
-async function render(...sets: string[]): Promise<Manifest[]> {
-  const { stdout } = await helm('template', 'radio', chart, ...sets.flatMap((s) => ['--set', s]));
-  return parseAllDocuments(stdout)
-    .map((doc) => doc.toJS() as Manifest | null)
-    .filter((m): m is Manifest => m !== null);
-}
-
-const MODELS: Record<string, new (data: any) => { validate(): void }> = {
-  'apps/v1/Deployment': Deployment,
-  'v1/Service': Service,
-  'v1/ConfigMap': ConfigMap,
-  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
-  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
-  'networking.k8s.io/v1/Ingress': Ingress,
-};
-
-function validateAll(manifests: Manifest[]): void {
-  for (const manifest of manifests) {
-    const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
-    if (!Model) throw new Error(`no schema model for ${manifest.apiVersion} ${manifest.kind}`);
-    expect(() => new Model(manifest).validate()).not.toThrow();
-  }
-}
-
-const ofKind = (manifests: Manifest[], kind: string) => manifests.filter((m) => m.kind === kind);
-const container = (d: Manifest) => d.spec.template.spec.containers[0];
-const envOf = (d: Manifest): Map<string, any> => new Map(container(d).env.map((e: any) => [e.name, e]));
-const deployment = (manifests: Manifest[], service: string) =>
-  ofKind(manifests, 'Deployment').find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === service)!;
-
 /** Whether `service` reads `name`: a variable of its configuration schema, or one of the process's (OpenTelemetry's, NODE_ENV). */
 function reads(service: string, name: string): boolean {
   const variables = serviceVariables(service as ServiceName).map((v) => v.name);
@@ -126,7 +70,12 @@ describe('helm chart', () => {
 
   test('every variable the chart sets is one its service reads; secrets only by reference', async () => {
     for (const backend of ['s3', 'fs']) {
-      const manifests = await render('existingSecret=catalog-secrets', `blob.backend=${backend}`, 'otlpEndpoint=http://otel:4318');
+      const manifests = await render(
+        'existingSecret=catalog-secrets',
+        `blob.backend=${backend}`,
+        'otlpEndpoint=http://otel:4318',
+        'migrateOnStart=true',
+      );
       for (const service of SERVICES) {
         const env = envOf(deployment(manifests, service));
         // A variable only other values use (`$(POD_IP)`) is read by Kubernetes, not the service.
@@ -152,14 +101,22 @@ describe('helm chart', () => {
     expect(ofKind(await render('existingSecret=catalog-secrets', 'nats.authorizationConfigMap=false'), 'ConfigMap')).toEqual([]);
   });
 
-  test('each service gets only its own database role and NATS user from the Secret, the schema owner for migrations, the call context secret, and never the privileged-role flag', async () => {
+  test('each service gets only its own database role and NATS user from the Secret, the call context secret, the schema owner only when it migrates itself, and never the privileged-role flag', async () => {
     const manifests = await render('existingSecret=catalog-secrets');
+    const migrating = await render('existingSecret=catalog-secrets', 'migrateOnStart=true');
     for (const service of SERVICES) {
       const env = envOf(deployment(manifests, service));
       const own = service.toUpperCase();
       expect(env.get(`${own}_DATABASE_URL`)?.valueFrom.secretKeyRef.key).toBe(`${own}_DATABASE_URL`);
       expect(env.get(`${own}_NATS_PASSWORD`)?.valueFrom.secretKeyRef.key).toBe(`${own}_NATS_PASSWORD`);
-      expect(env.get('MIGRATION_DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'MIGRATION_DATABASE_URL' });
+      expect(env.has('MIGRATION_DATABASE_URL')).toBe(false);
+      expect(env.get('MIGRATE_ON_START')?.value).toBe('false');
+      const migratingEnv = envOf(deployment(migrating, service));
+      expect(migratingEnv.get('MIGRATION_DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({
+        name: 'catalog-secrets',
+        key: 'MIGRATION_DATABASE_URL',
+      });
+      expect(migratingEnv.get('MIGRATE_ON_START')?.value).toBe('true');
       expect(env.get('CALL_CONTEXT_SECRET')?.valueFrom.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'CALL_CONTEXT_SECRET' });
       expect(env.get('DB_STATEMENT_TIMEOUT_MS')?.value).toBe('30000');
       expect(env.get('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS')?.value).toBe('60000');
@@ -267,6 +224,6 @@ describe('helm chart', () => {
 
   test('refuses to render without the Secret, or with an unknown blob backend', async () => {
     await expect(render()).rejects.toThrow(/existingSecret is required/);
-    await expect(render('existingSecret=s', 'blob.backend=ftp')).rejects.toThrow(/blob.backend must be s3 or fs/);
+    await expect(render('existingSecret=s', 'blob.backend=ftp')).rejects.toThrow(/\/blob\/backend': value must be one of 's3', 'fs'/);
   });
 });

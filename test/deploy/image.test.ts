@@ -19,7 +19,7 @@ import {
 } from '@catalog/testing';
 
 /**
- * The container image's production tree, built by scripts/image-tree.sh exactly as the Dockerfile
+ * The container image's production tree, built by scripts/image-tree.sh exactly as deploy/Dockerfile
  * builds it (no container runtime here): each of the six services must start from it, with only
  * runtime dependencies installed, and answer /readyz (Postgres and NATS reached, migrations
  * applied), run as the Helm chart runs it.
@@ -59,6 +59,7 @@ describe('container image tree', () => {
   test('holds the built services and their runtime dependencies only', () => {
     for (const service of SERVICES) expect(existsSync(join(tree, 'services', service, 'dist', 'main.js'))).toBe(true);
     expect(existsSync(join(tree, 'packages', 'platform', 'dist', 'telemetry-register.js'))).toBe(true);
+    expect(existsSync(join(tree, 'deploy', 'migrate.mjs'))).toBe(true);
     for (const devOnly of ['typescript', 'jest', 'tsx', 'turbo', 'eslint', 'autocannon', 'kubernetes-models']) {
       expect({ devOnly, present: existsSync(join(tree, 'node_modules', devOnly)) }).toEqual({ devOnly, present: false });
     }
@@ -69,8 +70,8 @@ describe('container image tree', () => {
     }
   });
 
-  test('the Dockerfile builds that tree and starts a service from it', () => {
-    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+  test('deploy/Dockerfile builds that tree (with the migration entry point) and starts a service from it', () => {
+    const dockerfile = readFileSync(join(repoRoot, 'deploy', 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
     expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
     const command = [

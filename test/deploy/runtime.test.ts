@@ -20,7 +20,7 @@ test('the tests run on the pinned major', () => {
 });
 
 test("every stage of the image is built on the pinned major, and package.json's engines asks for it", () => {
-  const stages = [...read('Dockerfile').matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+  const stages = [...read('deploy', 'Dockerfile').matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
   expect(stages.length).toBeGreaterThanOrEqual(2);
   for (const image of stages) expect(image).toMatch(new RegExp(`^node:${major}(\\.\\d+){0,2}-bookworm-slim(@sha256:[0-9a-f]{64})?$`));
   const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;

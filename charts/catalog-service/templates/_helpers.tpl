@@ -53,3 +53,24 @@ app.kubernetes.io/component: {{ .name }}
 {{- $hops | int -}}
 {{- end -}}
 {{- end -}}
+
+{{/* Egress to the cluster's DNS. */}}
+{{- define "catalog.egressDns" -}}
+- ports: [{ port: 53, protocol: UDP }, { port: 53, protocol: TCP }]
+  {{- with .Values.networkPolicy.dnsTo }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end -}}
+
+{{/* Egress on .ports (TCP) to the peers .to (any address when empty). */}}
+{{- define "catalog.egressTo" -}}
+- ports:
+    {{- range .ports }}
+    - { port: {{ . }}, protocol: TCP }
+    {{- end }}
+  {{- with .to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end -}}
