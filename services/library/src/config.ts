@@ -3,13 +3,24 @@ import { Env, eventConsumerEnv, outboxServiceConfig, rpcTimeoutEnv, type ConfigO
 /** The library's variables, besides the common ones and the outbox relay's (track.* events). */
 export const libraryConfig = outboxServiceConfig('library', 8085, {
   /** The durable consumer of the catalog product's events that keeps the tracks (decision 0102). */
-  catalogEvents: eventConsumerEnv('LIBRARY_CATALOG_EVENTS', 'library-catalog-events'),
+  catalogEvents: Env.group({
+    ...eventConsumerEnv('LIBRARY_CATALOG_EVENTS', 'library-catalog-events').properties,
+    slotsPerTenant: Env.integer({
+      env: 'LIBRARY_PROJECTION_SLOTS_PER_TENANT',
+      default: 2,
+      minimum: 1,
+      maximum: 64,
+      description:
+        "Projection slots one tenant's entities hold at once at most: below LIBRARY_PROJECTION_CONCURRENCY, the other tenants always have a slot (decision 0114).",
+    }),
+  }),
   projectionConcurrency: Env.integer({
     env: 'LIBRARY_PROJECTION_CONCURRENCY',
-    default: 2,
+    default: 3,
     minimum: 1,
     maximum: 64,
-    description: 'Entities whose catalog events the projection applies at once (each entity in stream order; decision 0106).',
+    description:
+      'Projection slots: batches of entities whose catalog events the projection applies at once (each entity in stream order; decisions 0106, 0111, 0114).',
   }),
   projectionLanesPerBatch: Env.integer({
     env: 'LIBRARY_PROJECTION_LANES_PER_BATCH',
