@@ -8,8 +8,14 @@ const HARMONICS = 4;
 /** Mild preference for moderate tempi: log-normal around 120 BPM, one octave wide. */
 const PRIOR_CENTRE = 120;
 const PRIOR_OCTAVES = 1;
-/** A level whose off-beats carry less than this share of its beats' strength is subdivided by them. */
-const OFFBEAT_RATIO = 0.5;
+/**
+ * Share of its beats' strength that the off-beats of a level must carry for the level an octave up
+ * (`upper` BPM) to be the beat: OFFBEAT_RATIO at the prior's centre, OFFBEAT_SLOPE more an octave
+ * faster (learned on the accuracy benchmark's tuning split; decision 0121).
+ */
+const OFFBEAT_RATIO = 0.4;
+const OFFBEAT_SLOPE = 0.1;
+const threshold = (upper: number) => OFFBEAT_RATIO + OFFBEAT_SLOPE * Math.log2(upper / PRIOR_CENTRE);
 const PHASE_BINS = 16;
 const FOLD_PERIODS = 8;
 
@@ -51,13 +57,14 @@ export function refineTempo(acf: StreamingAutocorrelation, frameRate: number, bp
 
 /**
  * Moves the tempo by octaves to the metrical level of the beat: up while the off-beats of the
- * current level are nearly as strong as its beats (they are beats too), then down while the
- * beats of the level below alternate strong and weak (the faster pulse subdivides its beats).
+ * current level are strong enough beside its beats (they are beats too), then down while the
+ * beats of the level below alternate strong and weak (the faster pulse subdivides its beats);
+ * the faster the level above, the stronger its off-beats must be.
  */
 export function chooseOctave(bpm: number, strength: Float32Array, frameRate: number): number {
   let chosen = bpm;
-  while (chosen * 2 <= MAX_BPM && offbeatRatio(strength, periodFrames(chosen, frameRate)) >= OFFBEAT_RATIO) chosen *= 2;
-  while (chosen / 2 >= MIN_BPM && offbeatRatio(strength, periodFrames(chosen / 2, frameRate)) < OFFBEAT_RATIO) chosen /= 2;
+  while (chosen * 2 <= MAX_BPM && offbeatRatio(strength, periodFrames(chosen, frameRate)) >= threshold(chosen * 2)) chosen *= 2;
+  while (chosen / 2 >= MIN_BPM && offbeatRatio(strength, periodFrames(chosen / 2, frameRate)) < threshold(chosen)) chosen /= 2;
   return chosen;
 }
 
