@@ -14,6 +14,7 @@ import {
 import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../persistence/blob/index.js';
 import { assertUploadOpen, commitUpload } from '../domain/fs-uploads.js';
 import type { AssetDb } from '../persistence/tables.js';
+import { detachedBody, refuseWithLingeringClose } from './lingering-close.js';
 import { parseRange } from './range.js';
 
 export interface ListenerDeps {
@@ -85,7 +86,11 @@ async function receiveUpload(ctx: HttpContext, deps: ListenerDeps, fsStore: FsBl
       });
     }
     await assertUploadOpen(deps, ref);
-    const staged = await fsStore.stage(grant.key, ctx.req, { maxBytes, expectedSize: grant.size, expectedSha256: grant.sha256 });
+    const staged = await fsStore.stage(grant.key, detachedBody(ctx.req), {
+      maxBytes,
+      expectedSize: grant.size,
+      expectedSha256: grant.sha256,
+    });
     await commitUpload(deps, ref, staged);
     ctx.status = 200;
     ctx.set('ETag', `"${staged.sha256}"`);
@@ -94,6 +99,8 @@ async function receiveUpload(ctx: HttpContext, deps: ListenerDeps, fsStore: FsBl
     // The rest of a rejected body is not wanted: do not keep the connection for another request.
     ctx.set('Connection', 'close');
     if (isAbort(error)) throw badRequest('upload_incomplete', 'the upload was interrupted before it was complete');
+    // Refused before the whole body arrived: answer, and let the sender see it (decision 0124).
+    if (!ctx.req.complete) return refuseWithLingeringClose(ctx, error);
     throw error;
   }
 }
