@@ -56,6 +56,9 @@ describe('pre-authentication IP limit', () => {
     expect(clientKey('::1')).toBe('0:0:0:0::/64');
     expect(clientKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
     expect(clientKey('192.0.2.7')).toBe('192.0.2.7');
+    expect(clientKey('0:0:0:0:0:ffff:c000:207')).toBe('192.0.2.7');
+    expect(clientKey('64:ff9b::192.0.2.7')).toBe('64:ff9b:0:0::/64');
+    expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     const limit = ipRateLimit({ perMinute: 1, burst: 2, maxAddresses: 100 });
     await limit(context('2001:db8:1:2::1'), next);
     await limit(context('2001:db8:1:2::2'), next);

@@ -1,5 +1,7 @@
 import { isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Next } from 'koa';
+import { LRUCache } from 'lru-cache';
 import { tooManyRequests, type HttpContext } from '@catalog/platform';
 
 export interface IpRateLimitSettings {
@@ -22,61 +24,43 @@ export interface IpRateLimiter {
   readonly trackedAddresses: number;
 }
 
-/** Expands an IPv6 address to its eight groups (`::` filled in; an embedded IPv4 tail as two groups). */
-function ipv6Groups(address: string): string[] {
-  let text = address.split('%')[0]!.toLowerCase();
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
-  return [...left, ...fill, ...right].map((group) => group.replace(/^0+(?=.)/, ''));
-}
-
 /**
  * The key a client is counted under: its IPv4 address (also when written as IPv4-mapped IPv6), or
  * the /64 network of an IPv6 address, since one subscriber usually holds a whole /64 and could
- * otherwise take a fresh bucket, and push others' buckets out, with every request.
+ * otherwise take a fresh bucket, and push others' buckets out, with every request. ipaddr.js
+ * parses the address (`::` and an embedded IPv4 tail filled in, a zone left out).
  */
 export function clientKey(address: string): string {
   if (!isIPv6(address)) return address;
-  const groups = ipv6Groups(address);
-  if (groups.slice(0, 5).every((g) => g === '0') && groups[5] === 'ffff') {
-    const [hi, lo] = [parseInt(groups[6]!, 16), parseInt(groups[7]!, 16)];
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return `${groups.slice(0, 4).join(':')}::/64`;
+  const ip = ipaddr.IPv6.parse(address);
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address().toString();
+  const network = ip.parts.slice(0, 4).map((part) => part.toString(16));
+  return `${network.join(':')}::/64`;
 }
 
 /**
  * Pre-authentication limit per client address, applied to every request before the key is looked
  * at (a token bucket per address in this process, decision 0008). It protects the key lookup and
  * the services from floods; per-key limits of individual endpoints come after authentication.
- * Memory is bounded: the buckets form an LRU of at most `maxAddresses` (a Map keeps insertion
- * order; a bucket used is moved to the end, the first is the least recently used). The client
- * address is Koa's `ctx.ip`: the socket address, or the address the trusted proxies saw.
+ * Memory is bounded: the buckets live in an LRU cache (lru-cache) of at most `maxAddresses`, the
+ * least recently used forgotten first; rate-limiter-flexible's RateLimiterMemory keeps every key
+ * until its window ends, however many there are (decision 0127). The client address is Koa's
+ * `ctx.ip`: the socket address, or the address the trusted proxies saw.
  */
 export function ipRateLimit(settings: IpRateLimitSettings): IpRateLimiter {
-  const buckets = new Map<string, Bucket>();
+  const buckets = new LRUCache<string, Bucket>({ max: settings.maxAddresses });
   const ratePerMs = settings.perMinute / 60_000;
 
   function take(key: string, now: number): Bucket {
-    const bucket = buckets.get(key);
-    if (bucket) {
-      buckets.delete(key);
-      bucket.tokens = Math.min(settings.burst, bucket.tokens + (now - bucket.updatedAt) * ratePerMs);
-      bucket.updatedAt = now;
-      buckets.set(key, bucket);
-      return bucket;
+    const bucket = buckets.get(key); // marks it the most recently used
+    if (!bucket) {
+      const fresh = { tokens: settings.burst, updatedAt: now };
+      buckets.set(key, fresh);
+      return fresh;
     }
-    const fresh = { tokens: settings.burst, updatedAt: now };
-    buckets.set(key, fresh);
-    if (buckets.size > settings.maxAddresses) buckets.delete(buckets.keys().next().value!);
-    return fresh;
+    bucket.tokens = Math.min(settings.burst, bucket.tokens + (now - bucket.updatedAt) * ratePerMs);
+    bucket.updatedAt = now;
+    return bucket;
   }
 
   const limitByIp = async function limitByIp(ctx: HttpContext, next: Next): Promise<void> {
