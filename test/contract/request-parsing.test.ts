@@ -4,12 +4,16 @@ import { newId } from '@catalog/platform';
 import { ADMIN_TOKEN } from '../support/system.js';
 import { useSystem } from '../support/use-system.js';
 
+/** The asset service's largest file: small, so that an upload past it is quick to send. */
+const ASSET_MAX_BYTES = 1024 * 1024;
+
 /**
  * What the edge takes of a request's text (issue 24, item 3; decision 0116): integers in the
  * query written in decimal digits only on every route, and an upload of more bytes than its
- * target declared answered 413 with the error body, never a false 503.
+ * target declared answered 413 with the error body, never a false 503; nor one the asset service
+ * refuses before the end of its body (decision 0124).
  */
-const sut = useSystem();
+const sut = useSystem({ env: { ASSET_MAX_BYTES: String(ASSET_MAX_BYTES) } });
 
 let tenant: { orgId: string; key: string };
 
@@ -177,5 +181,66 @@ describe('an upload longer than its target declared', () => {
   test('the declared size itself is taken', async () => {
     const answer = await uploadWhole(await uploadTarget());
     expect({ status: answer.status, size: answer.body?.size }).toEqual({ status: 200, size: DECLARED });
+  });
+});
+
+describe('an upload the asset service refuses before the end of its body (decision 0124)', () => {
+  /** Several MiB: far more than the asset listener reads before it answers. */
+  const SENT = 8 * 1024 * 1024;
+
+  /** The upload URL's target of a new audio version whose size was not declared (no `len`). */
+  async function undeclaredTarget(): Promise<URL> {
+    const entity = await sut.api.request('POST', '/api/v1/catalog/entities', {
+      key: tenant.key,
+      body: { type: 'song', title: 'Undeclared' },
+    });
+    const created = await sut.api.request('POST', `/api/v1/catalog/entities/${entity.body.id}/versions`, {
+      key: tenant.key,
+      body: { source: { upload: { filename: 'any.wav', contentType: 'audio/wav' } }, label: 'Main', versionType: 'radio_edit' },
+    });
+    expect(created.status).toBe(201);
+    const url = new URL(created.body.upload.url);
+    expect(url.searchParams.has('len')).toBe(false);
+    return url;
+  }
+
+  const request = (target: URL, framing: string, body: Buffer) =>
+    Buffer.concat([
+      Buffer.from(
+        `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\n${framing}Connection: close\r\n\r\n`,
+      ),
+      body,
+    ]);
+  const chunked = (bytes: Buffer) => Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n0\r\n\r\n')]);
+
+  test('a chunked body past ASSET_MAX_BYTES on a target of no declared size is 413 with the error body, never a false 503', async () => {
+    const answer = await exchange(request(await undeclaredTarget(), 'Transfer-Encoding: chunked\r\n', chunked(Buffer.alloc(SENT, 7))));
+    expect({ status: answer.status, error: answer.body?.error }).toEqual({
+      status: 413,
+      error: {
+        code: 'payload_too_large',
+        message: expect.any(String),
+        details: { limitBytes: ASSET_MAX_BYTES },
+        requestId: expect.any(String),
+      },
+    });
+  });
+
+  test('a tampered signature is 403 invalid_signature with the error body, with a length or chunked', async () => {
+    const target = await undeclaredTarget();
+    const sig = target.searchParams.get('sig')!;
+    target.searchParams.set('sig', `${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`);
+    const bytes = Buffer.alloc(SENT, 7);
+    for (const [framing, body] of [
+      [`Content-Length: ${SENT}\r\n`, bytes],
+      ['Transfer-Encoding: chunked\r\n', chunked(bytes)],
+    ] as const) {
+      const answer = await exchange(request(target, framing, body));
+      expect({ framing, status: answer.status, error: answer.body?.error }).toEqual({
+        framing,
+        status: 403,
+        error: { code: 'invalid_signature', message: expect.any(String), requestId: expect.any(String) },
+      });
+    }
   });
 });
