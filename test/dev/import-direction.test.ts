@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { repositoryRoot } from '../../scripts/check-sizes.js';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The import direction of the services and packages (decision 0128): dependency-cruiser with the
@@ -16,6 +16,7 @@ interface Violation {
   cycle?: { name: string }[];
 }
 
+const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const config = join(repositoryRoot, '.dependency-cruiser.mjs');
 const depcruise = join(repositoryRoot, 'node_modules/.bin/depcruise');
 
