@@ -2,7 +2,7 @@ import type { NatsConnection } from '@catalog/platform';
 import { testBus, uniqueNatsPrefix } from '@catalog/testing';
 
 /**
- * The NATS client writes once per turn of the event loop (issue 15, item 3): messages queued by
+ * The NATS client writes once per turn of the event loop (decision 0072): messages queued by
  * many callbacks of one turn leave in one socket write, in order, and nothing queued is lost when
  * the connection closes.
  */

@@ -319,7 +319,8 @@ describe('outbox relay and a NATS server that goes away', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await unpublished()).toBe(10);
       // Retrying its publishes against a dead server, the relay keeps no transaction open across
-      // the wait (item 5 of issue 17): no other connection is in a transaction older than 200 ms.
+      // the wait (decision 0058: an open one holds back every relay and every tenant's feed): no
+      // other connection is in a transaction older than 200 ms.
       const { rows } = await holder.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity
           where datname = current_database() and pid <> pg_backend_pid() and xact_start < now() - interval '200 ms'`,

@@ -5,7 +5,7 @@ import { heldBy, statusOn } from './replicas.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from './support.js';
 
 /**
- * Rotation with a grace period (issue 24, item 6; decision 0120), on two gateway replicas of one
+ * Rotation with a grace period (decision 0120), on two gateway replicas of one
  * database: `POST /admin/v1/api-keys/{keyId}/rotate {"gracePeriodSeconds": N}` keeps the former
  * secret working for N seconds besides the new one, then it is refused on every replica. The end of
  * a grace period is brought forward in the database instead of waited for.

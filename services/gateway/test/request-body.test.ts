@@ -3,7 +3,7 @@ import { apiClient } from '@catalog/testing';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from './support.js';
 
 /**
- * What the gateway takes as a JSON body (issue 24, item 3; decision 0116): UTF-8 only (RFC 8259),
+ * What the gateway takes as a JSON body (decision 0116): UTF-8 only (RFC 8259),
  * and at most MAX_JSON_DEPTH levels of arrays and objects, counted on the raw bytes before the
  * body is parsed, so a body of 100,000 brackets is a 400 and never reaches JSON.parse or the
  * JSON.stringify of the bus call (which overflowed the stack: a 500).

@@ -3,7 +3,8 @@ import { rawRequest, startRecordingServer, startTestGateway, type RecordingServe
 /**
  * The gateway's proxy of signed fs uploads (`PUT /uploads/…`) reaches the asset listener and
  * nothing else: the upstream URL is the listener's origin plus a checked path and query, so no
- * request can choose another host, port or scheme, or walk out of `/uploads/` (issue 17, item 1).
+ * request can choose another host, port or scheme, or walk out of `/uploads/`: the gateway is no
+ * open proxy into the cluster (decision 0050).
  */
 describe('upload proxy: no open proxy', () => {
   let assetListener: RecordingServer;

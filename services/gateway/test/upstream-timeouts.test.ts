@@ -5,7 +5,8 @@ import { apiClient, eventually, testBus, testCallContext, testLogger } from '@ca
 import { ADMIN_TOKEN, rawRequest, startTestGateway, type TestGateway } from './support.js';
 
 /**
- * Every wait of the gateway's blob proxy ends (issue 17, item 6): a client trickling an upload is
+ * Every wait of the gateway's blob proxy ends, so a slow or silent peer cannot hold a connection
+ * and its memory for ever (decision 0050): a client trickling an upload is
  * cut off and its upstream request aborted; an asset listener that goes quiet during an upload or a
  * download, and a discovery question nobody answers, end in a clear error or a closed connection.
  */

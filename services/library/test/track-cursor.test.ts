@@ -8,7 +8,7 @@ import { saveTrack } from '../src/persistence/tracks.js';
 import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
 
 /**
- * The track listing's `after` cursor (issue 24, item 3; decision 0116) is signed and bound to
+ * The track listing's `after` cursor (decision 0116) is signed and bound to
  * its tenant: a page resumes only from a sort value the library itself handed out. A forged,
  * altered, unsigned (v1) or other tenant's cursor is 400 invalid_cursor, never a database error
  * (a NUL in a title or a timestamp Postgres cannot hold was a 500).

@@ -8,7 +8,7 @@ interface ProtocolInternals {
 
 /**
  * Makes the NATS client write what it has to send once per turn of the event loop instead of once
- * per microtask checkpoint (issue 15, item 3). The client queues every message in a buffer and
+ * per microtask checkpoint (decision 0072). The client queues every message in a buffer and
  * writes the buffer to the socket in a microtask; a busy service handles each incoming HTTP request
  * or NATS message in its own I/O callback, so each request or reply cost a socket write of its
  * own. Deferred to `setImmediate` (the end of the current I/O phase), the messages of every request

@@ -43,7 +43,7 @@ export interface Operation {
 }
 
 /**
- * The one operation boundary of a service (issue 16): `definition` is the operation's entry in the
+ * The one operation boundary of a service (decision 0062): `definition` is the operation's entry in the
  * table of `@catalog/contracts` (`operationById('createEntity')`), the single source of its schemas;
  * the request is checked against them once, here at the service's edge (see requestChecks), and
  * the handler receives the typed, defaulted values and answers with the typed success body.

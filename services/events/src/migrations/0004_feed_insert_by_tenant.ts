@@ -4,7 +4,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * The feed's insert policy allowed rows of any tenant whatever the transaction's tenant
  * (`WITH CHECK (true)`): the feed writer works outside any tenant's context (`app.tenant_id`
  * empty) and still inserts rows of every tenant, but code bound to one tenant now inserts only
- * that tenant's rows, as on every other tenant table (issue 24, item 8; decision 0118). Frozen in time.
+ * that tenant's rows, as on every other tenant table (decision 0118). Frozen in time.
  */
 export const feedInsertByTenant: Migration = {
   async up(db: Kysely<unknown>) {
