@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { backoffDelay } from '@catalog/platform';
 
 export interface ProcessSpec {
   /** Unique among the supervised processes, e.g. `catalog` or `catalog-2`. */
@@ -76,7 +77,7 @@ interface Supervised {
 
 /** How long to wait before the next start, given the crashes in a row so far (1 = first). */
 export function restartDelayMs(policy: RestartPolicy, crashesInARow: number): number {
-  return Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, crashesInARow - 1));
+  return backoffDelay({ minMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 0 }, crashesInARow);
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

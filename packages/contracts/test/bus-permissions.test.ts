@@ -84,9 +84,10 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     expect(who('publish', 'cs.events.library.anything.happened')).toEqual(['library']);
   });
 
-  test('only the analysis service queues analysis jobs (its work queue, decision 0087), and nobody subscribes to them plainly', () => {
-    expect(who('publish', 'cs.analysis.jobs.loudness')).toEqual(['analysis']);
-    expect(who('subscribe', 'cs.analysis.jobs.loudness')).toEqual([]);
+  test('only the analysis service queues analysis jobs (their analysis.queued events, decision 0126); no other work queue is open', () => {
+    expect(who('publish', 'cs.events.catalog.analysis.queued')).toEqual(['analysis']);
+    expect(who('subscribe', 'cs.events.catalog.analysis.queued')).toEqual([]);
+    expect(who('publish', 'cs.analysis.jobs.loudness')).toEqual([]);
   });
 
   test('nobody may read another user’s replies; the gateway answers nothing and uses no JetStream', () => {

@@ -34,21 +34,30 @@ export interface Backoff {
   reset(): void;
 }
 
-export function createBackoff(options: BackoffOptions = {}): Backoff {
+/**
+ * The wait after the `attempt`-th failure in a row (1: the first, `minMs`), growing by `factor` up
+ * to `maxMs`, less its jitter. A function of its arguments alone (with `jitter: 0`, or a fixed
+ * `random`): for retries whose count is kept elsewhere (a row, a message's deliveries), where a
+ * stateful `Backoff` has nothing to hold on to.
+ */
+export function backoffDelay(options: BackoffOptions, attempt: number): number {
   const minMs = options.minMs ?? BACKOFF_DEFAULTS.minMs;
   const maxMs = Math.max(options.maxMs ?? BACKOFF_DEFAULTS.maxMs, minMs);
   const factor = options.factor ?? BACKOFF_DEFAULTS.factor;
   const jitter = Math.min(Math.max(options.jitter ?? BACKOFF_DEFAULTS.jitter, 0), 1);
-  const random = options.random ?? Math.random;
+  const base = Math.min(maxMs, minMs * factor ** Math.min(Math.max(attempt - 1, 0), 64));
+  return Math.round(base * (1 - jitter * (jitter > 0 ? (options.random ?? Math.random)() : 0)));
+}
+
+export function createBackoff(options: BackoffOptions = {}): Backoff {
   let attempts = 0;
   const backoff: Backoff = {
     get attempts() {
       return attempts;
     },
     nextDelayMs() {
-      const base = Math.min(maxMs, minMs * factor ** Math.min(attempts, 64));
       attempts += 1;
-      return Math.round(base * (1 - jitter * random()));
+      return backoffDelay(options, attempts);
     },
     wait(signal) {
       return sleep(backoff.nextDelayMs(), signal);

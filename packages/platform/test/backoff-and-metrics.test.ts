@@ -1,4 +1,12 @@
-import { createBackoff, createHttpApp, createMetricsRegistry, listen, platformCounter, processMetrics } from '@catalog/platform';
+import {
+  backoffDelay,
+  createBackoff,
+  createHttpApp,
+  createMetricsRegistry,
+  listen,
+  platformCounter,
+  processMetrics,
+} from '@catalog/platform';
 import { testLogger } from '@catalog/testing';
 
 describe('createBackoff: the one retry pacing of the platform', () => {
@@ -30,6 +38,13 @@ describe('createBackoff: the one retry pacing of the platform', () => {
     const waiting = backoff.wait(stop.signal);
     stop.abort();
     await expect(waiting).resolves.toBeUndefined();
+  });
+
+  test('backoffDelay: the wait after the n-th failure in a row, for retries whose count lives elsewhere (a row, a delivery)', () => {
+    const options = { minMs: 100, maxMs: 1_000, jitter: 0 };
+    expect([0, 1, 2, 3, 4, 5, 100].map((attempt) => backoffDelay(options, attempt))).toEqual([100, 100, 200, 400, 800, 1_000, 1_000]);
+    expect(backoffDelay({ minMs: 100, maxMs: 1_000, jitter: 0.5, random: () => 0.999999 }, 3)).toBe(200);
+    expect(backoffDelay({ minMs: 10, factor: 3, jitter: 0 }, 3)).toBe(90);
   });
 });
 

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { Env, eventConsumerEnv, outboxServiceConfig, rpcTimeoutEnv, type ConfigOf } from '@catalog/platform';
 
-/** The workers of one process (decision 0087). */
+/** The workers of one process (decisions 0087, 0126). */
 const workerEnv = Env.group({
   concurrency: Env.integer({
     env: 'ANALYSIS_CONCURRENCY',
@@ -13,7 +13,7 @@ const workerEnv = Env.group({
   consumer: Env.string({
     env: 'ANALYSIS_JOBS_CONSUMER',
     default: 'analysis-workers',
-    description: 'Durable consumer of the analysis work queue, shared by every worker process.',
+    description: "Durable consumer of the jobs' analysis.queued events (the work queue), shared by every worker process.",
   }),
   ackWaitMs: Env.integer({
     env: 'ANALYSIS_ACK_WAIT_MS',
@@ -21,7 +21,7 @@ const workerEnv = Env.group({
     minimum: 1_000,
     maximum: 600_000,
     description:
-      'A job a worker stops confirming (it died) goes to another worker after this: its message is redelivered and its lease runs out; workers renew both every third of it.',
+      'A job a worker stops confirming (it died) goes to another worker after this: its message is redelivered; workers confirm it every third of it.',
   }),
   maxDeliveries: Env.integer({
     env: 'ANALYSIS_MAX_DELIVERIES',
@@ -117,12 +117,6 @@ export const analysisConfig = outboxServiceConfig('analysis', 8083, {
         'HMAC key of the short-lived links to large results the gateway follows; the same on every replica when ANALYSIS_INTERNAL_URL reaches more than one.',
     }),
   ),
-  dispatchIntervalMs: Env.integer({
-    env: 'ANALYSIS_DISPATCH_INTERVAL_MS',
-    default: 2_000,
-    minimum: 10,
-    description: 'How often the dispatcher puts jobs whose message was never published (or was lost) on the work queue.',
-  }),
 });
 
 export type AnalysisConfig = ConfigOf<typeof analysisConfig>;

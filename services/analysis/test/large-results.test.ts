@@ -137,9 +137,9 @@ test('migration 0006 gives the jobs before it their summaries and sizes, and mov
         [ids[type], tenantId, type, newId(), JSON.stringify(result)],
       );
     }
-    expect(await migrateSchema({ url: owner, schema: 'analysis', role: 'analysis_app', migrations: analysisMigrations })).toEqual([
-      '0006_result_parts',
-    ]);
+    expect(await migrateSchema({ url: owner, schema: 'analysis', role: 'analysis_app', migrations: analysisMigrations })).toEqual(
+      expect.arrayContaining(['0006_result_parts']),
+    );
     const row = async (id: string) =>
       (
         await sql.query(

@@ -19,14 +19,6 @@ export const EVENT_SUBJECTS: Partial<Record<ServiceName, readonly string[]>> = {
 };
 
 /**
- * The subjects (after `<prefix>.`) of work queues a service publishes to: the analysis service's
- * job messages (stream `<PREFIX>_ANALYSIS_JOBS`, decision 0087), which its own workers consume.
- */
-export const WORK_QUEUE_SUBJECTS: Partial<Record<ServiceName, readonly string[]>> = {
-  analysis: ['analysis.jobs.>'],
-};
-
-/**
  * How a service uses JetStream: `stream` makes sure the events stream exists (relays and
  * consumers do), `consumer` follows it with a durable pull consumer and acks, `reader` reads
  * stored messages by sequence (the feed writer, to fill gaps), `park` puts a message it cannot
@@ -115,14 +107,13 @@ function gatewayPermissions(): BusPermissions {
 function servicePermissions(service: ServiceName): BusPermissions {
   const calls = callsOf(service);
   const events = (EVENT_SUBJECTS[service] ?? []).map((subject) => `${ANY_PREFIX}.events.${subject}`);
-  const work = (WORK_QUEUE_SUBJECTS[service] ?? []).map((subject) => `${ANY_PREFIX}.${subject}`);
   const jetstream = JETSTREAM_USES[service].flatMap((use) => JETSTREAM_SUBJECTS[use]);
   const served = operationsServedBy(service).map((operation) => rpc(service, operation));
   // @nats-io/services answers pings, info and stats requests on these ($SRV.<verb>[.<name>[.<id>]]).
   const monitoring = ['$SRV.*', `$SRV.*.${service}`, `$SRV.*.${service}.*`];
   return {
     user: service,
-    publish: [...calls, ...events, ...work, ...jetstream],
+    publish: [...calls, ...events, ...jetstream],
     subscribe: [`${inboxPrefixOf(service)}.>`, ...served, ...monitoring],
     allowResponses: true,
   };

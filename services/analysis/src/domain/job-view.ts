@@ -1,10 +1,6 @@
 import type { AnalysisJob, AnalysisJobListItem } from '@catalog/contracts';
+import { creditsHeld } from '../persistence/job-events.js';
 import type { JobRow, ListedJobRow } from '../persistence/jobs.js';
-
-/** Credits a job holds: its cost while reserved (QUEUED, RUNNING) and once settled (SUCCEEDED); none once refunded. */
-export function creditsHeld(job: Pick<JobRow, 'status' | 'cost'>): number {
-  return job.status === 'FAILED' ? 0 : job.cost;
-}
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 

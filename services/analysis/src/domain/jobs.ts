@@ -22,7 +22,7 @@ import {
   type Kysely,
 } from '@catalog/platform';
 import type { SourceResolver } from '../integration/sources.js';
-import { recordJobEvent } from '../messaging/events.js';
+import { recordJobEvent } from '../persistence/job-events.js';
 import { findJob, findJobByIdempotencyKey, insertJob, listJobRows, type JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { reserveCredits } from './credits.js';
@@ -34,8 +34,6 @@ export interface JobDeps {
   sources: SourceResolver;
   /** Signed links to jobs whose result is too large for a reply (decision 0113). */
   links: ResultLinks;
-  /** Puts committed jobs on the work queue (never throws; the dispatcher catches up). */
-  dispatch(jobs: readonly JobRow[]): Promise<unknown>;
 }
 
 /** The options of the job's type only (`{waveform: {...}}`): those of other types do not apply and are dropped. */
@@ -63,9 +61,9 @@ function replay(existing: JobRow, hash: string): AnalysisJob {
 /**
  * `POST /api/v1/catalog/analyses` (decisions 0085, 0086): resolves the source (no transaction open),
  * then in one transaction inserts the job, reserves its cost (402 and nothing queued when the
- * balance does not cover it) and records analysis.queued; after the commit the job goes on the work
- * queue (the dispatcher catches up should that fail). With an Idempotency-Key, a request that repeats an earlier one answers its job, charged
- * once (also when both race: the second insert waits for the first and yields).
+ * balance does not cover it) and records analysis.queued, which is the job's message on the work
+ * queue (decision 0126). With an Idempotency-Key, a request that repeats an earlier one answers its
+ * job, charged once (also when both race: the second insert waits for the first and yields).
  */
 export async function createAnalysis(
   deps: JobDeps,
@@ -104,9 +102,6 @@ export async function createAnalysis(
     if (!existing) throw new Error('an analysis job was neither inserted nor found by its Idempotency-Key');
     return replay(existing, hash);
   }
-  // Not awaited: the answer does not wait for JetStream; a job whose message is late or lost is
-  // published by the dispatcher (decision 0087).
-  void deps.dispatch([created]);
   return jobView(created);
 }
 

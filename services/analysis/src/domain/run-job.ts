@@ -1,12 +1,12 @@
 import type { AnalysisOptions, AnalysisType } from '@catalog/contracts';
-import { AppError, newId, type CallContext, type Kysely, type Logger } from '@catalog/platform';
+import { AppError, backoffDelay, newId, type CallContext, type Kysely, type Logger } from '@catalog/platform';
 import { AnalysisError, analyzeFile } from '../analyzers/index.js';
 import type { FileFetcher } from '../integration/files.js';
 import type { JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { withDuplicates } from './duplicates.js';
 import { resultProblem } from './result-check.js';
-import { abandonJob, beginJob, completeJob, leaseBatch, noteAttemptError } from './transitions.js';
+import { abandonJob, beginJob, completeJob, noteAttemptError } from './transitions.js';
 
 export interface RunJobDeps {
   db: Kysely<AnalysisDb>;
@@ -18,8 +18,6 @@ export interface RunJobDeps {
   analyze?: typeof analyzeFile | undefined;
   settings: {
     maxDeliveries: number;
-    /** How long a worker holds the jobs it runs without renewing (ANALYSIS_ACK_WAIT_MS). */
-    leaseMs: number;
     retryMinMs: number;
     retryMaxMs: number;
     timeoutMs: number;
@@ -55,10 +53,6 @@ function classify(error: unknown): Failure {
   return { permanent: false, code: 'analysis_failed', message };
 }
 
-function retryDelay(deps: RunJobDeps, attempt: number): number {
-  return Math.min(deps.settings.retryMaxMs, deps.settings.retryMinMs * 2 ** Math.max(0, attempt - 1));
-}
-
 /** A job's result, or why it may not be stored. */
 type Outcome = { result: unknown } | { problem: string };
 
@@ -92,72 +86,59 @@ async function analyse(deps: RunJobDeps, batch: readonly JobRow[], signal: Abort
   }
 }
 
-/** After a failed attempt: each job of the batch fails for good, or waits for another attempt (its lease given up). */
-async function afterFailure(deps: RunJobDeps, batch: readonly JobRow[], failure: Failure): Promise<void> {
-  const { maxDeliveries } = deps.settings;
-  const retried: JobRow[] = [];
+/**
+ * After a failed attempt: every job of the batch fails for good (a failure another attempt cannot
+ * mend, or the message's last attempt: the batch rides on it), or waits for the next attempt.
+ */
+async function afterFailure(deps: RunJobDeps, batch: readonly JobRow[], failure: Failure, last: boolean): Promise<void> {
+  const attempts = batch[0]!.attempts;
   for (const job of batch) {
     if (failure.permanent) await abandonJob(deps.db, job.tenant_id, job.id, { code: failure.code, message: failure.message });
-    else if (job.attempts >= maxDeliveries) {
+    else if (last) {
       await abandonJob(deps.db, job.tenant_id, job.id, {
         code: 'max_deliveries_exceeded',
-        message: `the job failed ${job.attempts} times; last: ${failure.code}: ${failure.message}`.slice(0, 2_000),
+        message: `the job failed ${attempts} times; last: ${failure.code}: ${failure.message}`.slice(0, 2_000),
       });
-    } else {
-      await noteAttemptError(deps.db, job.tenant_id, job.id, `${failure.code}: ${failure.message}`);
-      retried.push(job);
-    }
+    } else await noteAttemptError(deps.db, job.tenant_id, job.id, `${failure.code}: ${failure.message}`);
   }
-  await leaseBatch(deps.db, retried, 0);
 }
 
 /**
- * Runs the job a message names (decision 0087):
- * - a job that has ended is acked; one another worker holds (a live lease) is delivered again
- *   once the lease may have run out;
+ * Runs the job a message names (decisions 0087, 0126):
+ * - a job that has ended, or that another job's batch carries, is acked;
  * - otherwise the job starts (RUNNING, one more attempt, analysis.started the first time) with the
- *   other QUEUED jobs of its file, one per type (one decode for all); a job started more than
+ *   other QUEUED jobs of its file, one per type (one decode for all); a message that comes again
+ *   (its worker stopped) takes its job over with its batch; one started more than
  *   ANALYSIS_MAX_DELIVERIES times (its workers died during it) fails `max_deliveries_exceeded`;
  * - each result is committed with the settlement of its cost (analysis.succeeded), then the
- *   message is acked; the leases are renewed while the analysis runs;
+ *   message is acked;
  * - a failure that another attempt cannot mend (unreadable audio, the file gone) fails the jobs and
  *   refunds them; a passing one is retried after a backoff until their last attempt, which fails them.
- * A stop of the worker (`signal`) during the analysis gives the jobs back at once.
+ * A stop of the worker (`signal`) during the analysis gives the message back at once.
  */
 export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantId: string }, signal: AbortSignal): Promise<JobOutcome> {
-  const { maxDeliveries, leaseMs } = deps.settings;
-  const begun = await beginJob(deps.db, message.tenantId, message.jobId, { leaseMs, maxAttempts: maxDeliveries });
-  if ('ended' in begun) return ACK;
-  if ('busyForMs' in begun) return { ack: false, retryInMs: begun.busyForMs + 250 };
-  const [job] = begun.batch;
-  if (job!.attempts > maxDeliveries) {
-    await abandonJob(deps.db, job!.tenant_id, job!.id, {
-      code: 'max_deliveries_exceeded',
-      message: `the job was started ${maxDeliveries} times without finishing (its workers stopped during it)`,
-    });
+  const { maxDeliveries, retryMinMs, retryMaxMs } = deps.settings;
+  const begun = await beginJob(deps.db, message.tenantId, message.jobId, maxDeliveries);
+  if (!('batch' in begun)) return ACK;
+  const { batch } = begun;
+  const attempts = batch[0]!.attempts;
+  if (attempts > maxDeliveries) {
+    const message = `the job was started ${maxDeliveries} times without finishing (its workers stopped during it)`;
+    await afterFailure(deps, batch, { permanent: true, code: 'max_deliveries_exceeded', message }, true);
     return ACK;
   }
-  const renewal = setInterval(
-    () =>
-      void leaseBatch(deps.db, begun.batch, leaseMs).catch((error: unknown) => deps.logger.warn({ err: error }, 'renewing leases failed')),
-    Math.max(200, Math.floor(leaseMs / 3)),
-  );
   let results: Map<string, Outcome>;
   try {
-    results = await analyse(deps, begun.batch, signal);
+    results = await analyse(deps, batch, signal);
   } catch (error) {
-    clearInterval(renewal);
-    if (signal.aborted) {
-      await leaseBatch(deps.db, begun.batch, 0);
-      return { ack: false, retryInMs: 0 };
-    }
+    if (signal.aborted) return { ack: false, retryInMs: 0 };
     const failure = classify(error);
-    deps.logger.warn({ jobs: begun.batch.map((j) => j.id), failure: failure.code, err: error }, 'an analysis attempt failed');
-    await afterFailure(deps, begun.batch, failure);
-    return failure.permanent || job!.attempts >= maxDeliveries ? ACK : { ack: false, retryInMs: retryDelay(deps, job!.attempts) };
+    deps.logger.warn({ jobs: batch.map((j) => j.id), failure: failure.code, err: error }, 'an analysis attempt failed');
+    const last = failure.permanent || attempts >= maxDeliveries;
+    await afterFailure(deps, batch, failure, last);
+    return last ? ACK : { ack: false, retryInMs: backoffDelay({ minMs: retryMinMs, maxMs: retryMaxMs, jitter: 0 }, attempts) };
   }
-  clearInterval(renewal);
-  for (const done of begun.batch) await commitOutcome(deps, done, results.get(done.id)!);
+  for (const done of batch) await commitOutcome(deps, done, results.get(done.id)!);
   return ACK;
 }
 

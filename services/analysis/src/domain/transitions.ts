@@ -1,57 +1,46 @@
-import { inTenantScope, inTenantTransaction, type Kysely } from '@catalog/platform';
-import { recordJobEvent } from '../messaging/events.js';
-import { claimSiblings, setLeases } from '../persistence/job-leases.js';
-import { resultSummary } from './summary.js';
-import { failJob, recordAttemptError, startJob, succeedJob, type JobRow } from '../persistence/jobs.js';
+import { inTenantTransaction, type Kysely } from '@catalog/platform';
+import { recordJobEvent } from '../persistence/job-events.js';
+import { claimSiblings, startJob } from '../persistence/job-batches.js';
+import { failJob, recordAttemptError, succeedJob, type JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { endReservation } from './credits.js';
+import { resultSummary } from './summary.js';
 
 /**
- * The transitions of a job after its creation (decision 0087), each one transaction with its
- * credits and its event. The SQL of each is guarded (see persistence/jobs.ts), so whoever tries,
- * a job starts from QUEUED (or RUNNING, a worker taking over), and ends once: settled once on
- * success, refunded once on failure.
+ * The transitions of a job after its creation (decisions 0087, 0126), each one transaction with its
+ * credits and its event. The SQL of each is guarded (see persistence/), so whoever tries, a job
+ * starts from QUEUED (or RUNNING, a worker taking over), and ends once: settled once on success,
+ * refunded once on failure.
  */
-
-/** What a worker got: the job and the other QUEUED jobs of its file it took along (one decode), or why none. */
-export type Begun = { batch: JobRow[] } | { ended: true } | { busyForMs: number };
 
 /**
- * A worker takes the job: RUNNING, one more attempt, leased for `leaseMs`; with it the other
- * QUEUED jobs of the same file, one per type (decision 0087), unless the job is past
- * `maxAttempts`. analysis.started is recorded for each job the first time it starts.
+ * What a worker got for the message it holds: the batch the message carries (its job first, then
+ * the jobs taken along: one decode), or nothing to run (the job ended, or another job's message
+ * carries it).
  */
-export async function beginJob(
-  db: Kysely<AnalysisDb>,
-  tenantId: string,
-  jobId: string,
-  settings: { leaseMs: number; maxAttempts: number },
-): Promise<Begun> {
-  const { leaseMs, maxAttempts } = settings;
+export type Begun = { batch: JobRow[] } | { ended: true } | { carriedBy: string };
+
+/**
+ * A worker takes the job of its message: RUNNING, one more attempt; with it the jobs its batch
+ * carried already (a take-over) and the other QUEUED jobs of the same file, one per type, unless
+ * the job is past `maxAttempts` (the caller fails it with its batch). analysis.started is recorded
+ * for each job the first time it starts.
+ */
+export async function beginJob(db: Kysely<AnalysisDb>, tenantId: string, jobId: string, maxAttempts: number): Promise<Begun> {
   return inTenantTransaction(db, tenantId, async (trx) => {
-    const started = await startJob(trx, tenantId, jobId, leaseMs);
+    const started = await startJob(trx, tenantId, jobId);
     if (!('job' in started)) return started;
     if (started.was === 'QUEUED') await recordJobEvent(trx, 'analysis.started', started.job);
-    // A job past its attempts is failed by the caller: nothing is taken along.
-    if (started.job.attempts > maxAttempts) return { batch: [started.job] };
-    const siblings = await claimSiblings(trx, started.job, leaseMs);
+    const batch = [started.job, ...started.carried];
+    if (started.job.attempts > maxAttempts) return { batch };
+    const siblings = await claimSiblings(
+      trx,
+      started.job,
+      batch.map((job) => job.type),
+    );
     for (const sibling of siblings) await recordJobEvent(trx, 'analysis.started', sibling);
-    return { batch: [started.job, ...siblings] };
+    return { batch: [...batch, ...siblings] };
   });
-}
-
-/** Renews the leases of a batch, or gives them up (`leaseMs` 0) so that another worker may take the jobs at once. */
-export async function leaseBatch(db: Kysely<AnalysisDb>, batch: readonly JobRow[], leaseMs: number): Promise<void> {
-  const [first] = batch;
-  if (!first) return;
-  await inTenantScope(db, first.tenant_id, (scoped) =>
-    setLeases(
-      scoped,
-      first.tenant_id,
-      batch.map((job) => job.id),
-      leaseMs,
-    ),
-  );
 }
 
 /** The job succeeded: its result and its summary, its cost settled, analysis.succeeded. False when it had ended already. */

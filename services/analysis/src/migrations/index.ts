@@ -5,6 +5,7 @@ import { outboxRls } from './0003_outbox_rls.js';
 import { jobsAndCredits } from './0004_jobs_and_credits.js';
 import { cuePointMarkerRetries } from './0005_cue_point_marker_retries.js';
 import { resultParts } from './0006_result_parts.js';
+import { jobsOnTheEventsStream } from './0007_jobs_on_the_events_stream.js';
 
 export const analysisMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -13,4 +14,5 @@ export const analysisMigrations: Migrations = {
   '0004_jobs_and_credits': jobsAndCredits,
   '0005_cue_point_marker_retries': cuePointMarkerRetries,
   '0006_result_parts': resultParts,
+  '0007_jobs_on_the_events_stream': jobsOnTheEventsStream,
 };

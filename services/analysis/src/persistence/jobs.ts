@@ -5,10 +5,9 @@ import type { AnalysisDb, JobsTable, RequestedSource } from './tables.js';
 
 /**
  * Queries of `analysis.jobs`. API and worker queries run in the job's tenant context (row-level
- * security applies) and filter by tenant too; the dispatcher reads every tenant's undispatched jobs
- * outside any tenant. Transitions are guarded in SQL: a job starts only from QUEUED or RUNNING (a
- * worker taking over from one that died), succeeds only from RUNNING, fails only before it ended,
- * so a job ends once whoever tries.
+ * security applies) and filter by tenant too. Transitions are guarded in SQL: a job starts only
+ * from QUEUED or RUNNING (a worker taking over from one that died, job-batches.ts), succeeds only
+ * from RUNNING, fails only before it ended, so a job ends once whoever tries.
  */
 export type JobRow = Selectable<JobsTable>;
 
@@ -118,8 +117,7 @@ const LISTED_COLUMNS = [
   'markers_error',
   'markers_attempts',
   'markers_next_attempt_at',
-  'dispatched_at',
-  'lease_until',
+  'batch_lead_id',
   'created_at',
   'started_at',
   'finished_at',
@@ -138,48 +136,6 @@ export function listJobRows(db: Kysely<AnalysisDb>, tenantId: string, filter: Jo
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
-}
-
-/** A job a worker starts (or takes over, or takes along): RUNNING, one more attempt, leased for `leaseMs`. */
-export const startedBy = (leaseMs: number) => ({
-  status: 'RUNNING' as const,
-  started_at: sql<Date>`coalesce(started_at, clock_timestamp())`,
-  attempts: sql<number>`attempts + 1`,
-  lease_until: leaseEnd(leaseMs),
-  updated_at: sql<Date>`clock_timestamp()`,
-});
-
-/** What starting a job found: it started (its row, and the status it had), it has ended, or another worker holds it. */
-export type StartOutcome = { job: JobRow; was: AnalysisJobStatus } | { ended: true } | { busyForMs: number };
-
-/** `now + leaseMs`, the end of a lease taken or renewed now. */
-export const leaseEnd = (leaseMs: number) => sql<Date>`clock_timestamp() + make_interval(secs => ${leaseMs / 1000})`;
-
-/**
- * Starts a job (a worker holds its message): from QUEUED, or from RUNNING once the lease of the
- * worker that ran it has run out (it died). Counts the attempt and leases the job for `leaseMs`.
- * A job RUNNING under a live lease is busy (a worker runs it in a batch, or its worker is alive).
- */
-export async function startJob(db: Kysely<AnalysisDb>, tenantId: string, id: string, leaseMs: number): Promise<StartOutcome> {
-  const current = await db
-    .selectFrom('jobs')
-    .selectAll()
-    .select(sql<number>`greatest(0, extract(epoch from (lease_until - clock_timestamp())) * 1000)`.as('lease_left_ms'))
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!current || (current.status !== 'QUEUED' && current.status !== 'RUNNING')) return { ended: true };
-  const leaseLeftMs = Number(current.lease_left_ms ?? 0);
-  if (current.status === 'RUNNING' && leaseLeftMs > 0) return { busyForMs: Math.ceil(leaseLeftMs) };
-  const job = await db
-    .updateTable('jobs')
-    .set(startedBy(leaseMs))
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { job, was: current.status };
 }
 
 /**
@@ -244,45 +200,5 @@ export async function recordAttemptError(db: Kysely<AnalysisDb>, tenantId: strin
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .where('status', 'in', ['QUEUED', 'RUNNING'])
-    .execute();
-}
-
-/** A job waiting for its message on the work queue. */
-export type UndispatchedJob = Pick<JobRow, 'id' | 'tenant_id' | 'type' | 'asset_id'>;
-
-/**
- * QUEUED jobs of every tenant (run outside any tenant) whose message was never published, older
- * than `graceMs` (the API publishes its own right after the commit), or published longer ago than
- * `redispatchAfterMs` and still not started (the message was lost with the stream).
- */
-export function findUndispatchedJobs(
-  db: Kysely<AnalysisDb>,
-  settings: { graceMs: number; redispatchAfterMs: number; limit: number },
-): Promise<UndispatchedJob[]> {
-  return db
-    .selectFrom('jobs')
-    .select(['id', 'tenant_id', 'type', 'asset_id'])
-    .where('status', '=', 'QUEUED')
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('dispatched_at', 'is', null),
-          eb('created_at', '<', sql<Date>`clock_timestamp() - make_interval(secs => ${settings.graceMs / 1000})`),
-        ]),
-        eb('dispatched_at', '<', sql<Date>`clock_timestamp() - make_interval(secs => ${settings.redispatchAfterMs / 1000})`),
-      ]),
-    )
-    .orderBy('created_at')
-    .limit(settings.limit)
-    .execute();
-}
-
-/** Records that the jobs' messages are on the work queue (outside any tenant: the dispatcher's). */
-export async function markDispatched(db: Kysely<AnalysisDb>, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db
-    .updateTable('jobs')
-    .set({ dispatched_at: sql<Date>`clock_timestamp()` })
-    .where('id', 'in', [...ids])
     .execute();
 }

@@ -69,9 +69,8 @@ export interface JobsTable {
   markers_error: ColumnType<string | null, never, string | null>;
   markers_attempts: ColumnType<number, never, number>;
   markers_next_attempt_at: ColumnType<Date | null, never, Date | null>;
-  dispatched_at: ColumnType<Date | null, never, Date | null>;
-  /** Until when the worker running the job holds it (renewed while it runs). */
-  lease_until: ColumnType<Date | null, never, Date | null>;
+  /** The job whose batch took this one along (decision 0126): that job's message carries it; null for a job run on its own message. */
+  batch_lead_id: ColumnType<string | null, never, string | null>;
   created_at: Timestamp;
   started_at: ColumnType<Date | null, never, Date | null>;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

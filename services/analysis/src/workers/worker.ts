@@ -1,11 +1,18 @@
 import { jetstream, type Consumer, type JsMsg } from '@nats-io/jetstream';
-import { createBackoff, type Logger, type NatsConnection } from '@catalog/platform';
+import {
+  createBackoff,
+  ensureDurableConsumer,
+  ensureEventsStream,
+  type Logger,
+  type NatsConnection,
+  type Subjects,
+} from '@catalog/platform';
 import type { JobOutcome } from '../domain/run-job.js';
-import { decodeJobMessage, ensureJobStream, ensureWorkerConsumer, type JobMessage, type JobQueueNames } from './job-queue.js';
+import { jobOfMessage, type JobMessage } from './job-messages.js';
 
 export interface WorkerDeps {
   nc: NatsConnection;
-  names: JobQueueNames;
+  subjects: Subjects;
   logger: Logger;
   /** Runs the job of one message; rejects only when the database or the bus failed. */
   run(message: JobMessage, signal: AbortSignal): Promise<JobOutcome>;
@@ -29,10 +36,10 @@ const PULL_EXPIRES_MS = 2_000;
 
 /** Handles one message: `working()` while it runs, ack after the job's commit, nak (with a delay) to run it again later. */
 async function handle(deps: WorkerDeps, settings: WorkerSettings, msg: JsMsg, signal: AbortSignal): Promise<void> {
-  const message = decodeJobMessage(msg.data);
+  const message = jobOfMessage(msg.data);
   if (!message) {
     deps.logger.error({ subject: msg.subject, seq: msg.seq }, 'a message of the analysis work queue is not a job; dropped');
-    msg.term('not a job message');
+    msg.term('not an analysis.queued event');
     return;
   }
   const heartbeat = setInterval(() => msg.working(), Math.max(500, Math.floor(settings.ackWaitMs / 3)));
@@ -79,22 +86,30 @@ async function slot(deps: WorkerDeps, settings: WorkerSettings, consumer: Consum
 }
 
 /**
- * Starts `concurrency` workers in this process on the analysis work queue (decision 0087): every
- * process pulls from the same durable consumer, so each job message goes to one worker at a time;
- * a message a worker stops confirming (`working()`; the process died) goes to another after
- * `ackWaitMs`. The stream and consumer are set up again when they are gone. `stop()` lets running
- * analyses abort and their messages go back to the queue.
+ * Starts `concurrency` workers in this process on the analysis work queue (decision 0126): the
+ * `analysis.queued` events of the events stream, followed by one durable pull consumer that every
+ * process shares, so each job's message goes to one worker at a time; a message a worker stops
+ * confirming (`working()`; the process died) goes to another after `ackWaitMs`. The stream and
+ * consumer are set up again when they are gone. `stop()` lets running analyses abort and their
+ * messages go back to the queue.
  */
 export function startJobWorkers(deps: WorkerDeps, settings: WorkerSettings): JobWorkers {
   if (settings.concurrency === 0) return { stop: async () => undefined };
   const stopping = new AbortController();
   let current: Promise<Consumer> | null = null;
+  const { eventsStream } = deps.subjects;
   const consumer: ConsumerHandle = {
     get() {
       current ??= (async () => {
-        await ensureJobStream(deps.nc, deps.names);
-        await ensureWorkerConsumer(deps.nc, deps.names, { durable: settings.durable, ackWaitMs: settings.ackWaitMs });
-        return jetstream(deps.nc).consumers.get(deps.names.stream, settings.durable);
+        await ensureEventsStream(deps.nc, deps.subjects);
+        await ensureDurableConsumer(deps.nc, {
+          stream: eventsStream,
+          durable: settings.durable,
+          filterSubject: deps.subjects.events('catalog', 'analysis.queued'),
+          ackWaitMs: settings.ackWaitMs,
+          maxAckPending: 10_000,
+        });
+        return jetstream(deps.nc).consumers.get(eventsStream, settings.durable);
       })();
       return current;
     },

@@ -1,7 +1,11 @@
 import { outboxFor, registeredEvent, type Transaction } from '@catalog/platform';
-import type { JobRow } from '../persistence/jobs.js';
-import type { AnalysisDb } from '../persistence/tables.js';
-import { creditsHeld } from '../domain/job-view.js';
+import type { JobRow } from './jobs.js';
+import type { AnalysisDb } from './tables.js';
+
+/** Credits a job holds: its cost while reserved (QUEUED, RUNNING) and once settled (SUCCEEDED); none once refunded. */
+export function creditsHeld(job: Pick<JobRow, 'status' | 'cost'>): number {
+  return job.status === 'FAILED' ? 0 : job.cost;
+}
 
 export type AnalysisEventType = 'analysis.queued' | 'analysis.started' | 'analysis.succeeded' | 'analysis.failed';
 
@@ -9,7 +13,8 @@ export type AnalysisEventType = 'analysis.queued' | 'analysis.started' | 'analys
  * Records the event of a job's transition in the outbox of the transaction that made it (rule 10 of
  * part 6): resource the job, dmrn the entity's (null for a standalone file), data the job's facts
  * after the transition. Every event of a job carries the source system of the request that created
- * it (automatic analyses: the write that brought the file online).
+ * it (automatic analyses: the write that brought the file online). A job's `analysis.queued` is
+ * also its message on the work queue (decision 0126).
  */
 export async function recordJobEvent(trx: Transaction<AnalysisDb>, type: AnalysisEventType, job: JobRow): Promise<void> {
   const data = {

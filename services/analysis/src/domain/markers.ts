@@ -1,5 +1,6 @@
-import type { AppliedCuePointMarkers, CuePointsResult, Marker, MarkerType } from '@catalog/contracts';
-import { callRpc, inTenantScope, newId, withoutTenant, type Kysely, type Logger, type RpcCallSettings } from '@catalog/platform';
+import type { CuePointsResult, Marker, MarkerType } from '@catalog/contracts';
+import { backoffDelay, inTenantScope, newId, withoutTenant, type Kysely, type Logger } from '@catalog/platform';
+import type { CatalogMarkers } from '../integration/catalog-markers.js';
 import type { JobRow } from '../persistence/jobs.js';
 import {
   claimPendingMarkers,
@@ -38,13 +39,13 @@ export interface MarkerRetrySettings {
 
 export interface MarkerWriterDeps {
   db: Kysely<AnalysisDb>;
-  rpc: RpcCallSettings;
+  catalog: CatalogMarkers;
   logger: Logger;
   settings: MarkerRetrySettings;
 }
 
 /** A claim outlasts the catalog call's longest wait, so that no other claimer asks meanwhile. */
-const claimMs = (deps: MarkerWriterDeps) => (deps.rpc.timeoutMs ?? 10_000) + 5_000;
+const claimMs = (deps: MarkerWriterDeps) => deps.catalog.timeoutMs + 5_000;
 
 /**
  * One try at a claimed job's markers. Any definite answer of the catalog ends the job's tries:
@@ -65,10 +66,10 @@ async function tryMarkers(deps: MarkerWriterDeps, job: PendingMarkers): Promise<
       if (await newerCuePointsJob(scoped, job)) return answered('superseded');
       const call = { tenantId: job.tenant_id, keyId: null, sourceSystem: job.source_system, requestId: newId() };
       const body = { versionId: job.version_id!, markers: cuePointMarkers(job.result as CuePointsResult) };
-      const reply = await callRpc(deps.rpc, 'catalog', 'applyCuePointMarkers', { params: {}, query: {}, body }, call);
-      if (reply.ok) return answered((reply.body as AppliedCuePointMarkers).outcome);
-      const error = `${reply.error.code}: ${reply.error.message}`;
-      if (reply.error.status < 500) {
+      const reply = await deps.catalog.apply(call, body);
+      if (reply.ok) return answered(reply.outcome);
+      const { error } = reply;
+      if (reply.status < 500) {
         logger.info({ ...log, error }, 'the catalog refused the cue points as markers');
         return answered('refused', error);
       }
@@ -77,7 +78,7 @@ async function tryMarkers(deps: MarkerWriterDeps, job: PendingMarkers): Promise<
         await recordMarkersOutcome(scoped, job, { outcome: 'gave_up', tried: true, error });
         return 'no_answer';
       }
-      const retryInMs = Math.min(settings.retryMaxMs, settings.retryMinMs * 2 ** job.markers_attempts);
+      const retryInMs = backoffDelay({ minMs: settings.retryMinMs, maxMs: settings.retryMaxMs, jitter: 0 }, job.markers_attempts + 1);
       logger.warn({ ...log, error, retryInMs }, 'writing cue points as markers failed; trying again later');
       await recordMarkersAttemptFailed(scoped, job, error, retryInMs);
       return 'no_answer';
