@@ -13,7 +13,17 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': 'off',
       eqeqeq: ['error', 'always'],
+      // The size limits (issue 16, decisions 0063 and 0127): a source file of at most 400 lines,
+      // every line counted; a function of at most 60 lines of code, blank and comment-only lines
+      // not counted, immediately invoked ones too.
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
     },
+  },
+  {
+    // A test's or benchmark's file counts, its functions (a `describe` body, a scenario) do not.
+    files: ['**/test/**', '**/bench/**', '**/*.test.*'],
+    rules: { 'max-lines-per-function': 'off' },
   },
   {
     // Every test runs (issue 24, item 8): a focused test (`.only`, `fit`, `fdescribe`) silently

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repositoryRoot } from '../../scripts/check-sizes.js';
+import { repositoryRoot } from './repository-root.js';
 
 /**
  * Issue 24, item 8: a focused, skipped or todo test fails `npm test`. The lint of every workspace

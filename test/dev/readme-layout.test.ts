@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { repositoryRoot } from '../../scripts/check-sizes.js';
+import { repositoryRoot } from './repository-root.js';
 
 /** The README's layout table matches the tree (issue 16): what it names exists, and it names everything. */
 interface Row {
