@@ -1,5 +1,5 @@
 import { Env, eventConsumerEnv, outboxServiceConfig, rpcTimeoutEnv, type ConfigOf } from '@catalog/platform';
-import { DEFAULT_MAX_VERSIONS_PER_ENTITY } from './domain/versions.js';
+import { DEFAULT_MAX_VERSIONS_PER_ENTITY } from './domain/version-creation.js';
 
 /** The catalog's variables, besides the common ones and the outbox relay's (its events). */
 export const catalogConfig = outboxServiceConfig('catalog', 8081, {

@@ -1,6 +1,11 @@
 export { catalogConfig, type CatalogConfig } from './config.js';
-export { startCatalogService, type CatalogServiceHandle, type CatalogServiceOptions } from './service.js';
-export { catalogOperations, type CatalogOperationDeps } from './rpc/operations.js';
+export {
+  catalogOperations,
+  startCatalogService,
+  type CatalogOperationDeps,
+  type CatalogServiceHandle,
+  type CatalogServiceOptions,
+} from './service.js';
 export { catalogMigrations } from './migrations/index.js';
 export type { CatalogDb, EntitiesTable, EntityTypesTable } from './persistence/tables.js';
 export type { EntityPage } from './domain/entities.js';

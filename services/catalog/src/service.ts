@@ -1,6 +1,6 @@
 import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
-import { applyAssetEvent } from './messaging/asset-events.js';
+import { applyAssetEvent } from './consumers/asset-events.js';
 import {
   ATTACH_SWEEP_BATCH_SIZE,
   sweepAttachIntents,
@@ -11,6 +11,9 @@ import { assetClient, type AssetClient } from './integration/asset-client.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
 import { catalogOperations } from './rpc/operations.js';
+
+// The operations alone, for a process that answers them without the rest (the gateway benchmark's single process).
+export { catalogOperations, type CatalogOperationDeps } from './rpc/operations.js';
 
 export interface CatalogServiceHandle extends ServiceRuntime<CatalogDb> {
   /** Runs one pass of the attach-intent sweeper now (it also runs every CATALOG_ATTACH_SWEEP_INTERVAL_MS). */

@@ -2,7 +2,7 @@ import { eventually, sineWav } from '@catalog/testing';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
 /**
- * The catalog's internal operations for the analysis service (issue 13, decisions 0085, 0088):
+ * The catalog's internal operations for the analysis service (decisions 0085, 0088):
  * resolving an entity or a version to the ONLINE audio file to analyse, and writing cue points as
  * a version's markers where the entity type asks for it, never over markers set by hand.
  */

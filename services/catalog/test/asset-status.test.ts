@@ -1,6 +1,6 @@
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { eventually, sineWav } from '@catalog/testing';
-import { applyAssetEvent } from '../src/messaging/asset-events.js';
+import { applyAssetEvent } from '../src/consumers/asset-events.js';
 import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 

@@ -1,7 +1,7 @@
 import type { Asset } from '@catalog/contracts';
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { sineWav } from '@catalog/testing';
-import { applyAssetEvent } from '../src/messaging/asset-events.js';
+import { applyAssetEvent } from '../src/consumers/asset-events.js';
 import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
 import { insertVersion } from '../src/persistence/versions.js';
 import { addUploadVersion, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';

@@ -114,30 +114,17 @@ export async function executeWithEvents<Row>(
   events: EventRecord[],
   batchId: string = newId(),
 ): Promise<Row[]> {
-  const recorded = events.map((event) => ({ id: newId(), event }));
-  const { rows } = await withEventsStatement(schema, context, write, recorded, batchId).execute(db);
-  return rows;
-}
-
-/**
- * The statement `executeWithEvents` runs, with the events' ids given: for a hot path that
- * compiles it once from placeholder values and runs it with each request's parameters.
- */
-export function withEventsStatement<Row>(
-  schema: string,
-  context: OutboxContext,
-  write: Compilable<Row> & OperationNodeSource,
-  recorded: Array<{ id: string; event: EventRecord }>,
-  batchId: string,
-): RawBuilder<Row> {
   const table = `${assertIdentifier(schema)}.outbox`;
-  return recorded.length === 0
-    ? sql<Row>`with w as (${write}) select * from w`
-    : sql<Row>`with w as (${write}), e as (${outboxInsert(
-        table,
-        context,
-        recorded.map((r) => ({ ...r, batchId })),
-      )}) select * from w`;
+  const statement =
+    events.length === 0
+      ? sql<Row>`with w as (${write}) select * from w`
+      : sql<Row>`with w as (${write}), e as (${outboxInsert(
+          table,
+          context,
+          events.map((event) => ({ id: newId(), event, batchId })),
+        )}) select * from w`;
+  const { rows } = await statement.execute(db);
+  return rows;
 }
 
 /**

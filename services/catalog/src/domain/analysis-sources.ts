@@ -11,9 +11,9 @@ import { lockAssetState } from '../persistence/asset-states.js';
 import { findEntityTypeRow } from '../persistence/entity-types.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { findVersion, updateVersionRow } from '../persistence/versions.js';
-import { catalogEventsFor } from '../messaging/events.js';
+import { catalogEventsFor } from '../persistence/events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
-import { lockEntity } from './versions.js';
+import { lockEntity } from './entity-lock.js';
 
 export interface AnalysisSourceDeps {
   db: Kysely<CatalogDb>;

@@ -4,7 +4,7 @@ import { findEntityTypeRow } from '../persistence/entity-types.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { markAnalysesChecked, type VersionRow } from '../persistence/versions.js';
 import { normalizeAnalyses } from './entity-types.js';
-import type { CatalogEvents } from '../messaging/events.js';
+import type { CatalogEvents } from '../persistence/events.js';
 
 export interface AnalysisTrigger {
   tenantId: string;

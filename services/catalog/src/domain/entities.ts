@@ -22,7 +22,6 @@ import {
   updateEntityRow,
   type NewEntityRow,
 } from '../persistence/entities.js';
-import { insertEntityWithEvent } from '../persistence/entities-compiled.js';
 import { patchEntity } from '../persistence/entity-patch.js';
 import { findEntityView, findEntityViews, listEntityViews } from '../persistence/entity-views.js';
 import type { CatalogDb } from '../persistence/tables.js';
@@ -30,7 +29,7 @@ import { listVersionsOfEntity } from '../persistence/versions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { entityCursor } from './entity-cursor.js';
 import { entityView } from './entity-view.js';
-import { catalogEvent, catalogEventsFor } from '../messaging/events.js';
+import { catalogEvent, catalogEventsFor } from '../persistence/events.js';
 
 export interface EntityDeps {
   db: Kysely<CatalogDb>;
@@ -82,20 +81,18 @@ async function insertEntities(deps: EntityDeps, call: CallContext, inputs: Creat
   const dmrns = created.flatMap(({ row }) => (row.dmrn === null ? [] : [row.dmrn]));
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   const rows = await guardDmrn(deps, call, dmrns, () =>
-    inTenantScope(deps.db, call.tenantId, async (db) =>
-      created.length === 1
-        ? [await insertEntityWithEvent(db, context, created[0]!.row, created[0]!.event, batchId ?? newId())]
-        : executeWithEvents(
-            db,
-            'catalog',
-            context,
-            insertEntitiesQuery(
-              db,
-              created.map(({ row }) => row),
-            ),
-            created.map(({ event }) => event),
-            batchId,
-          ),
+    inTenantScope(deps.db, call.tenantId, (db) =>
+      executeWithEvents(
+        db,
+        'catalog',
+        context,
+        insertEntitiesQuery(
+          db,
+          created.map(({ row }) => row),
+        ),
+        created.map(({ event }) => event),
+        batchId,
+      ),
     ),
   );
   const byId = new Map(rows.map((row) => [row.id, row]));

@@ -9,7 +9,7 @@ import {
   type EntityTypeRow,
 } from '../persistence/entity-types.js';
 import type { CatalogDb } from '../persistence/tables.js';
-import { catalogEventsFor } from '../messaging/events.js';
+import { catalogEventsFor } from '../persistence/events.js';
 
 export interface EntityTypeDeps {
   db: Kysely<CatalogDb>;

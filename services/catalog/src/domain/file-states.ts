@@ -4,12 +4,12 @@
  * version's file is ONLINE its entity type's automatic analyses are requested.
  */
 import type { Asset } from '@catalog/contracts';
-import { inTenantTransaction, type CallContext, type Kysely, type Transaction } from '@catalog/platform';
-import { lockAssetState, recordAssetSnapshot, type AssetFacts, type AssetStateRow } from '../persistence/asset-states.js';
+import { inTenantTransaction, type CallContext, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
+import { applyAssetFacts, lockAssetState, recordAssetSnapshot, type AssetFacts, type AssetStateRow } from '../persistence/asset-states.js';
 import { findEntity } from '../persistence/entities.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { findVersionByAsset } from '../persistence/versions.js';
-import { catalogEventsFor } from '../messaging/events.js';
+import { catalogEventsFor } from '../persistence/events.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
 
 /** The facts the catalog keeps of an asset, from the asset service's JSON of it. */
@@ -54,5 +54,30 @@ export async function recordAssetState(
     await recordAssetSnapshot(trx, call.tenantId, asset.id, factsOf(asset), new Date(asset.updatedAt));
     const state = await lockAssetState(trx, call.tenantId, asset.id);
     return { analysesRequested: state ? await requestAnalysesOfFile(trx, call, state) : false };
+  });
+}
+
+/** What an asset event's facts did: `stale` when the catalog already holds facts of a later event. */
+export type AssetEventOutcome = 'applied' | 'stale';
+
+/**
+ * Applies the facts of one asset event (delivered at `position` of the events stream) in one
+ * transaction of the event's tenant:
+ * - the facts replace the stored ones only if the position is newer than the event they came from, so a
+ *   redelivery or an older event delivered late changes nothing (idempotent, order-safe);
+ * - when the asset is the file of an AUDIO version and is now ONLINE, the entity type's automatic
+ *   analyses are requested (once per version) in the same transaction; the confirmation usually
+ *   brought them already (`recordAssetState`, decision 0115), and then this changes nothing.
+ */
+export async function applyAssetEventFacts(
+  deps: { db: Kysely<CatalogDb> },
+  writer: Pick<CallContext, 'tenantId' | 'sourceSystem'>,
+  event: { assetId: string; facts: AssetFacts; position: EventPosition; occurredAt: Date },
+): Promise<AssetEventOutcome> {
+  return inTenantTransaction(deps.db, writer.tenantId, async (trx) => {
+    const state = await applyAssetFacts(trx, writer.tenantId, event.assetId, event.facts, event.position, event.occurredAt);
+    if (!state) return 'stale';
+    await requestAnalysesOfFile(trx, writer, state);
+    return 'applied';
   });
 }

@@ -23,7 +23,10 @@ import {
   notFound,
   unsupportedMediaType,
   type CallContext,
+  type Kysely,
+  type Logger,
 } from '@catalog/platform';
+import type { AssetClient } from '../integration/asset-client.js';
 import { recordAssetSnapshot, lockAssetState } from '../persistence/asset-states.js';
 import { factsOf } from './file-states.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
@@ -45,9 +48,22 @@ import {
   type AttachOutcome,
 } from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
-import { catalogEventsFor } from '../messaging/events.js';
+import { catalogEventsFor } from '../persistence/events.js';
+import type { CatalogDb } from '../persistence/tables.js';
+import { lockEntity } from './entity-lock.js';
+import { makePrimary } from './primary-version.js';
 import { checkVersionType, resolveKind } from './version-kinds.js';
-import { lockEntity, makePrimary, readVersion, type VersionDeps } from './versions.js';
+import { readVersion } from './version-reads.js';
+
+export interface VersionDeps {
+  db: Kysely<CatalogDb>;
+  assets: AssetClient;
+  logger: Logger;
+  /** Versions an entity may have at most (and the listing's page size when the request sets none). */
+  maxVersionsPerEntity: number;
+}
+
+export const DEFAULT_MAX_VERSIONS_PER_ENTITY = 500;
 
 /** What phase 1 found: the version's kind, its file and, for an upload, the signed upload target. */
 interface ResolvedSource {

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Markers from analyses (decision 0088, issue 13): an entity type may ask that the cue points of
+ * Markers from analyses (decision 0088): an entity type may ask that the cue points of
  * its versions' analyses become their markers (`cue_point_markers`, off by default), and a version
  * remembers who wrote its markers last (`markers_set_by`: 'hand' or 'analysis'), because markers
  * set by hand always win. Markers written before this migration were set by hand. Frozen in time.

@@ -1,5 +1,4 @@
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
-import { compiledOnce, placeholder } from './entities-compiled.js';
+import { sql, type Kysely } from 'kysely';
 import type { EntityRow } from './entities.js';
 import type { CatalogDb } from './tables.js';
 
@@ -46,28 +45,17 @@ function entityViews(db: Kysely<CatalogDb>, tenantId: string) {
     .where('e.tenant_id', '=', tenantId);
 }
 
-const findEntityViewStatement = compiledOnce<{ tenantId: string; id: string }, EntityViewRow>(
-  { tenantId: placeholder('tenantId'), id: placeholder('id') },
-  (db, a) => entityViews(db, a.tenantId).where('e.id', '=', a.id).compile() as CompiledQuery<EntityViewRow>,
-);
-
-/** One entity of the tenant with its primary online audio version (the hot read: compiled once). */
-export async function findEntityView(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityViewRow | undefined> {
-  const [row] = await findEntityViewStatement(db, { tenantId, id });
-  return row;
+/** One entity of the tenant with its primary online audio version. */
+export function findEntityView(db: Kysely<CatalogDb>, tenantId: string, id: string): Promise<EntityViewRow | undefined> {
+  return entityViews(db, tenantId).where('e.id', '=', id).executeTakeFirst() as Promise<EntityViewRow | undefined>;
 }
-
-const findEntityViewsStatement = compiledOnce<{ tenantId: string; ids: string[] }, EntityViewRow>(
-  { tenantId: placeholder('tenantId'), ids: [placeholder('ids')] },
-  (db, a) =>
-    entityViews(db, a.tenantId)
-      .where(sql<boolean>`e.id = any(${a.ids}::uuid[])`)
-      .compile() as CompiledQuery<EntityViewRow>,
-);
 
 /** Entities of the tenant by id, with their primary online audio versions (in no order; ids it has not, left out). */
 export function findEntityViews(db: Kysely<CatalogDb>, tenantId: string, ids: readonly string[]): Promise<EntityViewRow[]> {
-  return findEntityViewsStatement(db, { tenantId, ids: [...ids] });
+  // One array parameter: the statement's text stays the same for any number of ids.
+  return entityViews(db, tenantId)
+    .where(sql<boolean>`e.id = any(${[...ids]}::uuid[])`)
+    .execute() as Promise<EntityViewRow[]>;
 }
 
 /** Up to `limit` entities with an id above `afterId`, by id ascending (the listing's keyset). */

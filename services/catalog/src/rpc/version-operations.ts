@@ -1,7 +1,8 @@
 import { operationById } from '@catalog/contracts';
 import { defineOperation, type Operation } from '@catalog/platform';
-import { createVersion } from '../domain/version-creation.js';
-import { deleteVersion, getVersion, listVersions, putVersionMarkers, updateVersion, type VersionDeps } from '../domain/versions.js';
+import { deleteVersion, putVersionMarkers, updateVersion } from '../domain/version-changes.js';
+import { createVersion, type VersionDeps } from '../domain/version-creation.js';
+import { getVersion, listVersions } from '../domain/version-reads.js';
 
 /** The version operations of the table; path ids name the entity (`id`) and the version (`versionId`). */
 export function versionOperations(deps: VersionDeps): Operation[] {
