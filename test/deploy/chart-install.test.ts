@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateAll } from './support/models.js';
+import { MODELS, unknownFields, validateAll } from './support/models.js';
 import {
   chart,
   component,
@@ -22,11 +23,14 @@ import {
  * the NOTES' first admin call.
  */
 const external = join(repoRoot, 'test', 'deploy', 'values', 'external.yaml');
-const VALUE_SETS: Record<string, () => Promise<Manifest[]>> = {
-  default: () => render('existingSecret=catalog-secrets'),
-  external: () => renderWith([external], []),
+const inChart = join(repoRoot, 'test', 'deploy', 'values', 'in-chart.yaml');
+/** Each set of values and the workloads it renders: six Deployments, six migration Jobs, and the in-chart servers. */
+const VALUE_SETS: Record<string, [() => Promise<Manifest[]>, number]> = {
+  default: [() => render('existingSecret=catalog-secrets'), 12],
+  external: [() => renderWith([external], []), 12],
+  'in-chart': [() => renderWith([inChart], []), 14],
 };
-const workloads = (manifests: Manifest[]) => [...ofKind(manifests, 'Deployment'), ...ofKind(manifests, 'Job')];
+const workloads = (manifests: Manifest[]) => ['Deployment', 'Job', 'StatefulSet'].flatMap((kind) => ofKind(manifests, kind));
 
 describe('helm install', () => {
   test('helm lint --strict passes for the default and the external values', async () => {
@@ -42,9 +46,10 @@ describe('helm install', () => {
   test.each(Object.keys(VALUE_SETS))(
     '%s values: every object valid; every workload non-root, read-only, unprivileged, with requests and limits',
     async (set) => {
-      const manifests = await VALUE_SETS[set]!();
+      const [renderSet, count] = VALUE_SETS[set]!;
+      const manifests = await renderSet();
       validateAll(manifests);
-      expect(workloads(manifests).length).toBe(12);
+      expect(workloads(manifests).length).toBe(count);
       for (const workload of workloads(manifests)) {
         const pod = workload.spec.template.spec;
         expect({
@@ -167,4 +172,48 @@ describe('helm install', () => {
     expect(notes).toContain('POST "$CATALOG_URL/admin/v1/organizations"');
     expect(notes).toContain('port-forward svc/radio-catalog-service-gateway 8080:80');
   });
+});
+
+test('the schema check refuses a field Kubernetes does not know, at any depth', async () => {
+  const manifests = await render('existingSecret=catalog-secrets');
+  const policy = structuredClone(ofKind(manifests, 'NetworkPolicy')[0]!);
+  policy.spec.egress[0].port = 53;
+  const job = structuredClone(ofKind(manifests, 'Job')[0]!);
+  job.spec.template.spec.containers[0].securityContext.readOnlyRootFS = true;
+  expect(unknownFields(policy, MODELS['networking.k8s.io/v1/NetworkPolicy']!)).toEqual(['/spec/egress/0/port']);
+  expect(unknownFields(job, MODELS['batch/v1/Job']!)).toEqual(['/spec/template/spec/containers/0/securityContext/readOnlyRootFS']);
+  for (const m of manifests) expect(unknownFields(m, MODELS[`${m.apiVersion}/${m.kind}`]!)).toEqual([]);
+});
+
+test('in-chart NATS and Postgres: a three-server JetStream cluster with the services’ users, one Postgres with the roles; the services pointed at them; migrations after the first install', async () => {
+  const manifests = await renderWith([inChart], []);
+  const sets = new Map(ofKind(manifests, 'StatefulSet').map((s) => [component(s), s]));
+  const nats = sets.get('nats')!;
+  expect(nats.spec.replicas).toBe(3);
+  const natsConfig = ofKind(manifests, 'ConfigMap').find((c) => c.metadata.name === 'radio-catalog-service-nats-config') as any;
+  const conf: string = natsConfig.data['nats.conf'];
+  expect(conf).toMatch(/jetstream \{\n\s+store_dir: \/data/);
+  expect(conf.match(/nats:\/\/radio-catalog-service-nats-\d\.radio-catalog-service-nats-headless:6222/g)).toHaveLength(3);
+  expect(conf).toContain('include ./authorization/authorization.conf');
+  const natsEnv = container(nats).env.map((e: { name: string }) => e.name);
+  for (const service of SERVICES) expect(natsEnv).toContain(`${service.toUpperCase()}_NATS_PASSWORD`);
+  expect(nats.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10Gi');
+  const postgres = sets.get('postgres')!;
+  const init = ofKind(manifests, 'ConfigMap').find((c) => c.metadata.name === 'radio-catalog-service-postgres-init') as any;
+  expect(init.data['postgres-roles.sql']).toBe(readFileSync(join(chart, 'files', 'postgres-roles.sql'), 'utf8'));
+  for (const service of SERVICES)
+    expect(init.data['10-roles.sh']).toContain(`-v ${service}_app_password="$${service.toUpperCase()}_APP_PASSWORD"`);
+  expect(container(postgres).env.find((e: { name: string }) => e.name === 'POSTGRES_DB').value).toBe('catalog');
+  for (const service of SERVICES)
+    expect(envOf(deployment(manifests, service)).get('NATS_URL')?.value).toBe('nats://radio-catalog-service-nats:4222');
+  for (const job of ofKind(manifests, 'Job')) expect(job.metadata.annotations!['helm.sh/hook']).toBe('post-install,pre-upgrade');
+  const policies = new Map(ofKind(manifests, 'NetworkPolicy').map((p) => [component(p), p.spec]));
+  expect(policies.get('nats').ingress.map((rule: any) => rule.ports[0].port)).toEqual([4222, 6222]);
+  expect(policies.get('postgres').ingress).toEqual([
+    { ports: [{ port: 5432, protocol: 'TCP' }], from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'radio' } } }] },
+  ]);
+  expect(ofKind(manifests, 'PodDisruptionBudget').find((p) => component(p) === 'nats')!.spec.maxUnavailable).toBe(1);
+  await expect(renderWith([inChart], ['nats.authorizationConfigMap=false'])).rejects.toThrow(
+    /inChart.nats.enabled needs nats.authorizationConfigMap/,
+  );
 });

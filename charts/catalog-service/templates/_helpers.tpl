@@ -74,3 +74,27 @@ app.kubernetes.io/component: {{ .name }}
     {{- toYaml . | nindent 4 }}
   {{- end }}
 {{- end -}}
+
+{{/* Topology spread of the pods of component .name over zones and nodes (topologySpread values). */}}
+{{- define "catalog.spread" -}}
+{{- if .root.Values.topologySpread.enabled -}}
+topologySpreadConstraints:
+  {{- range $key := .root.Values.topologySpread.topologyKeys }}
+  - maxSkew: {{ $.root.Values.topologySpread.maxSkew }}
+    topologyKey: {{ $key }}
+    whenUnsatisfiable: {{ $.root.Values.topologySpread.whenUnsatisfiable }}
+    labelSelector:
+      matchLabels:
+        {{- include "catalog.selector" (dict "root" $.root "name" $.name) | nindent 8 }}
+  {{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* The NATS URL of the services: the in-chart cluster's Service, else nats.url. */}}
+{{- define "catalog.natsUrl" -}}
+{{- if .Values.inChart.nats.enabled -}}
+{{- printf "nats://%s-nats:4222" (include "catalog.fullname" .) -}}
+{{- else -}}
+{{- .Values.nats.url -}}
+{{- end -}}
+{{- end -}}
