@@ -10,7 +10,7 @@ import {
 import type { AssetConfig } from './config.js';
 import type { AssetDeps } from './domain/assets.js';
 import { catalogClient } from './integration/catalog-client.js';
-import { releaseVersionAsset } from './messaging/version-events.js';
+import { releaseVersionAsset } from './consumers/version-events.js';
 import { sweepOnce, type SweeperDeps } from './domain/retention.js';
 import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio, ffprobeReadiness } from './domain/probe.js';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { writeSineWav } from '@catalog/testing';
 import { createAsset, put, startStack, tempDir, type Stack } from './support.js';
 
-/** Issue 17 item 11: a missing ffprobe fails readiness with a clear message, and confirmations of audio with 503, never 500. */
+/** Without ffprobe no audio can be read: readiness fails with a clear message, and confirmations of audio with 503, never 500. */
 describe('without ffprobe', () => {
   let stack: Stack;
   let key: string;

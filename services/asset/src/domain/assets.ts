@@ -1,9 +1,9 @@
 import type { Asset } from '@catalog/contracts';
-import { conflict, inTenantTransaction, notFound, type CallContext, type Kysely, type Logger } from '@catalog/platform';
+import { conflict, inTenantTransaction, notFound, type CallContext, type Kysely, type Logger, type OutboxContext } from '@catalog/platform';
 import type { CatalogClient } from '../integration/catalog-client.js';
 import type { BlobStore, UrlSigner } from '../persistence/blob/index.js';
 import type { AudioProbe } from './probe.js';
-import { recordAssetEvent, type Writer } from '../messaging/events.js';
+import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { expiredError } from './asset-errors.js';
@@ -39,7 +39,7 @@ export interface AssetDeps {
 export const seconds = (n: number): number => n * 1000;
 
 /** Who writes, for the events of a call's writes. */
-export function writerOf(call: CallContext): Writer {
+export function writerOf(call: CallContext): OutboxContext {
   return { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
 }
 

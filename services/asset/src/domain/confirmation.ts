@@ -1,7 +1,7 @@
 import type { Asset } from '@catalog/contracts';
 import { AppError, conflict, inTenantTransaction, notFound, type CallContext, type Transaction } from '@catalog/platform';
 import type { BlobDigest, BlobStat } from '../persistence/blob/index.js';
-import { recordAssetEvent } from '../messaging/events.js';
+import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { expiredError, failedError, UNREADABLE_AUDIO_MESSAGE, uploadInProgress } from './asset-errors.js';

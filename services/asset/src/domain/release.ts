@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { inTenantTransaction } from '@catalog/platform';
-import { recordAssetEvent } from '../messaging/events.js';
+import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, updateAsset } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { expiryWithRetention, type RetentionPolicy } from './retention.js';

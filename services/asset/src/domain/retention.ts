@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AssetRetention } from '@catalog/contracts';
 import { runTransaction, type Logger } from '@catalog/platform';
 import type { BlobStore } from '../persistence/blob/index.js';
-import { RETENTION_SOURCE_SYSTEM, recordAssetEvent } from '../messaging/events.js';
+import { recordAssetEvent } from '../persistence/asset-events.js';
 import {
   actAsTenant,
   claimDueExpiries,
@@ -14,6 +14,9 @@ import {
   type AssetRow,
 } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
+
+/** The source system of the sweeper's writes (the events of expired assets). */
+const RETENTION_SOURCE_SYSTEM = 'system:asset-retention';
 
 /** The periods of decision 0022. */
 export interface RetentionPolicy {

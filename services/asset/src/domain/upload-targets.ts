@@ -10,7 +10,7 @@ import {
   type CallContext,
 } from '@catalog/platform';
 import { objectKey, type BlobStore } from '../persistence/blob/index.js';
-import { recordAssetEvent } from '../messaging/events.js';
+import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, insertAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import { expiredError } from './asset-errors.js';
 import { removeBlob, seconds, writerOf, type AssetDeps, type AssetPolicy } from './assets.js';
