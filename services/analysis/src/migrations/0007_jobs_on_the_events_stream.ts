@@ -2,10 +2,10 @@ import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * The job queue on the events stream (decision 0126): a job's `analysis.queued` event, committed with
- * its row, is its message, so nothing records that a message was published (`dispatched_at` goes);
- * JetStream's ack wait keeps a running job with its worker, so no lease either (`lease_until`
- * goes, and the dispatcher's index of QUEUED jobs). A job taken along in another job's batch names that job (`batch_lead_id`): the lead's
- * message carries it from then on. Frozen in time.
+ * its row, is its message, so nothing records that a message was published (`dispatched_at` and
+ * the dispatcher's index of QUEUED jobs go); JetStream's ack wait keeps a running job with its
+ * worker, so no lease either (`lease_until` goes). A job taken along in another job's batch names
+ * that job (`batch_lead_id`): the lead's message carries it from then on. Frozen in time.
  */
 export const jobsOnTheEventsStream: Migration = {
   async up(db: Kysely<unknown>) {
