@@ -3,16 +3,37 @@
  * Each runs in one transaction that holds the entity's lock and records its events.
  */
 import type { Marker, UpdateVersionBody, Version, VersionField } from '@catalog/contracts';
-import { inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
+import { inTenantTransaction, notFound, type CallContext, type Kysely, type Transaction } from '@catalog/platform';
+import type { EntityRow } from '../persistence/entities.js';
 import { lockAssetState } from '../persistence/asset-states.js';
 import { catalogEventsFor } from '../persistence/events.js';
 import type { CatalogDb } from '../persistence/tables.js';
-import { deleteVersionRow, findPrimaryVersion, findVersion, updateVersionRow, type VersionChanges } from '../persistence/versions.js';
+import {
+  deleteVersionRow,
+  findPrimaryVersion,
+  findVersion,
+  updateVersionRow,
+  type VersionChanges,
+  type VersionRow,
+} from '../persistence/versions.js';
 import { lockEntity } from './entity-lock.js';
 import { sortMarkers, validateMarkers } from './markers.js';
 import { makePrimary, promoteNewest } from './primary-version.js';
 import { checkVersionType } from './version-kinds.js';
 import { readVersion } from './version-reads.js';
+
+/** Locks the entity (404 if missing), then reads the version (404 if the entity has no such version). */
+async function lockVersion(
+  trx: Transaction<CatalogDb>,
+  tenantId: string,
+  entityId: string,
+  versionId: string,
+): Promise<{ entity: EntityRow; current: VersionRow }> {
+  const entity = await lockEntity(trx, tenantId, entityId);
+  const current = await findVersion(trx, tenantId, entityId, versionId);
+  if (!current) throw notFound('version');
+  return { entity, current };
+}
 
 /**
  * Changes label or type, or makes the version primary (`isPrimary: true`). What does not change
@@ -26,9 +47,7 @@ export async function updateVersion(
   patch: UpdateVersionBody,
 ): Promise<Version> {
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const entity = await lockEntity(trx, call.tenantId, entityId);
-    const current = await findVersion(trx, call.tenantId, entityId, versionId);
-    if (!current) throw notFound('version');
+    const { entity, current } = await lockVersion(trx, call.tenantId, entityId, versionId);
     const changes: VersionChanges = {};
     const changedFields: VersionField[] = [];
     if (patch.label !== undefined && patch.label !== current.label) {
@@ -69,9 +88,7 @@ export async function deleteVersion(
   versionId: string,
 ): Promise<void> {
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const entity = await lockEntity(trx, call.tenantId, entityId);
-    const current = await findVersion(trx, call.tenantId, entityId, versionId);
-    if (!current) throw notFound('version');
+    const { entity, current } = await lockVersion(trx, call.tenantId, entityId, versionId);
     await deleteVersionRow(trx, call.tenantId, versionId);
     const events = catalogEventsFor(trx, call);
     await events.record('version.deleted', {
@@ -100,9 +117,7 @@ export async function putVersionMarkers(
   markers: Marker[],
 ): Promise<Version> {
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const entity = await lockEntity(trx, call.tenantId, entityId);
-    const current = await findVersion(trx, call.tenantId, entityId, versionId);
-    if (!current) throw notFound('version');
+    const { entity, current } = await lockVersion(trx, call.tenantId, entityId, versionId);
     const state = await lockAssetState(trx, call.tenantId, current.asset_id);
     const sorted = validateMarkers(markers, { kind: current.kind, durationMs: state?.duration_ms ?? null });
     if (!sameMarkers(current.markers, sorted)) {
