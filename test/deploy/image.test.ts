@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '@catalog/platform';
+import { chartProcess } from './support/chart-process.js';
+import { component, deployment, ofKind, render, type Manifest } from './support/helm.js';
 import {
   apiClient,
   createTestDatabase,
@@ -28,7 +30,6 @@ const run = promisify(execFile);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVICES = ['gateway', 'catalog', 'asset', 'analysis', 'events', 'library'];
 const ADMIN_TOKEN = 'image-test-admin-token';
-const portVariable = (service: string) => (service === 'gateway' ? 'PORT' : `${service.toUpperCase()}_HTTP_PORT`);
 
 let scratch: string;
 let tree: string;
@@ -73,7 +74,7 @@ describe('container image tree', () => {
   test('deploy/Dockerfile builds that tree (with the migration entry point) and starts a service from it', () => {
     const dockerfile = readFileSync(join(repoRoot, 'deploy', 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/RUN bash scripts\/image-tree\.sh \/app/);
-    expect(dockerfile).toMatch(/COPY --from=build \/app \/app/);
+    expect(dockerfile).toMatch(/COPY --from=build (--chown=root:root )?\/app \/app/);
     const command = [
       'node',
       ...serviceNodeFlags('gateway'),
@@ -84,45 +85,58 @@ describe('container image tree', () => {
     expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replaceAll(',', ', ')}`);
   });
 
-  /** Starts `service` from the tree as the chart runs it: its Node flags, the register, only the chart's variables (its own credentials). */
-  function startFromTree(
-    service: string,
-    port: number,
-    prefix: string,
-    extra: Record<string, string> = { OTEL_SDK_DISABLED: 'true' },
-  ): ChildProcess {
-    const child = spawn(
-      process.execPath,
-      [...serviceNodeFlags(service), '--import', '@catalog/platform/telemetry-register', `services/${service}/dist/main.js`],
-      {
-        cwd: tree,
-        // Nothing of the test's environment: only what the chart sets.
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          NODE_ENV: 'production',
-          HTTP_HOST: '127.0.0.1',
-          [portVariable(service)]: String(port),
-          NATS_URL: credentials.NATS_URL!,
-          [`${service.toUpperCase()}_DATABASE_URL`]: credentials[`${service.toUpperCase()}_DATABASE_URL`]!,
-          MIGRATION_DATABASE_URL: credentials.MIGRATION_DATABASE_URL!,
-          CALL_CONTEXT_SECRET: credentials.CALL_CONTEXT_SECRET!,
-          ...(credentials[`${service.toUpperCase()}_NATS_PASSWORD`]
-            ? { [`${service.toUpperCase()}_NATS_PASSWORD`]: credentials[`${service.toUpperCase()}_NATS_PASSWORD`]! }
-            : {}),
-          NATS_PREFIX: prefix,
-          LOG_LEVEL: 'warn',
-          ADMIN_TOKEN: ADMIN_TOKEN,
-          FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
-          BLOB_DIR: join(scratch, 'blobs'),
-          BLOB_SIGNING_SECRET: 'image-test-blob-signing-secret-0123456789abcdef',
-          ...extra,
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
+  /** The local values of the Secret's keys: the test database's roles, this run's NATS users, the other secrets. */
+  const secrets = (): Record<string, string> => ({
+    ...credentials,
+    ADMIN_TOKEN,
+    FEED_CURSOR_SECRET: 'image-test-feed-cursor-secret-0123456789',
+    BLOB_SIGNING_SECRET: 'image-test-blob-signing-secret-0123456789abcdef',
+  });
+
+  /**
+   * The chart rendered for this machine: local NATS and ports, the fs blob store (its volume a
+   * scratch folder, so that uploads and downloads pass through the gateway and asset processes),
+   * everything else as installed.
+   */
+  async function renderHere(ports: Record<string, number>, prefix: string, ...sets: string[]): Promise<Manifest[]> {
+    return render(
+      'existingSecret=catalog-secrets',
+      `nats.url=${credentials.NATS_URL}`,
+      `nats.prefix=${prefix}`,
+      `publicBaseUrl=http://127.0.0.1:${ports.gateway ?? 8080}`,
+      'blob.backend=fs',
+      'logLevel=warn',
+      ...Object.entries(ports).map(([service, port]) => `services.${service}.port=${port}`),
+      ...sets,
     );
+  }
+
+  /** Runs `workload`'s container from the tree with exactly the command and environment the chart renders (secrets local). */
+  function startAsChart(manifests: Manifest[], workload: Manifest): ChildProcess {
+    const assetService = ofKind(manifests, 'Service').find((m) => component(m) === 'asset')!.metadata.name;
+    const { command, env } = chartProcess(workload, {
+      secrets: secrets(),
+      fields: { 'status.podIP': '127.0.0.1' },
+      hosts: { [assetService]: '127.0.0.1' },
+      mounts: { '/data/blobs': join(scratch, 'blobs') },
+    });
+    expect(command[0]).toBe('node');
+    // Nothing of the test's environment: only what the chart sets (and PATH, for ffmpeg).
+    const child = spawn(process.execPath, command.slice(1), {
+      cwd: tree,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.push(child);
     return child;
   }
+
+  /** The exit code of `child`, with its standard error when it is not 0. */
+  const exited = (child: ChildProcess): Promise<{ code: number | null; stderr: string }> => {
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr: code === 0 ? '' : stderr })));
+  };
 
   /** The status of the first successful `/readyz` of the service at `url` (fails after 60 s). */
   const untilReady = (url: string): Promise<number> =>
@@ -139,16 +153,28 @@ describe('container image tree', () => {
   /** The gateway of the six services started from the tree by the next test. */
   let gatewayUrl: string | undefined;
 
-  test('every service starts from it and becomes ready', async () => {
+  test("the chart's migration Jobs, then its six Deployments, run from it exactly as rendered: every service becomes ready", async () => {
     const prefix = uniqueNatsPrefix('image');
-    const ports = await Promise.all(SERVICES.map(() => freePort()));
-    const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-    SERVICES.forEach((service, i) => startFromTree(service, ports[i]!, prefix, { OTEL_SDK_DISABLED: 'true', PUBLIC_BASE_URL: urls[0]! }));
-    for (const url of urls) expect(await untilReady(url)).toBe(200);
-    const openapi = await fetch(`${urls[0]}/api/v1/openapi.json`);
+    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (service) => [service, await freePort()] as const)));
+    const manifests = await renderHere(ports, prefix);
+    // The hook Jobs in their weight order, each to its end, before any service starts (MIGRATE_ON_START=false).
+    const jobs = ofKind(manifests, 'Job').sort(
+      (a, b) => Number(a.metadata.annotations!['helm.sh/hook-weight']) - Number(b.metadata.annotations!['helm.sh/hook-weight']),
+    );
+    expect(jobs).toHaveLength(6);
+    for (const job of jobs)
+      expect({ job: job.metadata.name, ...(await exited(startAsChart(manifests, job))) }).toEqual({
+        job: job.metadata.name,
+        code: 0,
+        stderr: '',
+      });
+    for (const service of SERVICES) startAsChart(manifests, deployment(manifests, service));
+    for (const service of SERVICES)
+      expect({ service, status: await untilReady(`http://127.0.0.1:${ports[service]}`) }).toEqual({ service, status: 200 });
+    gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+    const openapi = await fetch(`${gatewayUrl}/api/v1/openapi.json`);
     expect(openapi.status).toBe(200);
-    gatewayUrl = urls[0];
-  }, 120_000);
+  }, 180_000);
 
   test('a 64 MiB file goes up and down through the gateway and asset processes intact (chunks released as they pass)', async () => {
     if (!gatewayUrl) throw new Error('the services did not start (previous test)');
@@ -190,11 +216,13 @@ describe('container image tree', () => {
     const collector = await startOtlpCollector();
     try {
       const port = await freePort();
-      startFromTree('gateway', port, uniqueNatsPrefix('image-otel'), {
-        OTEL_SERVICE_NAME: 'gateway',
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      });
+      const manifests = await renderHere(
+        { gateway: port },
+        uniqueNatsPrefix('image-otel'),
+        `otlpEndpoint=${collector.url}`,
+        'services.gateway.env.OTEL_BSP_SCHEDULE_DELAY=100',
+      );
+      startAsChart(manifests, deployment(manifests, 'gateway'));
       const url = `http://127.0.0.1:${port}`;
       expect(await untilReady(url)).toBe(200);
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
