@@ -92,7 +92,8 @@ async function analyse(deps: RunJobDeps, batch: readonly JobRow[], signal: Abort
  */
 async function afterFailure(deps: RunJobDeps, batch: readonly JobRow[], failure: Failure, last: boolean): Promise<void> {
   const attempts = batch[0]!.attempts;
-  for (const job of batch) {
+  // The lead (first) ends last: while it has not, its message takes over the rest should this stop halfway.
+  for (const job of [...batch].reverse()) {
     if (failure.permanent) await abandonJob(deps.db, job.tenant_id, job.id, { code: failure.code, message: failure.message });
     else if (last) {
       await abandonJob(deps.db, job.tenant_id, job.id, {
@@ -138,7 +139,8 @@ export async function runJob(deps: RunJobDeps, message: { jobId: string; tenantI
     await afterFailure(deps, batch, failure, last);
     return last ? ACK : { ack: false, retryInMs: backoffDelay({ minMs: retryMinMs, maxMs: retryMaxMs, jitter: 0 }, attempts) };
   }
-  for (const done of batch) await commitOutcome(deps, done, results.get(done.id)!);
+  // The lead last, as in afterFailure: a worker stopping halfway leaves the rest to the lead's message.
+  for (const done of [...batch].reverse()) await commitOutcome(deps, done, results.get(done.id)!);
   return ACK;
 }
 
