@@ -148,7 +148,11 @@ describe('helm install', () => {
       expect(spread.map((c: any) => c.topologyKey)).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
       expect(spread[0].labelSelector.matchLabels['app.kubernetes.io/component']).toBe(service);
     }
-    expect(ofKind(manifests, 'ServiceMonitor')).toHaveLength(1);
+    const [monitor] = ofKind(manifests, 'ServiceMonitor');
+    // Every Service with /metrics (all but the gateway's).
+    expect(monitor!.spec.selector.matchExpressions).toEqual([
+      { key: 'app.kubernetes.io/component', operator: 'In', values: SERVICES.filter((s) => s !== 'gateway') },
+    ]);
     expect(ofKind(await render('existingSecret=s'), 'ServiceMonitor')).toEqual([]);
   });
 

@@ -83,7 +83,7 @@ export function validateAll(manifests: Manifest[]): void {
   for (const manifest of manifests) {
     if (manifest.apiVersion === 'monitoring.coreos.com/v1' && manifest.kind === 'ServiceMonitor') {
       expect(manifest.spec).toEqual({
-        selector: { matchLabels: expect.any(Object) },
+        selector: { matchLabels: expect.any(Object), matchExpressions: expect.any(Array) },
         endpoints: [expect.objectContaining({ port: 'http', path: '/metrics' })],
       });
       continue;
