@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { RequestPart, ValidationIssue } from './validation.js';
+import type { RequestPart, ValidationIssue } from './validation-issue.js';
 
 /**
  * How a number is written where it arrives as text (query, path, header; decision 0116). Ajv's

@@ -4,18 +4,13 @@ import type { TSchema } from '@sinclair/typebox';
 import type { OperationBase } from './routes.js';
 import { LINE_PATTERN, TEXT_PATTERN } from './schemas/common.js';
 import { numberTextCheck } from './number-text.js';
+import type { RequestPart, ValidationIssue } from './validation-issue.js';
 
 // ajv and ajv-formats are CommonJS with a default export.
 const Ajv = AjvModule.default ?? (AjvModule as unknown as typeof AjvModule.default);
 const addFormats = addFormatsModule.default ?? (addFormatsModule as unknown as typeof addFormatsModule.default);
 
-export type RequestPart = 'params' | 'query' | 'headers' | 'body';
-
-export interface ValidationIssue {
-  location: RequestPart;
-  path: string;
-  message: string;
-}
+export type { RequestPart, ValidationIssue } from './validation-issue.js';
 
 export type ValidationResult =
   | { ok: true; params: Record<string, string>; query: Record<string, unknown>; headers: Record<string, unknown>; body: unknown }

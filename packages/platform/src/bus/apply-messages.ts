@@ -5,7 +5,7 @@ import type { Counter } from '../metrics.js';
 import { sleep } from '../sleep.js';
 import type { AttemptBook } from './attempt-book.js';
 import type { DeadLetter, DeadLetterKind } from './dead-letters.js';
-import type { EventConsumerSettings } from './event-consumer.js';
+import type { EventConsumerSettings } from './event-consumer-settings.js';
 import { decodeBusEvent, type BusEvent } from './event-message.js';
 import { describeFailure, failureKind } from './failure-kind.js';
 

@@ -1,20 +1,16 @@
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Next } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { unexpectedErrorAnswer } from '../bus/failure-kind.js';
 import { pathOnly, type Logger } from '../logger.js';
 import { guardBodyReads, type BodyReadLimits } from './body-guard.js';
 import { errorBody } from './error-body.js';
+import type { HttpContext, HttpState } from './context.js';
 
 export { errorBody } from './error-body.js';
 import type { MetricsRegistry } from '../metrics.js';
 
-export interface HttpState {
-  requestId: string;
-  log: Logger;
-}
-
-export type HttpContext = Context & { state: HttpState };
+export type { HttpContext, HttpState } from './context.js';
 
 export interface HttpAppSettings {
   logger: Logger;

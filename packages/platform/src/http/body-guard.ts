@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
-import type { HttpContext } from './app.js';
+import type { HttpContext } from './context.js';
 import { errorBody } from './error-body.js';
 
 export interface BodyReadLimits {

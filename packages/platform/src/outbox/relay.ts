@@ -8,7 +8,7 @@ import { maxPayload } from '../bus/payload-size.js';
 import type { NatsConnection } from '../bus/connect.js';
 import { createBackoff } from '../backoff.js';
 import type { Subjects } from '../bus/subjects.js';
-import { Env } from '../config/env-schema.js';
+import { Env } from '../env-schema.js';
 import { assertIdentifier } from '../db/database.js';
 import { runAsLeader, type Leadership } from '../db/leader.js';
 import type { Logger } from '../logger.js';
