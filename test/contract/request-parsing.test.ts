@@ -89,8 +89,13 @@ describe('numbers in the query', () => {
   });
 });
 
-/** Sends raw bytes to the gateway and reads what it answers until it closes the connection. */
-function exchange(request: Buffer): Promise<{ status: number | null; body: any; text: string }> {
+/**
+ * Sends raw bytes to the gateway and reads what it answers until it closes the connection;
+ * `readAfterWriting`: only once all of them are written, and nothing when writing them failed, as
+ * clients that send a whole body before they look at the answer do (Python's http.client: a reset
+ * under its write is a BrokenPipeError, and it never reads the answer).
+ */
+function exchange(request: Buffer, readAfterWriting = false): Promise<{ status: number | null; body: any; text: string }> {
   const { port } = new URL(sut.system.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
@@ -115,7 +120,10 @@ function exchange(request: Buffer): Promise<{ status: number | null; body: any; 
       }
       resolve({ status: status ? Number(status[1]) : null, body, text });
     });
-    socket.write(request);
+    if (readAfterWriting) socket.pause();
+    socket.write(request, (error) => {
+      if (!error) socket.resume();
+    });
   });
 }
 
@@ -242,5 +250,24 @@ describe('an upload the asset service refuses before the end of its body (decisi
         error: { code: 'invalid_signature', message: expect.any(String), requestId: expect.any(String) },
       });
     }
+  });
+
+  test('a client that reads only after writing its whole body gets the answer too: 413 of a declared size, 403 of the asset service', async () => {
+    const entity = await sut.api.request('POST', '/api/v1/catalog/entities', {
+      key: tenant.key,
+      body: { type: 'song', title: 'Declared' },
+    });
+    const created = await sut.api.request('POST', `/api/v1/catalog/entities/${entity.body.id}/versions`, {
+      key: tenant.key,
+      body: { source: { upload: { filename: 'a.wav', contentType: 'audio/wav', size: 1_000 } }, label: 'Main', versionType: 'radio_edit' },
+    });
+    const declared = new URL(created.body.upload.url);
+    const tooLong = await exchange(request(declared, `Content-Length: ${SENT}\r\n`, Buffer.alloc(SENT, 7)), true);
+    expect({ status: tooLong.status, code: tooLong.body?.error?.code }).toEqual({ status: 413, code: 'payload_too_large' });
+
+    const tampered = await undeclaredTarget();
+    tampered.searchParams.set('sig', 'AAAA');
+    const refused = await exchange(request(tampered, `Content-Length: ${SENT}\r\n`, Buffer.alloc(SENT, 7)), true);
+    expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({ status: 403, code: 'invalid_signature' });
   });
 });

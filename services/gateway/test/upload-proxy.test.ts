@@ -1,4 +1,6 @@
-import { rawRequest, startRecordingServer, startTestGateway, type RecordingServer, type TestGateway } from './support.js';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { rawRequest, startRecordingServer, startTestGateway, type RawBody, type RecordingServer, type TestGateway } from './support.js';
 
 /**
  * The gateway's proxy of signed fs uploads (`PUT /uploads/…`) reaches the asset listener and
@@ -82,5 +84,87 @@ describe('upload proxy: no open proxy', () => {
       { method: 'PUT', url: `/uploads/0190a1b2-0000-7000-8000-000000000001/0190a1b2-0000-7000-8000-000000000002/u1?${query}`, body: 'hi' },
     ]);
     expect(elsewhere.seen).toEqual([]);
+  });
+});
+
+/**
+ * Writes `head` and `body`, and reads the answer only once the whole request is written, until
+ * the connection closes; nothing when the connection was reset under the write (as clients that
+ * send a body before they look at the answer do: Python's http.client raises BrokenPipeError).
+ * Resolves with what was read and the write's error code, if any.
+ */
+function writeThenRead(
+  port: number,
+  head: string,
+  body: Buffer,
+): Promise<{ status: number | null; body: RawBody | null; failure?: string }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let failure: string | undefined;
+    socket.pause();
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (error) => (failure = (error as NodeJS.ErrnoException).code));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      const payload = text.split('\r\n\r\n').slice(1).join('\r\n\r\n');
+      resolve({ status: status ? Number(status[1]) : null, body: payload ? (JSON.parse(payload) as RawBody) : null, failure });
+    });
+    socket.write(head);
+    socket.write(body, (error) => {
+      if (!error) socket.resume();
+    });
+  });
+}
+
+/**
+ * An upload refused while its body is still arriving (decision 0124): the gateway's own 413 for a
+ * body longer than its target declared, and a refusal the asset listener answers early, reach a
+ * client that reads only after writing its whole body: the gateway reads and drops the rest of the
+ * body (within bounds) before it closes, instead of resetting the connection under the client.
+ */
+describe('upload proxy: refusals before the end of the body', () => {
+  const SENT = 8 * 1024 * 1024;
+  let assetListener: Server;
+  let port: number;
+  let stack: TestGateway;
+
+  beforeAll(async () => {
+    // Answers 403 at once, then reads the rest of the body before it closes, as the asset listener does.
+    assetListener = createServer((req, res) => {
+      const text = JSON.stringify({ error: { code: 'invalid_signature', message: 'the URL signature does not match', requestId: 'r' } });
+      res.writeHead(403, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+      res.write(text);
+      req.on('end', () => res.end()).resume();
+    });
+    await new Promise<void>((resolve) => assetListener.listen(0, '127.0.0.1', resolve));
+    port = (assetListener.address() as AddressInfo).port;
+    stack = await startTestGateway({ ASSET_HTTP_URL: `http://127.0.0.1:${port}`, IP_RATE_LIMIT_PER_MINUTE: '0' });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    assetListener?.closeAllConnections();
+    await new Promise((resolve) => assetListener?.close(resolve));
+  });
+
+  const head = (query: string) =>
+    `PUT /uploads/0190a1b2-0000-7000-8000-000000000001/0190a1b2-0000-7000-8000-000000000002/u1?${query} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\nContent-Length: ${SENT}\r\nConnection: close\r\n\r\n`;
+
+  test.each([
+    [
+      'a Content-Length above the declared size: 413 payload_too_large',
+      'ct=audio%2Fwav&len=1000&exp=1999999999&sig=x',
+      413,
+      'payload_too_large',
+    ],
+    ["the asset listener's early 403, relayed with its error body", 'ct=audio%2Fwav&exp=1999999999&sig=x', 403, 'invalid_signature'],
+  ])('%s, read by the client after its whole body', async (_name, query, status, code) => {
+    const answer = await writeThenRead(stack.gateway.port, head(query), Buffer.alloc(SENT, 7));
+    expect({ status: answer.status, code: answer.body?.error?.code, failure: answer.failure }).toEqual({
+      status,
+      code,
+      failure: undefined,
+    });
   });
 });

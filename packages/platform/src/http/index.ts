@@ -4,5 +4,6 @@ export * from './json-depth.js';
 export * from './server.js';
 export * from './chunk-relay.js';
 export * from './body-guard.js';
+export * from './lingering-close.js';
 export * from './timeouts.js';
 export * from './url-signing.js';

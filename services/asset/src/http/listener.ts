@@ -6,6 +6,7 @@ import {
   badRequest,
   conflict,
   payloadTooLarge,
+  refuseWithLingeringClose,
   sendStreamBody,
   type HttpContext,
   type HttpState,
@@ -14,7 +15,7 @@ import {
 import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../persistence/blob/index.js';
 import { assertUploadOpen, commitUpload } from '../domain/fs-uploads.js';
 import type { AssetDb } from '../persistence/tables.js';
-import { detachedBody, refuseWithLingeringClose } from './lingering-close.js';
+import { detachedBody } from './detached-body.js';
 import { parseRange } from './range.js';
 
 export interface ListenerDeps {

@@ -1,9 +1,9 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
-import { AppError, callRpc, NO_TENANT, type HttpContext, type RpcCallSettings } from '@catalog/platform';
+import { AppError, callRpc, NO_TENANT, refuseWithLingeringClose, type HttpContext, type RpcCallSettings } from '@catalog/platform';
 import { uploadUpstreamUrl } from './request-target.js';
 import { declaredUploadLength, uploadTooLong, watchUploadLength } from './upload-length.js';
-import { forward, relayResponse, upstreamFailure, type UpstreamTimeouts } from './upstream.js';
+import { forward, relayEarlyAnswer, relayResponse, upstreamFailure, type UpstreamTimeouts } from './upstream.js';
 
 export interface BlobProxySettings {
   /** The bus, for `locateAssetListener` (its timeout is the longest wait for the answer). */
@@ -29,14 +29,12 @@ function unavailable(): AppError {
 
 /**
  * 413 for an upload longer than its target declared (decision 0116), found before it goes
- * upstream or while it streams: the gateway answers it itself, as the asset listener would have,
- * whose answer cannot be relayed (it closes the connection while the body is still being sent).
- * The rest of the body is read and dropped, and the connection closed after the answer.
+ * upstream or while it streams: the gateway answers it itself, without waiting for the asset
+ * listener's answer. The rest of the body is read and dropped, within bounds, before the
+ * connection closes (a lingering close, decision 0124).
  */
-function refuseLongUpload(ctx: HttpContext, declared: number): never {
-  ctx.req.resume();
-  ctx.set('Connection', 'close');
-  throw uploadTooLong(declared);
+function refuseLongUpload(ctx: HttpContext, declared: number): Promise<void> {
+  return refuseWithLingeringClose(ctx, uploadTooLong(declared));
 }
 
 /** The request id and those of the client's headers `names` that are set: what goes upstream. */
@@ -88,7 +86,7 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
       }
       const target = uploadUpstreamUrl(ctx.req.url ?? '', await listener(ctx.state.requestId));
       const declared = declaredUploadLength(target);
-      if (declared !== null && Number(ctx.get('content-length') || 0) > declared) refuseLongUpload(ctx, declared);
+      if (declared !== null && Number(ctx.get('content-length') || 0) > declared) return refuseLongUpload(ctx, declared);
       const headers = passedHeaders(ctx, ['content-type', 'content-length', 'transfer-encoding']);
       const tooLong = new AbortController();
       let upstream: IncomingMessage;
@@ -98,15 +96,15 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
           declared === null ? undefined : watchUploadLength(ctx.req, declared, () => tooLong.abort(uploadTooLong(declared)));
         upstream = await answer.finally(() => stopWatching?.());
       } catch (error) {
-        if (tooLong.signal.aborted) refuseLongUpload(ctx, declared!);
+        if (tooLong.signal.aborted) return refuseLongUpload(ctx, declared!);
         if (!ctx.req.complete && ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || ctx.req.destroyed)) {
           throw new AppError(400, 'upload_incomplete', 'the upload was interrupted before it was complete');
         }
-        if (!ctx.req.complete) ctx.set('Connection', 'close');
+        if (!ctx.req.complete) return refuseWithLingeringClose(ctx, upstreamFailure(error));
         throw upstreamFailure(error);
       }
-      // A rejected upload may still be arriving: do not reuse the connection for another request.
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      // A refusal while the upload is still arriving: answered, then a lingering close (decision 0124).
+      if (!ctx.req.complete) return relayEarlyAnswer(ctx, upstream);
       await relayResponse(ctx, upstream);
     },
 

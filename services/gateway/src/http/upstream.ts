@@ -1,7 +1,17 @@
 import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { AppError, relayChunks, releaseSocketReads, sendStreamBody, type ChunkRelay, type HttpContext } from '@catalog/platform';
+import { pipeline } from 'node:stream/promises';
+import {
+  AppError,
+  endLingeringAnswer,
+  relayChunks,
+  releaseSocketReads,
+  sendStreamBody,
+  startLingeringAnswer,
+  type ChunkRelay,
+  type HttpContext,
+} from '@catalog/platform';
 
 /** Limits of one request of the gateway to an asset listener. */
 export interface UpstreamTimeouts {
@@ -87,13 +97,30 @@ export function forward(
   });
 }
 
-/** Relays an upstream response (status, the file's headers, body) to the client. */
-export async function relayResponse(ctx: HttpContext, upstream: IncomingMessage): Promise<void> {
+/** Sets the status and the file's headers of an upstream response on the client's. */
+function relayHead(ctx: HttpContext, upstream: IncomingMessage): void {
   ctx.status = upstream.statusCode ?? 502;
   for (const name of RESPONSE_HEADERS) {
     const value = upstream.headers[name];
     if (value !== undefined) ctx.set(name, value);
   }
+}
+
+/**
+ * Relays an upstream response given before the client's body ended (a refusal), then closes the
+ * client's connection with a lingering close (decision 0124), so that a client still sending the
+ * rest of its upload reads the answer instead of a reset connection.
+ */
+export async function relayEarlyAnswer(ctx: HttpContext, upstream: IncomingMessage): Promise<void> {
+  relayHead(ctx, upstream);
+  startLingeringAnswer(ctx);
+  await pipeline(upstream, ctx.res, { end: false });
+  await endLingeringAnswer(ctx);
+}
+
+/** Relays an upstream response (status, the file's headers, body) to the client. */
+export async function relayResponse(ctx: HttpContext, upstream: IncomingMessage): Promise<void> {
+  relayHead(ctx, upstream);
   if (ctx.status === 204 || ctx.status === 304 || upstream.headers['content-length'] === '0') {
     upstream.resume();
     ctx.body = null;
