@@ -14,6 +14,9 @@ ensure_audio_tools() {
   if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then missing+=(ffmpeg); fi
   if ! command -v fluidsynth >/dev/null 2>&1; then missing+=(fluidsynth); fi
   if [[ ! -f $INFRA_SOUNDFONT ]]; then missing+=(fluid-soundfont-gm); fi
+  # The analyzer tests render pieces with Debian's other two General MIDI fonts too (decision 0121).
+  if [[ ! -f /usr/share/sounds/sf3/MuseScore_General.sf3 ]]; then missing+=(musescore-general-soundfont); fi
+  if [[ ! -f /usr/share/sounds/sf2/TimGM6mb.sf2 ]]; then missing+=(timgm6mb-soundfont); fi
   if ! command -v sox >/dev/null 2>&1; then missing+=(sox); fi
   if ((${#missing[@]} > 0)); then
     infra_apt_install "${missing[@]}" || return 1
@@ -22,7 +25,7 @@ ensure_audio_tools() {
     infra_err "sound font $INFRA_SOUNDFONT missing after installing fluid-soundfont-gm"
     return 1
   fi
-  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT"
+  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb"
 }
 
 # ---------------------------------------------------------------------------
