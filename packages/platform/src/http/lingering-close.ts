@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import { renderError, type HttpContext } from './app.js';
+import { renderError } from './app.js';
+import type { HttpContext } from './context.js';
 
 /** How much more of a refused request body a listener reads, and for how long, before it closes. */
 export interface LingerLimits {
