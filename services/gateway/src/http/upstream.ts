@@ -114,8 +114,12 @@ function relayHead(ctx: HttpContext, upstream: IncomingMessage): void {
 export async function relayEarlyAnswer(ctx: HttpContext, upstream: IncomingMessage): Promise<void> {
   relayHead(ctx, upstream);
   startLingeringAnswer(ctx);
-  await pipeline(upstream, ctx.res, { end: false });
-  await endLingeringAnswer(ctx);
+  // Either side failing destroys both (the client gone, or the answer cut off): nothing left to say.
+  const relayed = await pipeline(upstream, ctx.res, { end: false }).then(
+    () => true,
+    () => false,
+  );
+  if (relayed) await endLingeringAnswer(ctx);
 }
 
 /** Relays an upstream response (status, the file's headers, body) to the client. */
