@@ -1,7 +1,7 @@
 import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { EventsConfig } from './config.js';
 import { feedCursors } from './domain/feed-cursor.js';
-import { startFeedWriter } from './messaging/feed-writer.js';
+import { startFeedWriter } from './consumers/feed-writer.js';
 import { eventsMigrations } from './migrations/index.js';
 import type { EventsDb } from './persistence/tables.js';
 import { listEventsOperation, listLibraryEventsOperation } from './rpc/operations.js';

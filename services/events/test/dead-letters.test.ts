@@ -23,8 +23,8 @@ import {
   uniqueNatsPrefix,
 } from '@catalog/testing';
 import { eventsMigrations } from '../src/index.js';
-import { startFeedWriter } from '../src/messaging/feed-writer.js';
-import { MAX_FEED_EVENT_BYTES } from '../src/messaging/stream-entries.js';
+import { startFeedWriter } from '../src/consumers/feed-writer.js';
+import { MAX_FEED_EVENT_BYTES } from '../src/domain/stream-entry.js';
 import type { EventsDb } from '../src/persistence/tables.js';
 import { useDatabaseAndBus } from './database-and-bus.js';
 import { busEvent, eventsEnv, feedClient, readAll, startEvents, type FeedClient } from './support.js';

@@ -4,7 +4,7 @@ import { rebuildWhenNeeded } from './domain/rebuild.js';
 import { trackCursors } from './domain/track-cursor.js';
 import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
-import { followCatalogEvents } from './messaging/catalog-events.js';
+import { followCatalogEvents } from './consumers/catalog-events.js';
 import { libraryMigrations } from './migrations/index.js';
 import type { LibraryDb } from './persistence/tables.js';
 import { libraryOperations } from './rpc/operations.js';

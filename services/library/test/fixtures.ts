@@ -2,7 +2,6 @@ import type { Entity, Version } from '@catalog/contracts';
 import { readConfig } from '@catalog/platform';
 import { serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 import type { ProjectionDeps } from '../src/domain/projection.js';
-import { NO_ANALYSIS } from '../src/domain/track.js';
 import { libraryConfig, startLibraryService } from '../src/index.js';
 
 /** A song as the catalog answers it. */
@@ -78,7 +77,7 @@ export function catalogDouble(
       },
       entityPage: async (tenantId) => ({ ids: [...(entities.get(tenantId)?.keys() ?? [])], nextCursor: null }),
     },
-    analyses: { facts: async () => NO_ANALYSIS },
+    analyses: { newest: async () => ({}) },
   };
   return { deps, calls };
 }

@@ -12,7 +12,8 @@ import {
   type HttpState,
   type Kysely,
 } from '@catalog/platform';
-import { parseObjectKey, UPLOAD_PATH_PREFIX, type BlobStore, type FsBlobStore, type UrlSigner } from '../persistence/blob/index.js';
+import type { BlobStore, FsBlobStore, UrlSigner } from '../persistence/blob/index.js';
+import { parseObjectKey, UPLOAD_PATH_PREFIX } from '../domain/object-keys.js';
 import { assertUploadOpen, commitUpload } from '../domain/fs-uploads.js';
 import type { AssetDb } from '../persistence/tables.js';
 import { detachedBody } from './detached-body.js';

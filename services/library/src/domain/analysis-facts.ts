@@ -1,21 +1,6 @@
 import type { TrackAnalysis } from '@catalog/contracts';
+import type { AnalysisJobFacts, NewestAnalyses } from '../integration/analysis-client.js';
 import { NO_ANALYSIS } from './track.js';
-
-/**
- * A succeeded analysis job as `listAnalyses` of the analysis service answers it (the agreed
- * interface): the summary of its result, never the result (decision 0113). The facts a track
- * shows are all in the summaries (tempo: bpm, confidence, first beat and downbeat; the other
- * types whole; the waveform: only that it exists).
- */
-export interface AnalysisJobFacts {
-  jobId: string;
-  type: string;
-  finishedAt: string | null;
-  summary: Record<string, unknown> | null;
-}
-
-/** The analysis types a track shows, by the job type that computes them. */
-export const TRACK_ANALYSIS_TYPES = ['tempo', 'key', 'loudness', 'cue_points', 'technical', 'waveform'] as const;
 
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 const int = (value: unknown): number | null => (Number.isSafeInteger(value) ? (value as number) : null);
@@ -92,7 +77,7 @@ const withResult = (job: AnalysisJobFacts | undefined): Job | undefined => (job?
  * values a scheduler filters on and the way to the whole result (`resultPath`); a type without a
  * succeeded job stays null (the waveform: not available).
  */
-export function analysisFacts(jobs: Partial<Record<(typeof TRACK_ANALYSIS_TYPES)[number], AnalysisJobFacts>>): TrackAnalysis {
+export function analysisFacts(jobs: NewestAnalyses): TrackAnalysis {
   const facts: TrackAnalysis = { ...NO_ANALYSIS, waveform: { ...NO_ANALYSIS.waveform } };
   const tempo = withResult(jobs.tempo);
   const key = withResult(jobs.key);

@@ -3,7 +3,7 @@ import type { Entity, TrackAnalysis, TrackField, TrackRemovalReason, Version } f
 import { inTenantScope, inTenantTransaction, type BusEvent, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
 import type { AnalysisReader } from '../integration/analysis-client.js';
 import type { CatalogReader } from '../integration/catalog-client.js';
-import { recordTrackEvents, type TrackEvent } from '../messaging/track-events.js';
+import { recordTrackEvents, type TrackEvent } from '../persistence/track-events.js';
 import {
   claimEntityPositions,
   deleteTracks,
@@ -13,6 +13,7 @@ import {
   saveTracks,
 } from '../persistence/tracks.js';
 import type { LibraryDb } from '../persistence/tables.js';
+import { analysisFacts } from './analysis-facts.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack, type KnownAsset, type ProjectedTrack } from './track.js';
 
 export interface ProjectionDeps {
@@ -89,7 +90,7 @@ async function completeState(
     analysis =
       reuse.analysis && stored && summary?.audioVersion.assetId === assetId
         ? (stored.detail as ProjectedTrack['detail']).analysis
-        : await deps.analyses.facts(tenantId, assetId);
+        : analysisFacts(await deps.analyses.newest(tenantId, assetId));
   }
   return { tenantId, entityId, entity, versions, analysis };
 }

@@ -1,34 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Entity, TrackAnalysis, TrackField, TrackRemovalReason, TrackSummary, TrackVersion, Version } from '@catalog/contracts';
+import type { KnownAsset, ProjectedTrack } from '../persistence/tracks.js';
 import { foldText } from './text.js';
 
-/** What the library knows of a file from its asset events (newer than the catalog's copy, or not yet in it). */
-export interface KnownAsset {
-  status: string;
-  durationMs: number | null;
-}
-
-/** The track of an entity as the read model stores it. */
-export interface ProjectedTrack {
-  entityId: string;
-  summary: TrackSummary;
-  detail: { versions: Record<'AUDIO' | 'ARTWORK' | 'VIDEO', TrackVersion | null>; analysis: TrackAnalysis };
-  /** The columns the listing filters and sorts on. */
-  columns: {
-    entityType: string;
-    titleSort: string;
-    artistSort: string | null;
-    hasDmrn: boolean;
-    durationMs: number | null;
-    bpm: number | null;
-    camelot: string | null;
-    integratedLufs: number | null;
-    /** Folded words of the title and of the artist, for the tsvector. */
-    titleWords: string;
-    artistWords: string;
-    updatedAt: Date;
-  };
-}
+/** A file's facts and the stored track are the shapes persistence/ keeps; the projection makes them. */
+export type { KnownAsset, ProjectedTrack };
 
 export type TrackOutcome = { track: ProjectedTrack } | { removed: TrackRemovalReason };
 

@@ -1,13 +1,31 @@
-import type { TrackAnalysis } from '@catalog/contracts';
 import { AppError, callRpc, newId, type CallContext, type RpcCallSettings } from '@catalog/platform';
-import { analysisFacts, TRACK_ANALYSIS_TYPES, type AnalysisJobFacts } from '../domain/analysis-facts.js';
 
-/** What the library reads from the analysis service: the facts of a file's newest succeeded analyses. */
-export interface AnalysisReader {
-  facts(tenantId: string, assetId: string): Promise<TrackAnalysis>;
+/**
+ * A succeeded analysis job as `listAnalyses` of the analysis service answers it (the agreed
+ * interface): the summary of its result, never the result (decision 0113). The facts a track
+ * shows are all in the summaries (tempo: bpm, confidence, first beat and downbeat; the other
+ * types whole; the waveform: only that it exists).
+ */
+export interface AnalysisJobFacts {
+  jobId: string;
+  type: string;
+  finishedAt: string | null;
+  summary: Record<string, unknown> | null;
 }
 
+/** The analysis types a track shows, by the job type that computes them. */
+export const TRACK_ANALYSIS_TYPES = ['tempo', 'key', 'loudness', 'cue_points', 'technical', 'waveform'] as const;
+
 type TrackAnalysisType = (typeof TRACK_ANALYSIS_TYPES)[number];
+
+/** The newest succeeded job of each analysis type a track shows (a type without one is absent). */
+export type NewestAnalyses = Partial<Record<TrackAnalysisType, AnalysisJobFacts>>;
+
+/** What the library reads from the analysis service: a file's newest succeeded analyses. */
+export interface AnalysisReader {
+  newest(tenantId: string, assetId: string): Promise<NewestAnalyses>;
+}
+
 type JobPage = { analyses: AnalysisJobFacts[]; hasMore: boolean };
 
 /** Jobs of the first page of a file's succeeded analyses (most files have none or a few). */
@@ -27,10 +45,10 @@ async function listSucceeded(rpc: RpcCallSettings, call: CallContext, query: Rec
  */
 export function analysisReader(rpc: RpcCallSettings): AnalysisReader {
   return {
-    async facts(tenantId, assetId) {
+    async newest(tenantId, assetId) {
       const call = { tenantId, keyId: null, sourceSystem: 'library', requestId: newId() };
       const first = await listSucceeded(rpc, call, { assetId, limit: FIRST_PAGE });
-      const newest: Partial<Record<TrackAnalysisType, AnalysisJobFacts>> = {};
+      const newest: NewestAnalyses = {};
       for (const job of first.analyses) {
         const type = job.type as TrackAnalysisType;
         if (TRACK_ANALYSIS_TYPES.includes(type) && newest[type] === undefined) newest[type] = job;
@@ -42,7 +60,7 @@ export function analysisReader(rpc: RpcCallSettings): AnalysisReader {
         );
         for (const [type, job] of found) if (job !== undefined) newest[type] = job;
       }
-      return analysisFacts(newest);
+      return newest;
     },
   };
 }

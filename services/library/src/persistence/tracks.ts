@@ -1,7 +1,34 @@
-import type { Version } from '@catalog/contracts';
+import type { TrackAnalysis, TrackSummary, TrackVersion, Version } from '@catalog/contracts';
 import { sql, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
-import type { KnownAsset, ProjectedTrack } from '../domain/track.js';
 import type { LibraryDb } from './tables.js';
+
+/** What the library knows of a file from its asset events (newer than the catalog's copy, or not yet in it). */
+export interface KnownAsset {
+  status: string;
+  durationMs: number | null;
+}
+
+/** The track of an entity as the read model stores it. */
+export interface ProjectedTrack {
+  entityId: string;
+  summary: TrackSummary;
+  detail: { versions: Record<'AUDIO' | 'ARTWORK' | 'VIDEO', TrackVersion | null>; analysis: TrackAnalysis };
+  /** The columns the listing filters and sorts on. */
+  columns: {
+    entityType: string;
+    titleSort: string;
+    artistSort: string | null;
+    hasDmrn: boolean;
+    durationMs: number | null;
+    bpm: number | null;
+    camelot: string | null;
+    integratedLufs: number | null;
+    /** Folded words of the title and of the artist, for the tsvector. */
+    titleWords: string;
+    artistWords: string;
+    updatedAt: Date;
+  };
+}
 
 type Db = Kysely<LibraryDb> | Transaction<LibraryDb>;
 

@@ -9,9 +9,9 @@ import {
   type Kysely,
   type Logger,
 } from '@catalog/platform';
-import type { StreamEntry } from './stream-entries.js';
-import { PositionMovedError, storeEvents, type StoredEvent, type StreamPosition } from '../persistence/stream-position.js';
+import { loadPosition, PositionMovedError, storeEvents, type StoredEvent, type StreamPosition } from '../persistence/stream-position.js';
 import type { EventsDb } from '../persistence/tables.js';
+import type { StreamEntry } from './stream-entry.js';
 
 /** What storing entries needs: the feed, where to park, and how hard to try. */
 export interface EntryWriter {
@@ -27,6 +27,19 @@ export interface EntryWriter {
   maxAttempts: number;
   retry?: BackoffOptions;
   signal: AbortSignal;
+}
+
+/**
+ * The writer's position in this incarnation of the events stream (`streamCreated`): created for a
+ * new consumer, restarted at 0 (`reset`) when the stream is new.
+ */
+export function readPosition(db: Kysely<EventsDb>, consumer: string, streamCreated: string): Promise<StreamPosition & { reset: boolean }> {
+  return loadPosition(db, consumer, streamCreated);
+}
+
+/** Another writer moved the position since this one read it: read it again and retry. */
+export function positionMoved(error: unknown): boolean {
+  return error instanceof PositionMovedError;
 }
 
 /**

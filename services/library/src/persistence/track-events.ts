@@ -1,5 +1,5 @@
 import { recordSeparateEvents, registeredEvent, type Transaction } from '@catalog/platform';
-import type { LibraryDb } from '../persistence/tables.js';
+import type { LibraryDb } from './tables.js';
 
 export type TrackEventType = 'track.added' | 'track.updated' | 'track.removed';
 

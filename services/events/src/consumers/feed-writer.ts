@@ -19,10 +19,11 @@ import {
   type Subjects,
 } from '@catalog/platform';
 import type { FeedWriterConfig } from '../config.js';
-import { entryOf, readStreamRange, type StreamEntry } from './stream-entries.js';
-import { loadPosition, PositionMovedError, type StreamPosition } from '../persistence/stream-position.js';
+import { entryOf, type StreamEntry } from '../domain/stream-entry.js';
+import { positionMoved, readPosition, writeEntries, type EntryWriter } from '../domain/write-entries.js';
+import type { StreamPosition } from '../persistence/stream-position.js';
 import type { EventsDb } from '../persistence/tables.js';
-import { writeEntries, type EntryWriter } from './write-entries.js';
+import { readStreamRange } from './stream-entries.js';
 
 export interface FeedWriterSettings {
   db: Kysely<EventsDb>;
@@ -108,7 +109,7 @@ async function writeWhileLeader(p: WriterParts, { signal }: Leadership): Promise
     ackWaitMs: config.ackWaitMs,
     maxAckPending: config.maxAckPending,
   });
-  const loaded = await loadPosition(settings.db, config.durable, info.created);
+  const loaded = await readPosition(settings.db, config.durable, info.created);
   let position: StreamPosition = { streamCreated: loaded.streamCreated, lastSeq: loaded.lastSeq };
   if (loaded.reset) log.warn({ streamCreated: info.created }, 'the events stream is new; reading it from the start');
   const jsm = await jetstreamManager(settings.nc);
@@ -159,9 +160,9 @@ async function applyBatch(
       p.log.debug({ lastSeq: position.lastSeq }, 'stored events');
       return position;
     } catch (error) {
-      if (error instanceof PositionMovedError) {
+      if (positionMoved(error)) {
         p.log.warn('the feed position moved; reading it again');
-        position = await loadPosition(p.settings.db, w.consumer, position.streamCreated);
+        position = await readPosition(p.settings.db, w.consumer, position.streamCreated);
         continue;
       }
       if (w.signal.aborted) break;
