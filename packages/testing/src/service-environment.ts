@@ -21,7 +21,7 @@ export function natsCredentialsOf(user: string): { user?: string; password?: str
  * production (decisions 0055-0057): migrations as the schema owner, each service's pool as its
  * own login role `<schema>_app` (`<SERVICE>_DATABASE_URL`), each service's own NATS user
  * (`<SERVICE>_NATS_PASSWORD`; a service that is not one of the six connects as `admin`), and the
- * call context secret. `services` are schema names; their roles are made on first use.
+ * call context secret and the asset service's URL signing key, as `npm start` gives them. `services` are schema names; their roles are made on first use.
  */
 export async function serviceEnvironment(
   database: TestDatabase,
@@ -32,6 +32,7 @@ export async function serviceEnvironment(
     NATS_URL: testInfrastructure().natsUrl,
     MIGRATION_DATABASE_URL: database.urlAs(SCHEMA_OWNER_ROLE),
     CALL_CONTEXT_SECRET: testCredentials().callContextSecret,
+    BLOB_SIGNING_SECRET: testCredentials().blobSigningSecret,
   };
   for (const service of services) {
     const name = service.toUpperCase();
