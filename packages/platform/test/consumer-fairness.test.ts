@@ -1,15 +1,12 @@
-import { jetstreamManager } from '@nats-io/jetstream';
 import {
   AppError,
   callRpc,
   createMetricsRegistry,
   DEFAULT_MAX_PAYLOAD,
-  ensureEventsStream,
   newId,
   platformCounter,
   serveRpc,
   startEventConsumer,
-  subjectsFor,
   type BusEvent,
   type EventConsumer,
   type EventConsumerSettings,
@@ -20,29 +17,25 @@ import {
 } from '@catalog/platform';
 import {
   capturingLogger,
+  closeEventsTestBus,
   eventually,
+  openEventsTestBus,
   publishEvent,
   readDeadLetters,
-  testBus,
   testBusEvent,
   testCallContext,
-  uniqueNatsPrefix,
 } from '@catalog/testing';
 
 /**
  * Decision 0114: a failure that the same call always meets again (`reply_too_large`) is parked
- * after its attempts instead of being retried without end; a lane that fails waits out its
- * backoff without its slot; one tenant's lanes hold at most `slotsPerTenant` slots; a transient
- * failure of one tenant's event, while others' are applied, is parked after its attempts.
+ * after its attempts instead of being retried without end (the fairness of the library's lanes is
+ * tested with them, services/library/test/lane-fairness.test.ts).
  */
 const DURABLE = 'test-fair';
 const FAST_RETRY = { minMs: 10, maxMs: 50 };
-const entityOf = (e: BusEvent): string => String(e.data.entity);
 const thing = (tenantId: string, entity: string): BusEvent => testBusEvent({ tenantId, data: { entity } });
-/** What a handler throws while a dependency is away for this event: transient (decision 0053). */
-const unavailable = (): AppError => new AppError(503, 'service_unavailable', 'the analysis service is not available');
 
-describe('a shared consumer is fair across tenants and bounded for every failure', () => {
+describe('a shared consumer is bounded for every failure', () => {
   let nc: NatsConnection;
   let subjects: Subjects;
   let metrics: MetricsRegistry;
@@ -51,10 +44,8 @@ describe('a shared consumer is fair across tenants and bounded for every failure
   const captured = capturingLogger('consumer-fairness');
 
   beforeEach(async () => {
-    nc = await testBus('consumer-fairness');
-    subjects = subjectsFor(uniqueNatsPrefix('fair'));
+    ({ nc, subjects } = await openEventsTestBus('consumer-fairness', 'fair'));
     metrics = createMetricsRegistry();
-    await ensureEventsStream(nc, subjects);
     // A real operation whose answer is larger than the bus carries: answered reply_too_large.
     const huge = 'x'.repeat(DEFAULT_MAX_PAYLOAD + 10);
     server = await serveRpc({
@@ -72,10 +63,7 @@ describe('a shared consumer is fair across tenants and bounded for every failure
     await consumer?.stop();
     consumer = null;
     await server.stop();
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(subjects.eventsStream).catch(() => undefined);
-    await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
-    await nc.drain();
+    await closeEventsTestBus({ nc, subjects });
   });
 
   function follow(more: Partial<EventConsumerSettings> & Pick<EventConsumerSettings, 'handle'>): void {
@@ -90,7 +78,6 @@ describe('a shared consumer is fair across tenants and bounded for every failure
       maxAttempts: 3,
       retry: FAST_RETRY,
       filterSubject: subjects.events('catalog', 'thing.>'),
-      laneOf: entityOf,
       ...more,
     });
   }
@@ -128,66 +115,5 @@ describe('a shared consumer is fair across tenants and bounded for every failure
     const logged = captured.lines().find((line) => line.msg === 'parked a message in the dead-letter stream');
     expect(logged).toMatchObject({ level: 50, consumer: DURABLE, streamSeq: seq, kind: 'rejected', attempts: 3 });
     expect(applied).toEqual([other.id]);
-  });
-
-  test('a lane that keeps failing waits without its slot: with one slot, another tenant is applied, and the failing event is parked once others go through', async () => {
-    const [tenantA, tenantB] = [newId(), newId()];
-    const stuck = thing(tenantA, 'a');
-    const applied: string[] = [];
-    let failures = 0;
-    follow({
-      concurrency: 1,
-      maxTransientAttempts: 3,
-      handle: async (event) => {
-        if (event.id === stuck.id) {
-          failures += 1;
-          throw unavailable();
-        }
-        applied.push(event.id);
-      },
-    });
-    await publishEvent(nc, subjects, stuck);
-    await eventually(async () => (failures > 0 ? true : undefined));
-    // Tenant B's events keep coming: each goes through while A's event waits out its backoff.
-    const letters = await eventually(async () => {
-      await publishEvent(nc, subjects, thing(tenantB, `b${applied.length}`));
-      const parked = await readDeadLetters(nc, subjects);
-      return parked.length > 0 ? parked : undefined;
-    }, 20_000);
-    expect(letters).toHaveLength(1);
-    expect(letters[0]!.reason).toMatch(/^transient: service_unavailable/);
-    expect(applied.length).toBeGreaterThanOrEqual(2);
-    expect(platformCounter(metrics, 'deadLetters').value({ consumer: DURABLE, reason: 'transient' })).toBe(1);
-  });
-
-  test("one tenant's lanes that hang hold at most slotsPerTenant slots: another tenant's events are applied", async () => {
-    const [tenantA, tenantB] = [newId(), newId()];
-    const hanging = ['a1', 'a2', 'a3'].map((entity) => thing(tenantA, entity));
-    const released = new AbortController();
-    const release = new Promise((resolve) => released.signal.addEventListener('abort', resolve, { once: true }));
-    const applied: string[] = [];
-    let started = 0;
-    follow({
-      concurrency: 2,
-      slotsPerTenant: 1,
-      handle: async (event) => {
-        if (event.tenantId === tenantA) {
-          started += 1;
-          // A call of A's that does not come back until the test ends.
-          await release;
-        }
-        applied.push(event.id);
-      },
-    });
-    try {
-      for (const e of hanging) await publishEvent(nc, subjects, e);
-      await eventually(async () => (started > 0 ? true : undefined));
-      const other = thing(tenantB, 'b');
-      await publishEvent(nc, subjects, other);
-      await eventually(async () => (applied.includes(other.id) ? true : undefined), 20_000);
-      expect(started).toBe(1);
-    } finally {
-      released.abort();
-    }
   });
 });

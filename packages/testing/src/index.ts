@@ -8,6 +8,7 @@ export { startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
 export { publishEvent, readDeadLetters, testBusEvent, untilConsumerSettled, type ParkedMessage } from './events-stream.js';
+export { closeEventsTestBus, openEventsTestBus, type EventsTestBus } from './events-test-bus.js';
 export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';
 export { sineWav, writeSineWav, type SineWavOptions } from './wav.js';

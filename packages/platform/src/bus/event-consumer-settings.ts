@@ -1,3 +1,4 @@
+import type { JsMsg } from '@nats-io/jetstream';
 import type { BackoffOptions } from '../backoff.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
@@ -24,12 +25,31 @@ export interface EventConsumerConfig {
    * (default 20; decision 0114). While nothing else is applied (a dependency away for all), never.
    */
   maxTransientAttempts?: number;
-  /** With `laneOf`: lanes applied at once at most (default 1). */
-  concurrency?: number;
-  /** With `laneOf`: slots the lanes of one tenant hold at once at most (default `concurrency`; decision 0114). */
-  slotsPerTenant?: number;
-  /** With `handleLanes`: lanes waiting for a slot that one slot takes together at most (default 1). */
-  lanesPerBatch?: number;
+}
+
+/** A message of the events stream as a consumer's session delivers it. */
+export type ConsumerMessage = JsMsg;
+
+/**
+ * One session of a durable consumer, for a `follow` that orders its messages itself (the
+ * library's lanes, say): the messages as they arrive (ended when the session is), and the ways to
+ * settle each one, every message exactly once.
+ */
+export interface ConsumerSession {
+  messages: AsyncIterable<ConsumerMessage>;
+  /** The incarnation of the events stream (a message's position: this and its `seq`). */
+  stream: string;
+  /** Aborted when the session ends: what is not settled by then is handed back (nak'ed). */
+  signal: AbortSignal;
+  log: Logger;
+  /**
+   * One attempt at a message through `handle`: null once it is settled (acked, parked and
+   * terminated, or nak'ed as the session ended), else the wait before the next attempt, which the
+   * caller decides where to spend (decision 0114).
+   */
+  attempt(msg: ConsumerMessage): Promise<number | null>;
+  /** A message applied by other means (with others, committed): acknowledged, its failed attempts forgotten. */
+  applied(msg: ConsumerMessage): void;
 }
 
 export interface EventConsumerSettings extends EventConsumerConfig {
@@ -41,21 +61,11 @@ export interface EventConsumerSettings extends EventConsumerConfig {
   /** Applies one event in a transaction of its own; resolves once committed. */
   handle(event: BusEvent, position: EventPosition): Promise<unknown>;
   /**
-   * The lane of an event (an entity, say). When given, events of one lane are applied in stream
-   * order and those of different lanes concurrently (`concurrency` lanes at most); without it,
-   * every event in stream order, one at a time.
+   * Takes each session's messages itself (in an order of its own, concurrently), settling each
+   * through the session; resolves once all are settled. Without it, every event is handled in
+   * stream order, one at a time.
    */
-  laneOf?(event: BusEvent): string;
-  /**
-   * Applies the events of one lane that waited together (stream order) as one, committed at once;
-   * when it throws they are applied one by one through `handle` (retries, dead letters).
-   */
-  handleMany?(events: Array<{ event: BusEvent; position: EventPosition }>): Promise<unknown>;
-  /**
-   * Applies the waiting events of several lanes (each in stream order) as one, committed at once;
-   * when it throws, each lane is applied on its own (`handleMany`, then `handle`).
-   */
-  handleLanes?(lanes: Array<Array<{ event: BusEvent; position: EventPosition }>>): Promise<unknown>;
+  follow?(session: ConsumerSession): Promise<void>;
   /** Pacing of retries (default: 100 ms doubling to 5 s, with jitter). */
   retry?: BackoffOptions;
   metrics?: MetricsRegistry;

@@ -5,12 +5,17 @@ import { platformCounter, processMetrics } from '../metrics.js';
 import { sleep } from '../sleep.js';
 import { attemptMessage, type Follower } from './apply-messages.js';
 import { attemptBook } from './attempt-book.js';
-import type { EventConsumerSettings } from './event-consumer-settings.js';
+import type { ConsumerMessage, ConsumerSession, EventConsumerSettings } from './event-consumer-settings.js';
 import { deadLetterSink } from './dead-letters.js';
-import { followInLanes } from './fair-lanes.js';
 import { ensureDurableConsumer, ensureEventsStream, onConsumerGone } from './jetstream.js';
 
-export type { EventConsumerConfig, EventConsumerSettings, EventPosition } from './event-consumer-settings.js';
+export type {
+  ConsumerMessage,
+  ConsumerSession,
+  EventConsumerConfig,
+  EventConsumerSettings,
+  EventPosition,
+} from './event-consumer-settings.js';
 
 export interface EventConsumer {
   stop(): Promise<void>;
@@ -65,8 +70,8 @@ export function eventConsumerEnv(name: string, defaultDurable: string) {
  * pulls from the same one, so each event goes to one of them):
  * - each message is handled in its own transaction and acked only after that commits; a failure
  *   is retried with backoff, keeping the message in progress, so this replica never overtakes it
- *   (without lanes in place; in lanes the lane waits without its slot, decision 0114); on stop it
- *   is nak'ed and redelivered;
+ *   (a `follow` of its own decides where a failing message waits, decision 0114); on stop it is
+ *   nak'ed and redelivered;
  * - a message the handler rejects (Postgres refuses its values, the handler throws on its shape, a
  *   call answers 4xx or `reply_too_large`) is parked in the dead-letter stream after
  *   `maxAttempts`, then terminated, and the consumer moves on; a transient failure (a dependency
@@ -113,7 +118,7 @@ export function startEventConsumer(settings: EventConsumerSettings): EventConsum
 
 /**
  * Handles one message until it is applied (acked), given up on (parked, terminated) or the
- * session ends (nak'ed), retrying in place: without lanes the consumer is one lane, in stream order.
+ * session ends (nak'ed), retrying in place: without a `follow` the consumer is one lane, in stream order.
  */
 async function handleMessage(f: Follower, msg: JsMsg, stream: string, session: AbortSignal): Promise<void> {
   for (;;) {
@@ -159,8 +164,8 @@ async function followOnce(follower: Omit<Follower, 'book'>, stopping: AbortSigna
     else ended.signal.addEventListener('abort', close, { once: true });
     onConsumerGone(messages, log, () => ended.abort());
     log.info({ filterSubject: settings.filterSubject }, 'following events');
-    if (settings.laneOf) {
-      await followInLanes(f, settings.laneOf, messages, info.created, ended.signal);
+    if (settings.follow) {
+      await settings.follow(sessionOf(f, messages, info.created, ended.signal));
       return;
     }
     for await (const msg of messages) {
@@ -174,4 +179,19 @@ async function followOnce(follower: Omit<Follower, 'book'>, stopping: AbortSigna
     stopping.removeEventListener('abort', end);
     ended.abort();
   }
+}
+
+/** The session a `follow` takes: its messages, and attempts and acknowledgements kept in the session's book. */
+function sessionOf(f: Follower, messages: AsyncIterable<ConsumerMessage>, stream: string, signal: AbortSignal): ConsumerSession {
+  return {
+    messages,
+    stream,
+    signal,
+    log: f.log,
+    attempt: (msg) => attemptMessage(f, msg, stream, signal),
+    applied(msg) {
+      msg.ack();
+      f.book.applied(msg.seq);
+    },
+  };
 }

@@ -1,13 +1,13 @@
-import type { JsMsg } from '@nats-io/jetstream';
-import { handleLaneBatches, type Follower, type LaneResult } from './apply-messages.js';
-import { decodeBusEvent, type BusEvent } from './event-message.js';
+import { decodeBusEvent, type ConsumerMessage, type ConsumerSession } from '@catalog/platform';
+import { handleLaneBatches, type LaneResult } from './lane-batches.js';
+import type { LaneSettings } from './lane-settings.js';
 
 /** A lane: its messages not yet applied (waiting, or taken by a slot), and where it stands. */
 interface Lane {
   key: string;
   /** The tenant of its events ('' for a message that is not an event). */
   tenant: string;
-  messages: JsMsg[];
+  messages: ConsumerMessage[];
   /** It failed and waits out its backoff (without a slot), or is queued again after it. */
   retrying: boolean;
 }
@@ -19,18 +19,21 @@ interface Widths {
   perBatch: number;
 }
 
-function widthsOf(f: Follower): Widths {
-  const slots = Math.max(1, f.settings.concurrency ?? 1);
+function widthsOf(settings: LaneSettings): Widths {
+  const slots = Math.max(1, settings.concurrency ?? 1);
   return {
     slots,
-    perTenant: Math.min(slots, Math.max(1, f.settings.slotsPerTenant ?? slots)),
-    perBatch: f.settings.handleLanes ? Math.max(1, f.settings.lanesPerBatch ?? 1) : 1,
+    perTenant: Math.min(slots, Math.max(1, settings.slotsPerTenant ?? slots)),
+    perBatch: settings.handleLanes ? Math.max(1, settings.lanesPerBatch ?? 1) : 1,
   };
 }
 
 /**
- * Follows messages in lanes (`laneOf`; decisions 0106, 0111, 0114): a lane's messages in stream
- * order, at most `concurrency` lanes applied at once, and fairly across tenants:
+ * Follows a consumer session's messages in lanes (`laneOf`; decisions 0106, 0111, 0114, 0129), as
+ * the consumer's `follow` hook: each message is applied through the session (`attempt`: its
+ * `handle`, retries and dead letters) or with others (`handleMany`, `handleLanes`, then
+ * `applied`). A lane's messages in stream order, at most `concurrency` lanes applied at once, and
+ * fairly across tenants:
  * - lanes waiting for a slot queue by tenant, and the tenants take turns (round robin): a free
  *   slot goes to the next tenant in turn, whatever the number of lanes another one has queued;
  * - one tenant's lanes hold at most `slotsPerTenant` slots at once, so lanes that hang (a call
@@ -43,18 +46,13 @@ function widthsOf(f: Follower): Widths {
  * (`handleMany`). A redelivery of a message still waiting takes its place. A message that is not
  * an event has a lane of its own.
  */
-export async function followInLanes(
-  f: Follower,
-  laneOf: (event: BusEvent) => string,
-  messages: AsyncIterable<JsMsg>,
-  stream: string,
-  session: AbortSignal,
-): Promise<void> {
+export async function followInLanes(s: ConsumerSession, settings: LaneSettings): Promise<void> {
+  const session = s.signal;
   const state: Lanes = {
-    f,
-    stream,
+    s,
+    settings,
     session,
-    widths: widthsOf(f),
+    widths: widthsOf(settings),
     lanes: new Map(),
     queues: new Map(),
     slotsOf: new Map(),
@@ -66,9 +64,9 @@ export async function followInLanes(
   // Lanes backing off when the session ends are applied at once, which hands their messages back.
   const flush = (): void => endLanes(state);
   session.addEventListener('abort', flush, { once: true });
-  for await (const msg of messages) {
+  for await (const msg of s.messages) {
     if (session.aborted) msg.nak();
-    else receive(state, laneOf, msg);
+    else receive(state, msg);
   }
   // The messages ended (session over): the lanes left finish (nak'ing what a stopped session holds).
   flush();
@@ -78,8 +76,8 @@ export async function followInLanes(
 
 /** The lanes of a session. */
 interface Lanes {
-  f: Follower;
-  stream: string;
+  s: ConsumerSession;
+  settings: LaneSettings;
   session: AbortSignal;
   widths: Widths;
   /** Lanes with messages not yet applied (queued, in a slot, or backing off). */
@@ -95,9 +93,9 @@ interface Lanes {
 }
 
 /** A message joins its lane, or starts one that queues for a slot. */
-function receive(state: Lanes, laneOf: (event: BusEvent) => string, msg: JsMsg): void {
+function receive(state: Lanes, msg: ConsumerMessage): void {
   const event = decodeBusEvent(msg.data);
-  const key = event ? `e:${laneOf(event)}` : `m:${msg.seq}`;
+  const key = event ? `e:${state.settings.laneOf(event)}` : `m:${msg.seq}`;
   const lane = state.lanes.get(key);
   if (lane) {
     // The lane is queued, backing off or in a slot: it takes this message with its next batch.
@@ -136,9 +134,9 @@ function run(state: Lanes, batch: Lane[]): void {
   state.slotsOf.set(tenant, (state.slotsOf.get(tenant) ?? 0) + 1);
   // Taken out at once: a message that arrives meanwhile queues the lane again after this batch.
   const taken = batch.map((lane) => lane.messages.splice(0));
-  void handleLaneBatches(state.f, taken, state.stream, state.session, batch[0]!.retrying)
+  void handleLaneBatches(state.s, state.settings, taken, batch[0]!.retrying)
     .catch((error: unknown): LaneResult[] => {
-      state.f.log.warn({ err: error }, 'a lane failed');
+      state.s.log.warn({ err: error }, 'a lane failed');
       return taken.map(() => null);
     })
     .then((results) => {
