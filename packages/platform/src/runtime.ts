@@ -107,6 +107,7 @@ export async function startServiceRuntime<DB>(settings: ServiceRuntimeSettings):
     logger,
     user: config.natsUser,
     password: config.natsPassword,
+    streamReplicas: config.jetstreamReplicas,
   }).catch(async (error: unknown) => {
     await database.close();
     throw error;

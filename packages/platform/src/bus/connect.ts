@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
 import { coalesceWrites } from './coalesce-writes.js';
+import { setStreamReplicas } from './jetstream.js';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
@@ -11,6 +12,8 @@ export interface BusSettings {
   /** The NATS user (decision 0055): the service's name; unset on a server without authorization. */
   user?: string;
   password?: string;
+  /** Replicas of the streams created or reconciled through this connection (`JETSTREAM_REPLICAS`); default 1. */
+  streamReplicas?: number;
 }
 
 /**
@@ -40,6 +43,7 @@ export async function connectBus(settings: BusSettings): Promise<NatsConnection>
   // One socket write per turn of the event loop, not per request: on a busy service each request
   // or reply otherwise costs a socket write (and a system call) of its own (decision 0072).
   coalesceWrites(nc);
+  setStreamReplicas(nc, settings.streamReplicas ?? 1, settings.logger);
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {

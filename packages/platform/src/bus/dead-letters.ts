@@ -1,8 +1,8 @@
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy, type StreamInfo } from '@nats-io/jetstream';
+import { jetstream, RetentionPolicy, StorageType, DiscardPolicy, type StreamInfo } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
 import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
-import { isJetStreamApiError, isStreamMissing } from './jetstream.js';
+import { ensureStream, isStreamMissing } from './jetstream.js';
 import { headerBytes, maxPayload } from './payload-size.js';
 import type { Subjects } from './subjects.js';
 
@@ -55,14 +55,14 @@ export interface DeadLetter {
 }
 
 const MS_TO_NS = 1_000_000;
-const STREAM_NAME_IN_USE = 10058;
-const STREAM_NOT_FOUND = 10059;
 /** Room for the headers JetStream adds to a publish (`Nats-Msg-Id`). */
 const PUBLISH_HEADER_ROOM = 256;
 
-/** Creates the dead-letter stream, or brings an existing one to the expected limits; idempotent. */
+/**
+ * Creates the dead-letter stream, or brings an existing one to the expected limits and the
+ * connection's replica count (`ensureStream`); idempotent.
+ */
 export async function ensureDeadLetterStream(nc: NatsConnection, subjects: Subjects): Promise<StreamInfo> {
-  const jsm = await jetstreamManager(nc);
   const wanted = {
     subjects: [subjects.deadLettersWildcard],
     max_age: DEAD_LETTER_LIMITS.maxAgeMs * MS_TO_NS,
@@ -71,29 +71,16 @@ export async function ensureDeadLetterStream(nc: NatsConnection, subjects: Subje
     duplicate_window: DEAD_LETTER_LIMITS.duplicateWindowMs * MS_TO_NS,
     discard: DiscardPolicy.Old,
   };
-  try {
-    const info = await jsm.streams.info(subjects.deadLettersStream);
-    const c = info.config;
-    const same =
+  return ensureStream(nc, {
+    name: subjects.deadLettersStream,
+    wanted,
+    created: { storage: StorageType.File, retention: RetentionPolicy.Limits },
+    matches: (c) =>
       c.max_age === wanted.max_age &&
       c.max_msgs === wanted.max_msgs &&
       c.max_bytes === wanted.max_bytes &&
-      c.subjects?.[0] === wanted.subjects[0];
-    return same ? info : await jsm.streams.update(subjects.deadLettersStream, { ...c, ...wanted });
-  } catch (error) {
-    if (!isJetStreamApiError(error, STREAM_NOT_FOUND)) throw error;
-  }
-  try {
-    return await jsm.streams.add({
-      name: subjects.deadLettersStream,
-      ...wanted,
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-    });
-  } catch (error) {
-    if (!isJetStreamApiError(error, STREAM_NAME_IN_USE)) throw error;
-    return jsm.streams.info(subjects.deadLettersStream);
-  }
+      c.subjects?.[0] === wanted.subjects[0],
+  });
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type ConsumerInfo,
   type ConsumerMessages,
   type JetStreamManager,
+  type StreamConfig,
   type StreamInfo,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -51,14 +52,94 @@ export function isStreamMissing(error: unknown): boolean {
   return name === 'NoRespondersError' || /no responders/i.test(message);
 }
 
+/** Errors of a replica count the server cannot keep: not clustered, too few peers, not updatable. */
+const REPLICA_ERRORS = [10074, 10005, 10023, 10061];
+
+interface StreamReplicas {
+  replicas: number;
+  logger?: Logger;
+}
+
+/** The replica count of the streams a connection creates (decision 0131); 1 unless set. */
+const streamReplicas = new WeakMap<NatsConnection, StreamReplicas>();
+
+/**
+ * Sets the replicas of every stream created or reconciled through `nc` (`JETSTREAM_REPLICAS`,
+ * decision 0131); `logger` receives a line when an existing stream's count is changed.
+ */
+export function setStreamReplicas(nc: NatsConnection, replicas: number, logger?: Logger): void {
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw new Error(`stream replicas must be 1 to 5, not ${replicas}`);
+  streamReplicas.set(nc, { replicas, ...(logger ? { logger } : {}) });
+}
+
+/** The replicas of the streams created through `nc`. */
+export function streamReplicasOf(nc: NatsConnection): number {
+  return streamReplicas.get(nc)?.replicas ?? 1;
+}
+
+export interface StreamWanted {
+  name: string;
+  /** The settings an existing stream is brought to (subjects, limits). */
+  wanted: Partial<StreamConfig>;
+  /** Set only when the stream is created (storage, retention). */
+  created: Partial<StreamConfig>;
+  /** Whether an existing stream's config already has `wanted` (the replica count is checked here). */
+  matches: (config: StreamConfig) => boolean;
+}
+
+/**
+ * Creates a stream or brings an existing one to `wanted` and the connection's replica count,
+ * keeping its other settings. Idempotent and safe when several services start at once: whoever
+ * loses the creation race updates instead. A replica count the server cannot keep (a single
+ * server and more than one replica) fails with an error that names `JETSTREAM_REPLICAS`.
+ */
+export async function ensureStream(nc: NatsConnection, stream: StreamWanted): Promise<StreamInfo> {
+  const jsm = await jetstreamManager(nc);
+  const replicas = streamReplicasOf(nc);
+  const current = await streamInfo(jsm, stream.name);
+  if (!current) {
+    try {
+      return await jsm.streams.add({ name: stream.name, ...stream.created, ...stream.wanted, num_replicas: replicas });
+    } catch (error) {
+      if (!isJetStreamApiError(error, STREAM_NAME_IN_USE)) throw replicaError(error, stream.name, replicas);
+      // Another service created it between our look-up and our add; converge on its config.
+    }
+  }
+  const existing = current ?? (await jsm.streams.info(stream.name));
+  const config = existing.config;
+  if (stream.matches(config) && config.num_replicas === replicas) return existing;
+  if (config.num_replicas !== replicas) {
+    streamReplicas
+      .get(nc)
+      ?.logger?.warn(
+        { stream: stream.name, from: config.num_replicas, to: replicas },
+        'changing the replicas of a stream to JETSTREAM_REPLICAS',
+      );
+  }
+  try {
+    return await jsm.streams.update(stream.name, { ...config, ...stream.wanted, num_replicas: replicas });
+  } catch (error) {
+    throw replicaError(error, stream.name, replicas);
+  }
+}
+
+function replicaError(error: unknown, name: string, replicas: number): unknown {
+  if (replicas === 1 || !REPLICA_ERRORS.some((code) => isJetStreamApiError(error, code))) return error;
+  const reason = (error as Error).message;
+  return new Error(
+    `JETSTREAM_REPLICAS=${replicas}: NATS cannot keep stream ${name} with ${replicas} replicas (${reason}); ` +
+      'a single nats-server keeps 1, a JetStream cluster at most its number of servers',
+    { cause: error },
+  );
+}
+
 /**
  * Creates the events stream (`<PREFIX>_EVENTS` on `<prefix>.events.>`) or brings an existing one
- * to the expected limits. Idempotent and safe when several services start at once: whoever loses
- * the creation race updates instead. File storage, limits retention, and a duplicate window long
- * enough for a relay to re-publish after a crash without the message being stored twice.
+ * to the expected limits and replica count (see `ensureStream`). File storage, limits retention,
+ * and a duplicate window long enough for a relay to re-publish after a crash without the message
+ * being stored twice.
  */
 export async function ensureEventsStream(nc: NatsConnection, subjects: Subjects, settings: EventsStreamSettings = {}): Promise<StreamInfo> {
-  const jsm = await jetstreamManager(nc);
   const maxAge = (settings.maxAgeMs ?? EVENTS_STREAM_DEFAULTS.maxAgeMs) * MS_TO_NS;
   const duplicateWindow =
     Math.min(settings.duplicateWindowMs ?? EVENTS_STREAM_DEFAULTS.duplicateWindowMs, settings.maxAgeMs ?? Infinity) * MS_TO_NS;
@@ -67,32 +148,16 @@ export async function ensureEventsStream(nc: NatsConnection, subjects: Subjects,
     max_age: maxAge,
     duplicate_window: duplicateWindow,
   };
-  const current = await streamInfo(jsm, subjects.eventsStream);
-  if (!current) {
-    try {
-      return await jsm.streams.add({
-        name: subjects.eventsStream,
-        ...wanted,
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        allow_direct: true,
-      });
-    } catch (error) {
-      if (!isJetStreamApiError(error, STREAM_NAME_IN_USE)) throw error;
-      // Another service created it between our look-up and our add; converge on its config.
-    }
-  }
-  const existing = current ?? (await jsm.streams.info(subjects.eventsStream));
-  const config = existing.config;
-  if (
-    config.max_age === wanted.max_age &&
-    config.duplicate_window === wanted.duplicate_window &&
-    config.subjects?.length === 1 &&
-    config.subjects[0] === subjects.eventsWildcard
-  ) {
-    return existing;
-  }
-  return jsm.streams.update(subjects.eventsStream, { ...config, ...wanted });
+  return ensureStream(nc, {
+    name: subjects.eventsStream,
+    wanted,
+    created: { storage: StorageType.File, retention: RetentionPolicy.Limits, allow_direct: true },
+    matches: (config) =>
+      config.max_age === wanted.max_age &&
+      config.duplicate_window === wanted.duplicate_window &&
+      config.subjects?.length === 1 &&
+      config.subjects[0] === subjects.eventsWildcard,
+  });
 }
 
 async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {

@@ -25,6 +25,8 @@ export interface CommonConfig {
   dbAllowPrivilegedRole: boolean;
   natsUrl: string;
   natsPrefix: string;
+  /** Replicas of the JetStream streams the services create and reconcile on start (decision 0131). */
+  jetstreamReplicas: number;
   /** The service's NATS user (decision 0055), unset on a server without authorization. */
   natsUser: string | undefined;
   natsPassword: string | undefined;
@@ -175,6 +177,15 @@ function commonEnv(serviceName: string, defaultPort: number, portVariable: strin
     ...DATABASE_ENV,
     natsUrl: Env.string({ env: 'NATS_URL', default: 'nats://127.0.0.1:4222', description: 'The NATS servers, comma-separated.' }),
     natsPrefix: Env.string({ env: 'NATS_PREFIX', default: 'cs', description: 'First token of every subject and name of the streams.' }),
+    jetstreamReplicas: Env.integer({
+      env: 'JETSTREAM_REPLICAS',
+      default: 1,
+      minimum: 1,
+      maximum: 5,
+      description:
+        'Replicas of the JetStream streams (events, dead letters): used when a service creates a stream and applied on start to an ' +
+        'existing one with another count (decision 0131). More than 1 needs a clustered NATS; the chart sets 3 with its in-chart NATS.',
+    }),
     natsCredentials: natsCredentialsEnv(own),
     ...PROCESS_ENV,
     httpPort: Env.integer({
