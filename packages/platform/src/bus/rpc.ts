@@ -43,7 +43,8 @@ export class JsonText {
   }
 }
 
-export type RpcReply = { ok: true; status: number; body: unknown; headers?: Record<string, string> } | { ok: false; error: ErrorPayload };
+export type RpcOkReply = { ok: true; status: number; body: unknown; headers?: Record<string, string> };
+export type RpcReply = RpcOkReply | { ok: false; error: ErrorPayload };
 
 /** What a handler must know about the reply it builds. */
 export interface RpcReplyLimits {
@@ -275,4 +276,15 @@ export async function callRpc(
       }
     },
   );
+}
+
+/** A reply that succeeded; a failed one is thrown as the AppError the service (or the bus) answered. */
+export function okReply(reply: RpcReply): RpcOkReply {
+  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+  return reply;
+}
+
+/** The body of a reply that succeeded, as `T`; a failed one is thrown as its AppError (`okReply`). */
+export function replyValue<T>(reply: RpcReply): T {
+  return okReply(reply).body as T;
 }

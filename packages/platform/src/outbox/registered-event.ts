@@ -17,12 +17,7 @@ export interface RegisteredEventFacts {
  */
 export function registeredEvent(type: string, event: RegisteredEventFacts): EventRecord {
   const definition = eventType(type);
-  let validate = dataValidators.get(type);
-  if (!validate) {
-    validate = schemaValidator(definition.data);
-    dataValidators.set(type, validate);
-  }
-  const issues = validate(event.data);
+  const issues = eventDataIssues(type, event.data);
   if (issues.length > 0) throw new Error(`event ${type} does not match its registered schema: ${JSON.stringify(issues)}`);
   return {
     type,
@@ -33,4 +28,17 @@ export function registeredEvent(type: string, event: RegisteredEventFacts): Even
     schemaVersion: definition.schemaVersion,
     data: event.data,
   };
+}
+
+/**
+ * How `data` fails the registered schema of event type `type` (none: it matches), with the schema
+ * compiled once a type. Throws for a type the registry does not know (`eventType`).
+ */
+export function eventDataIssues(type: string, data: unknown): ValidationIssue[] {
+  let validate = dataValidators.get(type);
+  if (!validate) {
+    validate = schemaValidator(eventType(type).data);
+    dataValidators.set(type, validate);
+  }
+  return validate(data);
 }

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AppError, callRpc, type CallContext, type RpcCallSettings } from '@catalog/platform';
-import { unwrap } from './sources.js';
+import { AppError, callRpc, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /** A file of the asset service copied to the worker's disk; `remove()` deletes it. */
 export interface LocalFile {
@@ -27,7 +26,7 @@ export function fileFetcher(rpc: RpcCallSettings, settings: { workDir: string; t
   return {
     async fetch(call, assetId, signal) {
       const reply = await callRpc(rpc, 'asset', 'downloadAsset', { params: { id: assetId }, query: {}, body: null }, call);
-      const { location } = unwrap<{ location: string }>(reply);
+      const { location } = replyValue<{ location: string }>(reply);
       const dir = await mkdtemp(join(settings.workDir, 'analysis-'));
       const remove = () => rm(dir, { recursive: true, force: true });
       try {

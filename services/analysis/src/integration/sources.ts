@@ -1,5 +1,5 @@
 import type { AnalysisSource, Asset, ResolvedAnalysisSource } from '@catalog/contracts';
-import { AppError, callRpc, conflict, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
+import { AppError, callRpc, conflict, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /** The file a job analyses, and the entity and version it belongs to (null for an asset source). */
 export interface ResolvedSource {
@@ -14,11 +14,6 @@ export interface SourceResolver {
   resolve(call: CallContext, source: AnalysisSource): Promise<ResolvedSource>;
 }
 
-export function unwrap<T>(reply: RpcReply): T {
-  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
-  return reply.body as T;
-}
-
 /**
  * An asset source is read from the asset service (`getAsset`: unknown or another tenant's is 404;
  * it must be AUDIO, 415, and ONLINE, 409); an entity or version source from the catalog
@@ -29,7 +24,7 @@ export function sourceResolver(rpc: RpcCallSettings): SourceResolver {
   return {
     async resolve(call, source) {
       if (source.assetId !== undefined) {
-        const asset = unwrap<Asset>(
+        const asset = replyValue<Asset>(
           await callRpc(rpc, 'asset', 'getAsset', { params: { id: source.assetId }, query: {}, body: null }, call),
         );
         if (asset.kind !== 'AUDIO') {
@@ -41,7 +36,7 @@ export function sourceResolver(rpc: RpcCallSettings): SourceResolver {
         return { assetId: asset.id, entityId: null, versionId: null, dmrn: null };
       }
       const body = source.entityId !== undefined ? { entityId: source.entityId } : { versionId: source.versionId! };
-      const resolved = unwrap<ResolvedAnalysisSource>(
+      const resolved = replyValue<ResolvedAnalysisSource>(
         await callRpc(rpc, 'catalog', 'resolveAnalysisSource', { params: {}, query: {}, body }, call),
       );
       return resolved;

@@ -1,5 +1,5 @@
 import type { Asset } from '@catalog/contracts';
-import { AppError, callRpc, type CallContext, type RpcCallSettings } from '@catalog/platform';
+import { callRpc, okReply, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /** The catalog operations the asset service calls (decision 0115). */
 export interface CatalogClient {
@@ -14,8 +14,7 @@ export interface CatalogClient {
 export function catalogClient(rpc: RpcCallSettings): CatalogClient {
   return {
     async recordAssetState(call, asset) {
-      const reply = await callRpc(rpc, 'catalog', 'recordAssetState', { params: {}, query: {}, body: asset }, call);
-      if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
+      okReply(await callRpc(rpc, 'catalog', 'recordAssetState', { params: {}, query: {}, body: asset }, call));
     },
   };
 }

@@ -1,20 +1,26 @@
-import { ASSET_KINDS, ASSET_STATUSES, type AssetKind, type AssetStatus } from '@catalog/contracts';
-import type { BusEvent, EventPosition, Kysely } from '@catalog/platform';
+import { eventTypes, type AssetKind, type AssetStatus } from '@catalog/contracts';
+import { eventDataIssues, type BusEvent, type EventPosition, type Kysely } from '@catalog/platform';
 import { applyAssetEventFacts, type AssetEventOutcome } from '../domain/file-states.js';
 import type { AssetFacts } from '../persistence/asset-states.js';
 import type { CatalogDb } from '../persistence/tables.js';
 
-const countOrNull = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 0);
+/** The asset event types the contracts register (contracts/events/asset.ts). */
+const ASSET_EVENT_TYPES: ReadonlySet<string> = new Set(eventTypes.filter((e) => e.resourceKind === 'asset').map((e) => e.type));
 
 /**
- * The facts every asset event carries (contracts/events/asset.ts: status, kind, contentType, size,
- * durationMs); further fields are additive payload extensions and are ignored here.
+ * The facts every asset event carries (status, kind, contentType, size, durationMs), when its data
+ * matches its registered schema; further fields are additive payload extensions and are ignored here.
  */
-function assetFactsOf(data: Record<string, unknown>): AssetFacts | null {
-  const { status, kind, contentType, size, durationMs } = data;
-  if (!(ASSET_STATUSES as readonly unknown[]).includes(status) || !(ASSET_KINDS as readonly unknown[]).includes(kind)) return null;
-  if (typeof contentType !== 'string' || !countOrNull(size) || !countOrNull(durationMs)) return null;
-  return { status: status as AssetStatus, kind: kind as AssetKind, contentType, size, durationMs };
+function assetFactsOf(event: BusEvent): AssetFacts | null {
+  if (!ASSET_EVENT_TYPES.has(event.type) || eventDataIssues(event.type, event.data).length > 0) return null;
+  const { status, kind, contentType, size, durationMs } = event.data as {
+    status: AssetStatus;
+    kind: AssetKind;
+    contentType: string;
+    size: number | null;
+    durationMs: number | null;
+  };
+  return { status, kind, contentType, size, durationMs };
 }
 
 /**
@@ -27,7 +33,7 @@ export async function applyAssetEvent(
   event: BusEvent,
   position: EventPosition,
 ): Promise<AssetEventOutcome | 'ignored'> {
-  const facts = assetFactsOf(event.data);
+  const facts = assetFactsOf(event);
   if (event.resourceKind !== 'asset' || event.resourceId === null || facts === null) return 'ignored';
   return applyAssetEventFacts({ db }, event, { assetId: event.resourceId, facts, position, occurredAt: new Date(event.occurredAt) });
 }

@@ -6,7 +6,7 @@ import type {
   ReleaseAssetRpcBody,
   UploadDescription,
 } from '@catalog/contracts';
-import { AppError, callRpc, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
+import { callRpc, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /** The version an asset becomes the file of; the asset service releases the asset when it is deleted. */
 export interface VersionRef {
@@ -29,29 +29,26 @@ export interface AssetClient {
   release(call: CallContext, assetId: string, versionId: string): Promise<{ released: boolean }>;
 }
 
-function unwrap<T>(reply: RpcReply): T {
-  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
-  return reply.body as T;
-}
-
 export function assetClient(rpc: RpcCallSettings): AssetClient {
   const service = 'asset';
   return {
     async createForVersion(call, { entityId, versionId }, upload) {
       const body: CreateAssetRpcBody = { retention: 'attached', upload, entityId, versionId };
       const reply = await callRpc(rpc, service, 'createVersionAsset', { params: {}, query: {}, body }, call);
-      return unwrap<AssetWithUpload>(reply);
+      return replyValue<AssetWithUpload>(reply);
     },
     async get(call, assetId) {
-      return unwrap<Asset>(await callRpc(rpc, service, 'getAsset', { params: { id: assetId }, query: {}, body: null }, call));
+      return replyValue<Asset>(await callRpc(rpc, service, 'getAsset', { params: { id: assetId }, query: {}, body: null }, call));
     },
     async attach(call, assetId, { entityId, versionId }) {
       const body: AttachAssetRpcBody = { entityId, versionId };
-      return unwrap<Asset>(await callRpc(rpc, service, 'attachAsset', { params: { id: assetId }, query: {}, body }, call));
+      return replyValue<Asset>(await callRpc(rpc, service, 'attachAsset', { params: { id: assetId }, query: {}, body }, call));
     },
     async release(call, assetId, versionId) {
       const body: ReleaseAssetRpcBody = { versionId };
-      return unwrap<{ released: boolean }>(await callRpc(rpc, service, 'releaseAsset', { params: { id: assetId }, query: {}, body }, call));
+      return replyValue<{ released: boolean }>(
+        await callRpc(rpc, service, 'releaseAsset', { params: { id: assetId }, query: {}, body }, call),
+      );
     },
   };
 }

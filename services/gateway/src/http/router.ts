@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import type { Next } from 'koa';
 import {
-  AppError,
   badRequest,
   callRpc,
   JsonText,
   NO_TENANT,
+  okReply,
   readJsonBody,
   replyBodyBudget,
   unauthorized,
@@ -142,9 +142,7 @@ async function dispatch(
     return { status: result.status ?? route.success.status, body: result.body };
   }
   if (route.auth.kind === 'admin') await requireOrganization(settings.organizationExists, route, request.params);
-  const reply = await callRpc(settings.rpc, route.service, route.operationId, request, call);
-  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
-  return reply;
+  return okReply(await callRpc(settings.rpc, route.service, route.operationId, request, call));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AppError, callRpc, newId, type CallContext, type RpcCallSettings } from '@catalog/platform';
+import { callRpc, newId, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /**
  * A succeeded analysis job as `listAnalyses` of the analysis service answers it (the agreed
@@ -33,8 +33,7 @@ const FIRST_PAGE = 20;
 
 async function listSucceeded(rpc: RpcCallSettings, call: CallContext, query: Record<string, unknown>): Promise<JobPage> {
   const reply = await callRpc(rpc, 'analysis', 'listAnalyses', { params: {}, query: { ...query, status: 'SUCCEEDED' }, body: null }, call);
-  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
-  return reply.body as JobPage;
+  return replyValue<JobPage>(reply);
 }
 
 /**

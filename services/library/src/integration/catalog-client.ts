@@ -1,5 +1,5 @@
 import { READ_ENTITIES_MAX, type EntitiesRead, type Entity, type Version } from '@catalog/contracts';
-import { AppError, callRpc, newId, NO_TENANT, type CallContext, type RpcCallSettings, type RpcReply } from '@catalog/platform';
+import { callRpc, newId, NO_TENANT, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /**
  * What the library reads from the catalog over the bus (rule 1 of part 6: events are small, the
@@ -16,11 +16,6 @@ export interface CatalogReader {
   entityPage(tenantId: string, after: string | null): Promise<{ ids: string[]; nextCursor: string | null }>;
 }
 
-function unwrap<T>(reply: RpcReply): T {
-  if (!reply.ok) throw new AppError(reply.error.status, reply.error.code, reply.error.message, reply.error.details);
-  return reply.body as T;
-}
-
 export function catalogReader(rpc: RpcCallSettings): CatalogReader {
   const call = (tenantId: string): CallContext => ({ tenantId, keyId: null, sourceSystem: 'library', requestId: newId() });
   return {
@@ -30,7 +25,9 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
       while (asked.length > 0) {
         const ids = asked.slice(0, READ_ENTITIES_MAX);
         const body = { ids };
-        const page = unwrap<EntitiesRead>(await callRpc(rpc, 'catalog', 'readEntities', { params: {}, query: {}, body }, call(tenantId)));
+        const page = replyValue<EntitiesRead>(
+          await callRpc(rpc, 'catalog', 'readEntities', { params: {}, query: {}, body }, call(tenantId)),
+        );
         for (const entity of page.entities) found.set(entity.id, entity);
         // Left out of both lists: the answer would not have fit the bus; asked again.
         const answered = new Set([...page.missing, ...page.entities.map((e) => e.id)]);
@@ -46,7 +43,7 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
         const query: Record<string, string> = after === null ? {} : { after };
         const reply = await callRpc(rpc, 'catalog', 'listVersions', { params: { id: entityId }, query, body: null }, call(tenantId));
         if (!reply.ok && reply.error.status === 404) return [];
-        const page = unwrap<{ versions: Version[]; nextCursor: string | null }>(reply);
+        const page = replyValue<{ versions: Version[]; nextCursor: string | null }>(reply);
         all.push(...page.versions);
         after = page.nextCursor;
       } while (after !== null);
@@ -55,12 +52,12 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
     async tenantPage(after) {
       const query: Record<string, string | number> = { limit: 500, ...(after === null ? {} : { after }) };
       const reply = await callRpc(rpc, 'catalog', 'listEntityTenants', { params: {}, query, body: null }, call(NO_TENANT));
-      return unwrap<{ tenants: string[]; nextCursor: string | null }>(reply);
+      return replyValue<{ tenants: string[]; nextCursor: string | null }>(reply);
     },
     async entityPage(tenantId, after) {
       const query: Record<string, string | number> = { limit: 200, ...(after === null ? {} : { after }) };
       const reply = await callRpc(rpc, 'catalog', 'listEntities', { params: {}, query, body: null }, call(tenantId));
-      const page = unwrap<{ entities: Entity[]; nextCursor: string | null }>(reply);
+      const page = replyValue<{ entities: Entity[]; nextCursor: string | null }>(reply);
       return { ids: page.entities.map((e) => e.id), nextCursor: page.nextCursor };
     },
   };
