@@ -137,6 +137,19 @@ describe('helm chart', () => {
     expect(envOf(deployment(manifests, 'asset')).get('ASSET_INTERNAL_URL')?.value).toBe(url);
   });
 
+  test('the streams get three replicas with the in-chart NATS cluster, one with a NATS of yours, or as set (JETSTREAM_REPLICAS, decision 0131)', async () => {
+    const replicas = async (...sets: string[]) => {
+      const manifests = await render('existingSecret=catalog-secrets', ...sets);
+      return [...new Set(SERVICES.map((service) => envOf(deployment(manifests, service)).get('JETSTREAM_REPLICAS')?.value))];
+    };
+    expect(await replicas()).toEqual(['1']);
+    expect(await replicas('inChart.nats.enabled=true')).toEqual(['3']);
+    expect(await replicas('inChart.nats.enabled=true', 'inChart.nats.replicas=1')).toEqual(['1']);
+    expect(await replicas('nats.streamReplicas=3')).toEqual(['3']);
+    expect(await replicas('inChart.nats.enabled=true', 'nats.streamReplicas=5')).toEqual(['5']);
+    await expect(render('existingSecret=catalog-secrets', 'nats.streamReplicas=6')).rejects.toThrow(/streamReplicas/);
+  });
+
   test("the gateway reaches an analysis replica's listener at the pod's own address (large results, decision 0113)", async () => {
     const manifests = await render('existingSecret=catalog-secrets');
     const env = envOf(deployment(manifests, 'analysis'));

@@ -90,6 +90,17 @@ topologySpreadConstraints:
 {{- end -}}
 {{- end -}}
 
+{{/* Replicas of the JetStream streams (JETSTREAM_REPLICAS): nats.streamReplicas, else 3 with the in-chart NATS (at most its servers), else 1. */}}
+{{- define "catalog.streamReplicas" -}}
+{{- if not (kindIs "invalid" .Values.nats.streamReplicas) -}}
+{{- .Values.nats.streamReplicas | int -}}
+{{- else if .Values.inChart.nats.enabled -}}
+{{- min 3 (.Values.inChart.nats.replicas | int) -}}
+{{- else -}}
+1
+{{- end -}}
+{{- end -}}
+
 {{/* The NATS URL of the services: the in-chart cluster's Service, else nats.url. */}}
 {{- define "catalog.natsUrl" -}}
 {{- if .Values.inChart.nats.enabled -}}
