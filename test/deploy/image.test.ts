@@ -59,7 +59,7 @@ afterAll(async () => {
 describe('container image tree', () => {
   test('holds the built services and their runtime dependencies only', () => {
     for (const service of SERVICES) expect(existsSync(join(tree, 'services', service, 'dist', 'main.js'))).toBe(true);
-    expect(existsSync(join(tree, 'packages', 'platform', 'dist', 'telemetry-register.js'))).toBe(true);
+    expect(existsSync(join(tree, 'packages', 'platform', 'dist', 'observability', 'telemetry-register.js'))).toBe(true);
     expect(existsSync(join(tree, 'deploy', 'migrate.mjs'))).toBe(true);
     for (const devOnly of ['typescript', 'jest', 'tsx', 'turbo', 'eslint', 'autocannon', 'kubernetes-models']) {
       expect({ devOnly, present: existsSync(join(tree, 'node_modules', devOnly)) }).toEqual({ devOnly, present: false });

@@ -15,7 +15,7 @@ import { startOtlpCollector, type OtlpCollector } from '@catalog/testing';
  */
 const run = promisify(execFile);
 const platformDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const register = join(platformDir, 'src', 'telemetry-register.ts');
+const register = join(platformDir, 'src', 'observability', 'telemetry-register.ts');
 const otelApi = pathToFileURL(createRequire(import.meta.url).resolve('@opentelemetry/api')).href;
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 

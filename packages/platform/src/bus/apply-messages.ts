@@ -1,8 +1,8 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { createBackoff } from '../backoff.js';
-import type { Logger } from '../logger.js';
-import type { Counter } from '../metrics.js';
-import { sleep } from '../sleep.js';
+import { createBackoff } from '../support/backoff.js';
+import type { Logger } from '../observability/logger.js';
+import type { Counter } from '../observability/metrics.js';
+import { sleep } from '../support/sleep.js';
 import type { AttemptBook } from './attempt-book.js';
 import type { DeadLetter, DeadLetterKind } from './dead-letters.js';
 import type { EventConsumerSettings } from './event-consumer-settings.js';

@@ -1,4 +1,4 @@
-import { createBackoff, type Backoff, type BackoffOptions } from '../backoff.js';
+import { createBackoff, type Backoff, type BackoffOptions } from '../support/backoff.js';
 import type { DeadLetterKind } from './dead-letters.js';
 import type { FailureKind } from './failure-kind.js';
 

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { coalesceWrites } from './coalesce-writes.js';
 import { setStreamReplicas } from './jetstream.js';
 

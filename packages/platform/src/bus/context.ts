@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { Context } from '@opentelemetry/api';
-import { AppError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { extractTraceContext, injectTraceHeaders } from '../telemetry.js';
+import { AppError } from '../support/errors.js';
+import type { Logger } from '../observability/logger.js';
+import { extractTraceContext, injectTraceHeaders } from '../observability/tracing.js';
 
 /**
  * What a synchronous call carries besides its payload: who calls (tenant, key, its permissions,

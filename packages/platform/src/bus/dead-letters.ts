@@ -1,7 +1,7 @@
 import { jetstream, RetentionPolicy, StorageType, DiscardPolicy, type StreamInfo } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '../logger.js';
-import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
+import type { Logger } from '../observability/logger.js';
+import { platformCounter, processMetrics, type MetricsRegistry } from '../observability/metrics.js';
 import { ensureStream, isStreamMissing } from './jetstream.js';
 import { headerBytes, maxPayload } from './payload-size.js';
 import type { Subjects } from './subjects.js';

@@ -1,7 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import type { BackoffOptions } from '../backoff.js';
-import type { Logger } from '../logger.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { BackoffOptions } from '../support/backoff.js';
+import type { Logger } from '../observability/logger.js';
+import type { MetricsRegistry } from '../observability/metrics.js';
 import type { NatsConnection } from './connect.js';
 import type { BusEvent } from './event-message.js';
 import type { Subjects } from './subjects.js';

@@ -1,8 +1,8 @@
 import { jetstream, type JsMsg } from '@nats-io/jetstream';
-import { createBackoff } from '../backoff.js';
-import { Env } from '../env-schema.js';
-import { platformCounter, processMetrics } from '../metrics.js';
-import { sleep } from '../sleep.js';
+import { createBackoff } from '../support/backoff.js';
+import { Env } from '../support/env-schema.js';
+import { platformCounter, processMetrics } from '../observability/metrics.js';
+import { sleep } from '../support/sleep.js';
 import { attemptMessage, type Follower } from './apply-messages.js';
 import { attemptBook } from './attempt-book.js';
 import type { ConsumerMessage, ConsumerSession, EventConsumerSettings } from './event-consumer-settings.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 
 /**
  * Why handling a message failed, as far as a consumer can tell (decision 0053):

@@ -13,7 +13,7 @@ import {
   type StreamInfo,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import type { Subjects } from './subjects.js';
 
 export type { JetStreamManager } from '@nats-io/jetstream';

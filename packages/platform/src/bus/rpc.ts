@@ -1,11 +1,11 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import { AppError, type ErrorPayload } from '../errors.js';
+import { AppError, type ErrorPayload } from '../support/errors.js';
 import { unexpectedErrorAnswer } from './failure-kind.js';
-import type { Logger } from '../logger.js';
-import { platformCounter, processMetrics, type MetricsRegistry } from '../metrics.js';
-import { sleep } from '../sleep.js';
-import { SpanKind, withSpan } from '../telemetry.js';
+import type { Logger } from '../observability/logger.js';
+import { platformCounter, processMetrics, type MetricsRegistry } from '../observability/metrics.js';
+import { sleep } from '../support/sleep.js';
+import { SpanKind, withSpan } from '../observability/tracing.js';
 import { openCallContext, sealCallContext, type CallContext, type CallContextKeys } from './context.js';
 import { headerBytes, maxPayload, replyBodyBudget } from './payload-size.js';
 import type { Subjects } from './subjects.js';

@@ -1,6 +1,6 @@
 import { CALL_CONTEXT_SECRET_MIN_LENGTH, CALL_CONTEXT_TTL_MS } from '../bus/context.js';
 import { httpTimeoutsEnv, type HttpTimeouts } from '../http/timeouts.js';
-import { Env, type EnvValues } from '../env-schema.js';
+import { Env, type EnvValues } from '../support/env-schema.js';
 import { defineConfig, type ConfigCheck, type ConfigDefinition } from './read-config.js';
 
 /** Settings every service shares. */

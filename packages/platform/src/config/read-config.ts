@@ -1,5 +1,5 @@
 import { KindGuard, type Static, type TObject } from '@sinclair/typebox';
-import { envVariableOf, type EnvVariable } from '../env-schema.js';
+import { envVariableOf, type EnvVariable } from '../support/env-schema.js';
 
 /**
  * Configuration from the environment, validated once at start-up. Every problem is collected and

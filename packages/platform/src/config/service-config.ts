@@ -1,7 +1,7 @@
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
 import { outboxRelayEnv, outboxRelayOptions, type OutboxRelayOptions } from '../outbox/relay.js';
 import { commonConfig, type CommonConfig } from './common.js';
-import { Env } from '../env-schema.js';
+import { Env } from '../support/env-schema.js';
 import { defineConfig, type ConfigDefinition } from './read-config.js';
 
 /**

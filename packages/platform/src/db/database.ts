@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { isUuid } from '../ids.js';
+import { isUuid } from '../support/ids.js';
 import { isRefusedNamedStatement, nameStatementsOn } from './prepared-statements.js';
 
 export { sql, type Kysely, type Transaction } from 'kysely';

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { Logger } from '../logger.js';
-import { sleep } from '../sleep.js';
+import type { Logger } from '../observability/logger.js';
+import { sleep } from '../support/sleep.js';
 import { assertIdentifier } from './database.js';
 
 export interface LeaderSettings {

@@ -1,6 +1,6 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { assertIdentifier } from './database.js';
 
 export type { Migration } from 'kysely';

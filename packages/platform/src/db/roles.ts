@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { assertIdentifier } from './database.js';
 
 /**

@@ -1,14 +1,14 @@
 import Koa, { type Next } from 'koa';
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 import { unexpectedErrorAnswer } from '../bus/failure-kind.js';
-import { pathOnly, type Logger } from '../logger.js';
+import { pathOnly, type Logger } from '../observability/logger.js';
 import { guardBodyReads, type BodyReadLimits } from './body-guard.js';
 import { errorBody } from './error-body.js';
 import type { HttpContext, HttpState } from './context.js';
 
 export { errorBody } from './error-body.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../observability/metrics.js';
 
 export type { HttpContext, HttpState } from './context.js';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 import type { HttpContext } from './context.js';
 import { errorBody } from './error-body.js';
 

@@ -1,5 +1,5 @@
 import getRawBody from 'raw-body';
-import { badRequest, payloadTooLarge, unsupportedMediaType, type AppError } from '../errors.js';
+import { badRequest, payloadTooLarge, unsupportedMediaType, type AppError } from '../support/errors.js';
 import type { HttpContext } from './app.js';
 import { bodyTimeout, cutOffRequest } from './body-guard.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';

@@ -1,4 +1,4 @@
-import type { AppError } from '../errors.js';
+import type { AppError } from '../support/errors.js';
 
 /** The public error body of the API. */
 export function errorBody(error: AppError, requestId: string): { error: Record<string, unknown> } {

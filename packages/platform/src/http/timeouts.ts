@@ -1,4 +1,4 @@
-import { Env } from '../env-schema.js';
+import { Env } from '../support/env-schema.js';
 
 /**
  * How long every HTTP listener waits for a client (decision 0050). A client that sends its

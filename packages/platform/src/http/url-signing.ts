@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 
 /**
  * Signed URLs of a service's own listener (the asset service's fs uploads and internal downloads,

@@ -1,6 +1,6 @@
 import { requestValidator, type OperationBase } from '@catalog/contracts';
-import { AppError, badRequest, notFound } from '../errors.js';
-import { isUuid } from '../ids.js';
+import { AppError, badRequest, notFound } from '../support/errors.js';
+import { isUuid } from '../support/ids.js';
 import type { RpcRequest } from '../bus/rpc.js';
 
 /** A request that passed its operation's schemas, with their defaults applied. */

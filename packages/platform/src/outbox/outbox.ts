@@ -8,7 +8,7 @@ import {
   type Transaction,
 } from 'kysely';
 import { assertIdentifier } from '../db/database.js';
-import { newId } from '../ids.js';
+import { newId } from '../support/ids.js';
 
 /** One event as a service records it; the relay publishes it later, exactly as stored. */
 export interface EventRecord {

@@ -6,12 +6,12 @@ import { deadLetterSink, type DeadLetter } from '../bus/dead-letters.js';
 import { ensureEventsStream, isStreamMissing, type EventsStreamSettings } from '../bus/jetstream.js';
 import { maxPayload } from '../bus/payload-size.js';
 import type { NatsConnection } from '../bus/connect.js';
-import { createBackoff } from '../backoff.js';
+import { createBackoff } from '../support/backoff.js';
 import type { Subjects } from '../bus/subjects.js';
-import { Env } from '../env-schema.js';
+import { Env } from '../support/env-schema.js';
 import { assertIdentifier } from '../db/database.js';
 import { runAsLeader, type Leadership } from '../db/leader.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { outboxChannel } from './notify.js';
 
 /** Tunables of a relay; every field has a default. */

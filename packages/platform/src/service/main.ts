@@ -1,8 +1,8 @@
 import type { TObject } from '@sinclair/typebox';
-import type { CommonConfig } from './config/common.js';
-import { readConfig, type ConfigDefinition } from './config/read-config.js';
-import { logUnhandledRejections, stopOnSignals } from './lifecycle.js';
-import { createLogger, type Logger } from './logger.js';
+import type { CommonConfig } from '../config/common.js';
+import { readConfig, type ConfigDefinition } from '../config/read-config.js';
+import { logUnhandledRejections, stopOnSignals } from './process.js';
+import { createLogger, type Logger } from '../observability/logger.js';
 
 /** What a service's start function gives back: its logger, and how to stop all it started. */
 export interface RunningService {

@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 
 export interface PeriodicTask {
   /** Says what runs, in the log line of a failed run (e.g. `retention sweep`). */

@@ -1,6 +1,6 @@
-import { canReleaseChunks } from './http/chunk-relay.js';
-import type { Logger } from './logger.js';
-import { platformCounter, processMetrics, type MetricsRegistry } from './metrics.js';
+import { canReleaseChunks } from '../http/chunk-relay.js';
+import type { Logger } from '../observability/logger.js';
+import { platformCounter, processMetrics, type MetricsRegistry } from '../observability/metrics.js';
 
 /**
  * The Node flags every service runs with (decision 0040): `--single-threaded-gc`, so V8's GC

@@ -1,19 +1,19 @@
 import type Koa from 'koa';
 import { operationsOf, type ServiceName } from '@catalog/contracts';
-import { connectBus, pingBus, type NatsConnection } from './bus/connect.js';
-import { callContextKeys, type CallContextKeys } from './bus/context.js';
-import { serveRpc, type RpcHandler, type RpcServer } from './bus/rpc.js';
-import { subjectsFor, type Subjects } from './bus/subjects.js';
-import type { CommonConfig } from './config/index.js';
-import { connectionErrorSummary, createDatabase, pingDatabase, type Database } from './db/database.js';
-import { migrateSchema, type Migrations } from './db/migrate.js';
-import { assertSafeDatabaseRole } from './db/roles.js';
-import { createHttpApp, type HttpState } from './http/app.js';
-import { listen, type RunningServer } from './http/server.js';
-import { createLogger, type Logger } from './logger.js';
-import { processMetrics } from './metrics.js';
-import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
-import type { Operation } from './operations/define-operation.js';
+import { connectBus, pingBus, type NatsConnection } from '../bus/connect.js';
+import { callContextKeys, type CallContextKeys } from '../bus/context.js';
+import { serveRpc, type RpcHandler, type RpcServer } from '../bus/rpc.js';
+import { subjectsFor, type Subjects } from '../bus/subjects.js';
+import type { CommonConfig } from '../config/index.js';
+import { connectionErrorSummary, createDatabase, pingDatabase, type Database } from '../db/database.js';
+import { migrateSchema, type Migrations } from '../db/migrate.js';
+import { assertSafeDatabaseRole } from '../db/roles.js';
+import { createHttpApp, type HttpState } from '../http/app.js';
+import { listen, type RunningServer } from '../http/server.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { processMetrics } from '../observability/metrics.js';
+import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from '../outbox/relay.js';
+import type { Operation } from '../operations/define-operation.js';
 
 export interface ServiceRuntimeSettings {
   config: CommonConfig;

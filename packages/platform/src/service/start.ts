@@ -1,7 +1,7 @@
-import { startEventConsumer, type EventConsumerSettings } from './bus/event-consumer.js';
-import type { Logger } from './logger.js';
+import { startEventConsumer, type EventConsumerSettings } from '../bus/event-consumer.js';
+import type { Logger } from '../observability/logger.js';
 import { packageVersion } from './package-version.js';
-import { startPeriodicTask, type PeriodicTask } from './periodic.js';
+import { startPeriodicTask, type PeriodicTask } from '../support/periodic.js';
 import { startServiceRuntime, type ServiceRuntime, type ServiceRuntimeSettings } from './runtime.js';
 
 export interface StartServiceSettings extends Omit<ServiceRuntimeSettings, 'version' | 'logger'> {
