@@ -82,8 +82,8 @@ const FINGERPRINTS = `CREATE TABLE analysis.fingerprints (
          CREATE INDEX fingerprints_keys ON analysis.fingerprints USING gin (keys);`;
 
 /**
- * Analysis jobs, the credit ledger and balances, and the fingerprints of analysed files (issue 13,
- * decisions 0085-0089). Frozen in time: later changes go in new migrations, never edits here.
+ * Analysis jobs, the credit ledger and balances, and the fingerprints of analysed files
+ * (decisions 0085-0089). Frozen in time: later changes go in new migrations, never edits here.
  *
  * - `credit_accounts`: one row per tenant; `balance` (available) and `reserved` (held by jobs that
  *   have not ended) can never go negative (CHECK), and every change takes the row's lock, so

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Cue points written as markers durably (decision 0088, issue 13): a `cue_points` job of a version
+ * Cue points written as markers durably (decision 0088): a `cue_points` job of a version
  * records the catalog's definite answer (`markers_outcome`, when in `markers_applied_at`); until it
  * has one, a periodic task asks again (`markers_attempts`, the next try not before
  * `markers_next_attempt_at`). Jobs that wrote their markers before this migration count as

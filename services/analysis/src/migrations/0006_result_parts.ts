@@ -15,7 +15,7 @@ const SUMMARY = `CASE type
          END`;
 
 /**
- * Results of any size (decision 0113, issue 24): each succeeded job has a `summary` of its result
+ * Results of any size (decision 0113): each succeeded job has a `summary` of its result
  * (what listings show) and `result_bytes` (the size of the result's JSON); a result over 256 KiB
  * is kept in `job_result_parts` (256 KiB each, in order) instead of `result`, and is read part by
  * part. Existing jobs get their summaries, sizes and parts here. Frozen in time.
