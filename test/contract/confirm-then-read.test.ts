@@ -35,7 +35,7 @@ async function confirmThenRead(key: string, round: number): Promise<ConfirmedVer
   const { entityId, versionId, assetId } = confirmed;
 
   const listed = await api.request('GET', `/api/v1/catalog/entities/${entityId}/versions`, { key });
-  expect({ round, versions: listed.body.versions.map((v: any) => [v.id, v.asset.status]) }).toEqual({
+  expect({ round, versions: listed.body.versions.map((v: { id: string; asset: { status: string } }) => [v.id, v.asset.status]) }).toEqual({
     round,
     versions: [[versionId, 'ONLINE']],
   });
@@ -88,7 +88,9 @@ test('after confirm answers, every read and an analysis of the entity see the fi
   await untilApplied('catalog', 'analysis-requested-events');
   for (const { entityId, versionId } of rounds) {
     const page = await api.request('GET', `/api/v1/catalog/analyses?entityId=${entityId}`, { key });
-    const jobs = (page.body.analyses as any[]).map((job) => [job.type, job.resolved.versionId]).sort();
+    const jobs = (page.body.analyses as { type: string; resolved: { versionId: string } }[])
+      .map((job) => [job.type, job.resolved.versionId])
+      .sort();
     expect({ entityId, jobs }).toEqual({
       entityId,
       jobs: [

@@ -95,7 +95,14 @@ describe('numbers in the query', () => {
  * clients that send a whole body before they look at the answer do (Python's http.client: a reset
  * under its write is a BrokenPipeError, and it never reads the answer).
  */
-function exchange(request: Buffer, readAfterWriting = false): Promise<{ status: number | null; body: any; text: string }> {
+/** What the tests read of an answer: its status, its JSON object body (else null), its whole text. */
+interface Answer {
+  status: number | null;
+  body: { error?: { code?: string }; size?: number } | null;
+  text: string;
+}
+
+function exchange(request: Buffer, readAfterWriting = false): Promise<Answer> {
   const { port } = new URL(sut.system.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
@@ -112,11 +119,12 @@ function exchange(request: Buffer, readAfterWriting = false): Promise<{ status: 
       const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
       // The answers here have a Content-Length (the gateway's errors, the listener's upload answer).
       const payload = text.split('\r\n\r\n').slice(1).join('\r\n\r\n');
-      let body: unknown = null;
+      let body: Answer['body'] = null;
       try {
-        body = JSON.parse(payload);
+        const parsed: unknown = JSON.parse(payload);
+        if (typeof parsed === 'object') body = parsed as Answer['body'];
       } catch {
-        body = payload;
+        // Not JSON (the listener's plain answers): `text` has it.
       }
       resolve({ status: status ? Number(status[1]) : null, body, text });
     });
@@ -149,7 +157,7 @@ describe('an upload longer than its target declared', () => {
   const head = (target: string, framing: string) =>
     Buffer.from(`PUT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\n${framing}Connection: close\r\n\r\n`);
 
-  const expectTooLarge = (answer: { status: number | null; body: any; text: string }) => {
+  const expectTooLarge = (answer: Answer) => {
     expect({ status: answer.status, error: answer.body?.error }).toEqual({
       status: 413,
       error: { code: 'payload_too_large', message: expect.any(String), details: { limitBytes: DECLARED }, requestId: expect.any(String) },

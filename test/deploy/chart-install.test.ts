@@ -66,7 +66,7 @@ describe('helm install', () => {
             name: workload.metadata.name,
             security: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           });
-          for (const kind of ['requests', 'limits']) expect(Object.keys(c.resources[kind]).sort()).toEqual(['cpu', 'memory']);
+          for (const kind of ['requests', 'limits'] as const) expect(Object.keys(c.resources[kind]).sort()).toEqual(['cpu', 'memory']);
         }
       }
     },
@@ -101,9 +101,9 @@ describe('helm install', () => {
     expect([...policies.keys()].sort()).toEqual([...SERVICES, 'migrate'].sort());
     const ingressPeers = (service: string) =>
       policies
-        .get(service)
+        .get(service)!
         .ingress.filter(
-          (rule: any) => !rule.from?.[0]?.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']?.startsWith('monitoring'),
+          (rule) => !rule.from?.[0]?.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']?.startsWith('monitoring'),
         );
     expect(ingressPeers('gateway')).toEqual([
       {
@@ -120,11 +120,11 @@ describe('helm install', () => {
       ]);
     }
     for (const service of ['catalog', 'events', 'library']) expect(ingressPeers(service)).toEqual([]);
-    expect(policies.get('migrate').ingress).toEqual([]);
+    expect(policies.get('migrate')!.ingress).toEqual([]);
     const egressPorts = (service: string) =>
       policies
-        .get(service)
-        .egress.flatMap((rule: any) => rule.ports.map((p: any) => p.port))
+        .get(service)!
+        .egress.flatMap((rule) => rule.ports.map((p) => p.port))
         .sort();
     expect(egressPorts('catalog')).toEqual([4222, 4318, 53, 53, 5432].sort());
     expect(egressPorts('asset')).toEqual([443, 4222, 4318, 53, 53, 5432].sort());
@@ -145,7 +145,7 @@ describe('helm install', () => {
     expect(deployment(manifests, 'catalog').spec.replicas).toBe(2);
     for (const service of SERVICES) {
       const spread = deployment(manifests, service).spec.template.spec.topologySpreadConstraints;
-      expect(spread.map((c: any) => c.topologyKey)).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
+      expect(spread.map((c) => c.topologyKey)).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
       expect(spread[0].labelSelector.matchLabels['app.kubernetes.io/component']).toBe(service);
     }
     const [monitor] = ofKind(manifests, 'ServiceMonitor');
@@ -181,7 +181,7 @@ describe('helm install', () => {
 test('the schema check refuses a field Kubernetes does not know, at any depth', async () => {
   const manifests = await render('existingSecret=catalog-secrets');
   const policy = structuredClone(ofKind(manifests, 'NetworkPolicy')[0]!);
-  policy.spec.egress[0].port = 53;
+  Object.assign(policy.spec.egress[0]!, { port: 53 });
   const job = structuredClone(ofKind(manifests, 'Job')[0]!);
   job.spec.template.spec.containers[0].securityContext.readOnlyRootFS = true;
   expect(unknownFields(policy, MODELS['networking.k8s.io/v1/NetworkPolicy']!)).toEqual(['/spec/egress/0/port']);
@@ -194,8 +194,8 @@ test('in-chart NATS and Postgres: a three-server JetStream cluster with the serv
   const sets = new Map(ofKind(manifests, 'StatefulSet').map((s) => [component(s), s]));
   const nats = sets.get('nats')!;
   expect(nats.spec.replicas).toBe(3);
-  const natsConfig = ofKind(manifests, 'ConfigMap').find((c) => c.metadata.name === 'radio-catalog-service-nats-config') as any;
-  const conf: string = natsConfig.data['nats.conf'];
+  const natsConfig = ofKind(manifests, 'ConfigMap').find((c) => c.metadata.name === 'radio-catalog-service-nats-config')!;
+  const conf = natsConfig.data!['nats.conf']!;
   expect(conf).toMatch(/jetstream \{\n\s+store_dir: \/data/);
   expect(conf.match(/nats:\/\/radio-catalog-service-nats-\d\.radio-catalog-service-nats-headless:6222/g)).toHaveLength(3);
   expect(conf).toContain('include ./authorization/authorization.conf');
@@ -203,17 +203,17 @@ test('in-chart NATS and Postgres: a three-server JetStream cluster with the serv
   for (const service of SERVICES) expect(natsEnv).toContain(`${service.toUpperCase()}_NATS_PASSWORD`);
   expect(nats.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10Gi');
   const postgres = sets.get('postgres')!;
-  const init = ofKind(manifests, 'ConfigMap').find((c) => c.metadata.name === 'radio-catalog-service-postgres-init') as any;
-  expect(init.data['postgres-roles.sql']).toBe(readFileSync(join(chart, 'files', 'postgres-roles.sql'), 'utf8'));
+  const init = ofKind(manifests, 'ConfigMap').find((c) => c.metadata.name === 'radio-catalog-service-postgres-init')!;
+  expect(init.data!['postgres-roles.sql']).toBe(readFileSync(join(chart, 'files', 'postgres-roles.sql'), 'utf8'));
   for (const service of SERVICES)
-    expect(init.data['10-roles.sh']).toContain(`-v ${service}_app_password="$${service.toUpperCase()}_APP_PASSWORD"`);
-  expect(container(postgres).env.find((e: { name: string }) => e.name === 'POSTGRES_DB').value).toBe('catalog');
+    expect(init.data!['10-roles.sh']).toContain(`-v ${service}_app_password="$${service.toUpperCase()}_APP_PASSWORD"`);
+  expect(container(postgres).env.find((e: { name: string }) => e.name === 'POSTGRES_DB')!.value).toBe('catalog');
   for (const service of SERVICES)
     expect(envOf(deployment(manifests, service)).get('NATS_URL')?.value).toBe('nats://radio-catalog-service-nats:4222');
   for (const job of ofKind(manifests, 'Job')) expect(job.metadata.annotations!['helm.sh/hook']).toBe('post-install,pre-upgrade');
   const policies = new Map(ofKind(manifests, 'NetworkPolicy').map((p) => [component(p), p.spec]));
-  expect(policies.get('nats').ingress.map((rule: any) => rule.ports[0].port)).toEqual([4222, 6222]);
-  expect(policies.get('postgres').ingress).toEqual([
+  expect(policies.get('nats')!.ingress.map((rule) => rule.ports[0]!.port)).toEqual([4222, 6222]);
+  expect(policies.get('postgres')!.ingress).toEqual([
     { ports: [{ port: 5432, protocol: 'TCP' }], from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'radio' } } }] },
   ]);
   expect(ofKind(manifests, 'PodDisruptionBudget').find((p) => component(p) === 'nats')!.spec.maxUnavailable).toBe(1);

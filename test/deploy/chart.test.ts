@@ -84,7 +84,7 @@ describe('helm chart', () => {
           expect({ service, name, read: reads(service, name) || referenced(name) }).toEqual({ service, name, read: true });
           if (/SECRET|TOKEN|PASSWORD|DATABASE_URL|ACCESS_KEY/.test(name)) {
             expect(entry.value).toBeUndefined();
-            expect(entry.valueFrom.secretKeyRef).toEqual(expect.objectContaining({ name: 'catalog-secrets', key: name }));
+            expect(entry.valueFrom!.secretKeyRef).toEqual(expect.objectContaining({ name: 'catalog-secrets', key: name }));
           }
         }
       }
@@ -95,7 +95,7 @@ describe('helm chart', () => {
     const copy = readFileSync(join(chart, 'files', 'nats-authorization.conf'), 'utf8');
     expect(copy).toBe(renderNatsAuthorization({ environment: natsPasswordVariable }));
     const [configMap] = ofKind(await render('existingSecret=catalog-secrets'), 'ConfigMap');
-    expect((configMap as any).data['authorization.conf']).toBe(copy);
+    expect(configMap!.data!['authorization.conf']).toBe(copy);
     // No password in it: nats-server reads each from an environment variable named like the Secret's key.
     for (const service of SERVICES) expect(copy).toContain(`password: $${service.toUpperCase()}_NATS_PASSWORD`);
     expect(ofKind(await render('existingSecret=catalog-secrets', 'nats.authorizationConfigMap=false'), 'ConfigMap')).toEqual([]);
@@ -107,17 +107,17 @@ describe('helm chart', () => {
     for (const service of SERVICES) {
       const env = envOf(deployment(manifests, service));
       const own = service.toUpperCase();
-      expect(env.get(`${own}_DATABASE_URL`)?.valueFrom.secretKeyRef.key).toBe(`${own}_DATABASE_URL`);
-      expect(env.get(`${own}_NATS_PASSWORD`)?.valueFrom.secretKeyRef.key).toBe(`${own}_NATS_PASSWORD`);
+      expect(env.get(`${own}_DATABASE_URL`)?.valueFrom!.secretKeyRef!.key).toBe(`${own}_DATABASE_URL`);
+      expect(env.get(`${own}_NATS_PASSWORD`)?.valueFrom!.secretKeyRef!.key).toBe(`${own}_NATS_PASSWORD`);
       expect(env.has('MIGRATION_DATABASE_URL')).toBe(false);
       expect(env.get('MIGRATE_ON_START')?.value).toBe('false');
       const migratingEnv = envOf(deployment(migrating, service));
-      expect(migratingEnv.get('MIGRATION_DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({
+      expect(migratingEnv.get('MIGRATION_DATABASE_URL')?.valueFrom!.secretKeyRef).toEqual({
         name: 'catalog-secrets',
         key: 'MIGRATION_DATABASE_URL',
       });
       expect(migratingEnv.get('MIGRATE_ON_START')?.value).toBe('true');
-      expect(env.get('CALL_CONTEXT_SECRET')?.valueFrom.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'CALL_CONTEXT_SECRET' });
+      expect(env.get('CALL_CONTEXT_SECRET')?.valueFrom!.secretKeyRef).toEqual({ name: 'catalog-secrets', key: 'CALL_CONTEXT_SECRET' });
       expect(env.get('DB_STATEMENT_TIMEOUT_MS')?.value).toBe('30000');
       expect(env.get('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS')?.value).toBe('60000');
       const others = [...env.keys()].filter(
@@ -219,12 +219,12 @@ describe('helm chart', () => {
     validateAll(manifests);
     const [claim] = ofKind(manifests, 'PersistentVolumeClaim');
     expect(claim!.spec.accessModes).toEqual(['ReadWriteMany']);
-    expect((claim!.metadata as any).annotations['helm.sh/resource-policy']).toBe('keep');
+    expect(claim!.metadata.annotations!['helm.sh/resource-policy']).toBe('keep');
     const asset = deployment(manifests, 'asset');
     expect(container(asset).volumeMounts).toContainEqual({ name: 'blobs', mountPath: '/data/blobs' });
     expect(asset.spec.template.spec.volumes).toContainEqual({ name: 'blobs', persistentVolumeClaim: { claimName: claim!.metadata.name } });
     expect(envOf(asset).get('BLOB_DIR')?.value).toBe('/data/blobs');
-    expect(envOf(asset).get('BLOB_SIGNING_SECRET')?.valueFrom.secretKeyRef.optional).toBeUndefined();
+    expect(envOf(asset).get('BLOB_SIGNING_SECRET')?.valueFrom!.secretKeyRef!.optional).toBeUndefined();
     expect(envOf(asset).has('S3_ENDPOINT')).toBe(false);
   });
 

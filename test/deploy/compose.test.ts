@@ -18,7 +18,18 @@ const Ajv = createRequire(join(repoRoot, 'packages', 'contracts', 'package.json'
   compile(schema: object): ((data: unknown) => boolean) & { errors?: unknown[] | null };
 };
 const composeText = readFileSync(join(repoRoot, 'deploy', 'compose.yaml'), 'utf8');
-const compose = parse(composeText, { merge: true }) as { services: Record<string, any> };
+/** The fields of a Compose service the tests read (the Compose Specification's schema checks them all). */
+interface ComposeService {
+  user?: string;
+  read_only?: boolean;
+  cap_drop?: string[];
+  build: { dockerfile: string };
+  command: string[];
+  depends_on: Record<string, { condition: string }>;
+  environment: Record<string, string>;
+  [field: string]: unknown;
+}
+const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService> };
 // Draft 07, which Ajv knows as http://json-schema.org/draft-07/schema# (the file names it by https).
 const { $schema: _draft, ...composeSchema } = JSON.parse(
   readFileSync(join(repoRoot, 'test', 'deploy', 'compose-spec', 'compose-spec.json'), 'utf8'),
@@ -41,14 +52,14 @@ describe('deploy/compose.yaml', () => {
   test('is valid against the Compose Specification, and the schema refuses an unknown service field', () => {
     expect({ valid: validate(compose), errors: validate.errors ?? [] }).toEqual({ valid: true, errors: [] });
     const broken = structuredClone(compose);
-    broken.services.gateway.restart_policy = 'always';
+    broken.services.gateway!.restart_policy = 'always';
     expect(validate(broken)).toBe(false);
   });
 
   test('runs the six services, Postgres, NATS, MinIO and the migrations, every service as a non-root user on a read-only root', () => {
     expect(Object.keys(compose.services).sort()).toEqual([...SERVICES, 'migrate', 'minio', 'minio-bucket', 'nats', 'postgres'].sort());
     for (const name of [...SERVICES, 'migrate']) {
-      const service = compose.services[name];
+      const service = compose.services[name]!;
       expect({ name, user: service.user, readOnly: service.read_only, caps: service.cap_drop, build: service.build.dockerfile }).toEqual({
         name,
         user: '1000:1000',
@@ -57,19 +68,20 @@ describe('deploy/compose.yaml', () => {
         build: 'deploy/Dockerfile',
       });
     }
-    expect(compose.services.migrate.command).toEqual(['node', 'deploy/migrate.mjs']);
-    for (const name of SERVICES) expect(compose.services[name].depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
+    expect(compose.services.migrate!.command).toEqual(['node', 'deploy/migrate.mjs']);
+    for (const name of SERVICES)
+      expect(compose.services[name]!.depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
   });
 
   test("each service gets the chart's command and environment: the same variables, the same values but this host's endpoints and the secrets", async () => {
     const manifests = await render('existingSecret=catalog-secrets');
     for (const service of SERVICES) {
       const rendered = deployment(manifests, service);
-      const composed = compose.services[service];
+      const composed = compose.services[service]!;
       expect(composed.command).toEqual([...container(rendered).command, ...container(rendered).args]);
       // The pod's own fields (POD_IP) have no counterpart in a container of Compose.
       const env = new Map([...envOf(rendered)].filter(([, entry]) => !entry.valueFrom?.fieldRef));
-      const own = composed.environment as Record<string, string>;
+      const own = composed.environment;
       expect({ service, names: Object.keys(own).sort() }).toEqual({ service, names: [...env.keys()].sort() });
       for (const [name, entry] of env) {
         if (entry.valueFrom) expect({ service, name, secret: interpolated(own[name]) }).toEqual({ service, name, secret: true });

@@ -96,7 +96,10 @@ test("a link opens its own job of its own tenant, for a minute: another job's pa
   const url = new URL(links.location(tenantId, jobId));
   const status = async (target: URL) => {
     const response = await fetch(target);
-    return { status: response.status, code: response.status === 200 ? null : ((await response.json()) as any).error.code };
+    return {
+      status: response.status,
+      code: response.status === 200 ? null : ((await response.json()) as { error: { code: string } }).error.code,
+    };
   };
   expect((await status(url)).status).toBe(200);
   const elsewhere = new URL(url);

@@ -126,7 +126,7 @@ test('through the asset service: right after the confirmation the version, the e
   const wav = await sineWav(1);
   const entity = await a.ok('createEntity', { body: { type: 'jingle', title: 'At once' } });
   const reply = await addUploadVersion(a, entity.id, { size: wav.length });
-  const version = (reply as { body: any }).body;
+  const version = (reply as { body: { id: string; upload: { url: string; headers: Record<string, string> }; asset: { id: string } } }).body;
   await uploadBytes(h, version.upload, wav);
   await h.assets(a).ok('confirmAsset', { params: { id: version.asset.id } });
 

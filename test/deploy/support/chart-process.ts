@@ -1,4 +1,4 @@
-import { container, type Manifest } from './helm.js';
+import { container, type EnvVar, type Manifest } from './helm.js';
 
 /** What a container of the chart runs: its command and arguments, and its environment resolved. */
 export interface ChartProcess {
@@ -25,7 +25,7 @@ export function chartProcess(
   const mounts = Object.entries(sources.mounts ?? {});
   const c = container(workload);
   const env: Record<string, string> = {};
-  for (const entry of c.env as { name: string; value?: string; valueFrom?: any }[]) {
+  for (const entry of c.env) {
     const value = entryValue(entry, sources);
     if (value === undefined) continue;
     const expanded = value.replace(/\$\((\w+)\)/g, (whole, name: string) => env[name] ?? whole);
@@ -36,10 +36,7 @@ export function chartProcess(
   return { command: [...c.command, ...c.args], env };
 }
 
-function entryValue(
-  entry: { name: string; value?: string; valueFrom?: any },
-  sources: { secrets: Record<string, string>; fields: Record<string, string> },
-): string | undefined {
+function entryValue(entry: EnvVar, sources: { secrets: Record<string, string>; fields: Record<string, string> }): string | undefined {
   if (entry.value !== undefined) return entry.value;
   const secret = entry.valueFrom?.secretKeyRef;
   if (secret) {

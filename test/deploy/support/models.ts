@@ -6,18 +6,27 @@ import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import type { Manifest } from './helm.js';
 
+/** A kind's Kubernetes object built from rendered data, which its validator then judges. */
+export type Model = (data: unknown) => { validate(): void };
+
+/** `Kind`'s constructor as a Model: the data is whatever was rendered, the validator its judge. */
+const model =
+  <T>(Kind: new (data?: T) => { validate(): void }): Model =>
+  (data) =>
+    new Kind(data as T);
+
 /** The Kubernetes schema of each kind the chart renders (kubernetes-models: unknown fields refused). */
-export const MODELS: Record<string, new (data: any) => { validate(): void }> = {
-  'apps/v1/Deployment': Deployment,
-  'apps/v1/StatefulSet': StatefulSet,
-  'v1/Service': Service,
-  'v1/ConfigMap': ConfigMap,
-  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
-  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
-  'networking.k8s.io/v1/Ingress': Ingress,
-  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
-  'batch/v1/Job': Job,
-  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+export const MODELS: Record<string, Model> = {
+  'apps/v1/Deployment': model(Deployment),
+  'apps/v1/StatefulSet': model(StatefulSet),
+  'v1/Service': model(Service),
+  'v1/ConfigMap': model(ConfigMap),
+  'v1/PersistentVolumeClaim': model(PersistentVolumeClaim),
+  'policy/v1/PodDisruptionBudget': model(PodDisruptionBudget),
+  'networking.k8s.io/v1/Ingress': model(Ingress),
+  'networking.k8s.io/v1/NetworkPolicy': model(NetworkPolicy),
+  'batch/v1/Job': model(Job),
+  'autoscaling/v2/HorizontalPodAutoscaler': model(HorizontalPodAutoscaler),
 };
 
 /** Top-level fields of the kinds above. */
@@ -58,12 +67,13 @@ function track(value: unknown, path: string, all: Tracked[]): unknown {
   });
 }
 
-/** The fields of `manifest` its Kubernetes schema does not know (validated by `Model`'s validator). */
-export function unknownFields(manifest: Manifest, Model: new (data: any) => { validate(): void }): string[] {
+/** The fields of `manifest` its Kubernetes schema does not know (validated by `build`'s validator). */
+export function unknownFields(manifest: Manifest, build: Model): string[] {
   const all: Tracked[] = [];
-  const model = new Model({}) as unknown as Record<string, unknown>;
-  for (const [key, value] of Object.entries(manifest)) model[key] = track(value, `/${key}`, all);
-  (model as unknown as { validate(): void }).validate();
+  const built = build({});
+  const fields = built as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(manifest)) fields[key] = track(value, `/${key}`, all);
+  built.validate();
   const unknown = Object.keys(manifest)
     .filter((key) => !TOP_LEVEL.has(key))
     .map((key) => `/${key}`);
@@ -88,10 +98,10 @@ export function validateAll(manifests: Manifest[]): void {
       });
       continue;
     }
-    const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
-    if (!Model) throw new Error(`no schema model for ${manifest.apiVersion} ${manifest.kind}`);
-    expect(() => new Model(manifest).validate()).not.toThrow();
-    expect({ object: `${manifest.kind} ${manifest.metadata.name}`, unknown: unknownFields(manifest, Model) }).toEqual({
+    const build = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
+    if (!build) throw new Error(`no schema model for ${manifest.apiVersion} ${manifest.kind}`);
+    expect(() => build(manifest).validate()).not.toThrow();
+    expect({ object: `${manifest.kind} ${manifest.metadata.name}`, unknown: unknownFields(manifest, build) }).toEqual({
       object: `${manifest.kind} ${manifest.metadata.name}`,
       unknown: [],
     });
