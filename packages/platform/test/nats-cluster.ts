@@ -1,44 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@catalog/testing';
+import { freePort, launchNatsServer, natsServerBinary } from '@catalog/testing';
 
 /** A JetStream cluster of `size` nats-servers on loopback, in a temporary directory, without authorization. */
 export interface NatsCluster {
   /** The client URLs, comma-separated (as `NATS_URL`). */
   url: string;
   stop(): Promise<void>;
-}
-
-function natsServerBinary(): string {
-  const fromEnv = process.env.NATS_SERVER_BIN;
-  if (fromEnv && existsSync(fromEnv)) return fromEnv;
-  const onPath = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).stdout.trim();
-  return onPath || join(homedir(), '.cache', 'catalog-tools', 'bin', 'nats-server');
-}
-
-/** Starts one server and resolves once it says it is ready (20 s at most). */
-function launch(binary: string, config: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`nats-server did not become ready:\n${output}`));
-    }, 20_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-8000);
-      if (output.includes('Server is ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`nats-server exited (${code}) before it was ready:\n${output}`));
-    });
-  });
 }
 
 async function stopAll(children: ChildProcess[]): Promise<void> {
@@ -73,7 +43,7 @@ export async function startNatsCluster(size: number): Promise<NatsCluster> {
     writeFileSync(file, `server_name: n${i}\nlisten: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, `n${i}`)}" }\n${cluster}\n`);
     return file;
   });
-  const started = await Promise.allSettled(configs.map((config) => launch(binary, config)));
+  const started = await Promise.allSettled(configs.map((config) => launchNatsServer(binary, ['-c', config])));
   const children = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = started.find((result) => result.status === 'rejected');
   const stop = async (): Promise<void> => {

@@ -4,7 +4,7 @@ export { ensureLocalCredentials, natsUsers, readLocalCredentials, testCredential
 export { natsCredentialsOf, serviceEnvironment, testBus, testCallContext } from './service-environment.js';
 export { capturingLogger, testLogger } from './logging.js';
 export { eventually } from './eventually.js';
-export { startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
+export { launchNatsServer, natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
 export { publishEvent, readDeadLetters, testBusEvent, untilConsumerSettled, type ParkedMessage } from './events-stream.js';

@@ -23,7 +23,8 @@ export interface OwnNatsServer {
   stop(): Promise<void>;
 }
 
-function natsServerBinary(): string {
+/** The nats-server binary: `NATS_SERVER_BIN`, `nats-server` on PATH, or the one the project's scripts cache. */
+export function natsServerBinary(): string {
   const fromEnv = process.env.NATS_SERVER_BIN;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   const onPath = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).stdout.trim();
@@ -44,10 +45,10 @@ function configArguments(dir: string): string[] {
   return ['-c', file];
 }
 
-function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
+/** Starts nats-server with `args` and resolves once it says it is ready (20 s at most). */
+export function launchNatsServer(binary: string, args: readonly string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const args = [...configArguments(storeDir), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', `${storeDir}/jetstream`];
-    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(binary, [...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -65,6 +66,11 @@ function launch(binary: string, port: number, storeDir: string): Promise<ChildPr
       reject(new Error(`nats-server exited (${code}) before it was ready:\n${output}`));
     });
   });
+}
+
+function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
+  const args = [...configArguments(storeDir), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', `${storeDir}/jetstream`];
+  return launchNatsServer(binary, args);
 }
 
 export async function startOwnNatsServer(): Promise<OwnNatsServer> {
