@@ -23,6 +23,7 @@ import {
   publishEvent,
   readDeadLetters,
   testBusEvent,
+  thingConsumerSettings,
   testCallContext,
 } from '@catalog/testing';
 
@@ -32,7 +33,6 @@ import {
  * tested with them, services/library/test/lane-fairness.test.ts).
  */
 const DURABLE = 'test-fair';
-const FAST_RETRY = { minMs: 10, maxMs: 50 };
 const thing = (tenantId: string, entity: string): BusEvent => testBusEvent({ tenantId, data: { entity } });
 
 describe('a shared consumer is bounded for every failure', () => {
@@ -69,15 +69,9 @@ describe('a shared consumer is bounded for every failure', () => {
   function follow(more: Partial<EventConsumerSettings> & Pick<EventConsumerSettings, 'handle'>): void {
     consumer = startEventConsumer({
       nc,
-      subjects,
+      ...thingConsumerSettings(subjects, DURABLE),
       logger: captured.logger,
       metrics,
-      durable: DURABLE,
-      ackWaitMs: 30_000,
-      maxAckPending: 100,
-      maxAttempts: 3,
-      retry: FAST_RETRY,
-      filterSubject: subjects.events('catalog', 'thing.>'),
       ...more,
     });
   }

@@ -19,6 +19,7 @@ import {
   startTcpProxy,
   testBus,
   testBusEvent,
+  thingConsumerSettings,
   testLogger,
   uniqueNatsPrefix,
   untilConsumerSettled,
@@ -33,7 +34,6 @@ import {
  */
 const logger = testLogger('dead-letters');
 const DURABLE = 'test-applier';
-const FAST_RETRY = { minMs: 10, maxMs: 50 };
 
 let testDb: TestDatabase;
 let nc: NatsConnection;
@@ -82,15 +82,9 @@ describe('a consumer parks what it cannot apply and moves on', () => {
     await ensureEventsStream(nc, subjects);
     consumer = startEventConsumer({
       nc,
-      subjects,
+      ...thingConsumerSettings(subjects, DURABLE),
       logger,
       metrics,
-      durable: DURABLE,
-      ackWaitMs: 30_000,
-      maxAckPending: 100,
-      maxAttempts: 3,
-      retry: FAST_RETRY,
-      filterSubject: subjects.events('catalog', 'thing.>'),
       handle: (e) =>
         pool.query('insert into applied (id, tenant_id, source, data) values ($1, $2, $3, $4) on conflict do nothing', [
           e.id,

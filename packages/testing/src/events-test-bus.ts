@@ -24,3 +24,19 @@ export async function closeEventsTestBus({ nc, subjects }: EventsTestBus): Promi
   await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
   await nc.drain();
 }
+
+/**
+ * The settings the consumer tests share: `durable` over the test's `catalog` `thing.*` events, three
+ * attempts a message, retries 10–50 ms apart and a generous ack wait.
+ */
+export function thingConsumerSettings(subjects: Subjects, durable: string) {
+  return {
+    subjects,
+    durable,
+    ackWaitMs: 30_000,
+    maxAckPending: 100,
+    maxAttempts: 3,
+    retry: { minMs: 10, maxMs: 50 },
+    filterSubject: subjects.events('catalog', 'thing.>'),
+  };
+}

@@ -8,7 +8,7 @@ export { launchNatsServer, natsServerBinary, startOwnNatsServer, type OwnNatsSer
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
 export { publishEvent, readDeadLetters, testBusEvent, untilConsumerSettled, type ParkedMessage } from './events-stream.js';
-export { closeEventsTestBus, openEventsTestBus, type EventsTestBus } from './events-test-bus.js';
+export { closeEventsTestBus, openEventsTestBus, thingConsumerSettings, type EventsTestBus } from './events-test-bus.js';
 export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';
 export { sineWav, writeSineWav, type SineWavOptions } from './wav.js';

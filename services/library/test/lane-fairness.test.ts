@@ -19,6 +19,7 @@ import {
   publishEvent,
   readDeadLetters,
   testBusEvent,
+  thingConsumerSettings,
 } from '@catalog/testing';
 import { followInLanes } from '../src/consumers/lanes/fair-lanes.js';
 import type { LaneSettings } from '../src/consumers/lanes/lane-settings.js';
@@ -29,7 +30,6 @@ import type { LaneSettings } from '../src/consumers/lanes/lane-settings.js';
  * tenant's event, while others' are applied, is parked after its attempts.
  */
 const DURABLE = 'test-lane-fair';
-const FAST_RETRY = { minMs: 10, maxMs: 50 };
 const entityOf = (e: BusEvent): string => String(e.data.entity);
 const thing = (tenantId: string, entity: string): BusEvent => testBusEvent({ tenantId, data: { entity } });
 /** What a handler throws while a dependency is away for this event: transient (decision 0053). */
@@ -60,15 +60,9 @@ describe("the library's lanes are fair across tenants and bounded for every fail
     const lanes: LaneSettings = { laneOf: entityOf, concurrency, slotsPerTenant, lanesPerBatch, handleMany, handleLanes };
     consumer = startEventConsumer({
       nc,
-      subjects,
+      ...thingConsumerSettings(subjects, DURABLE),
       logger: captured.logger,
       metrics,
-      durable: DURABLE,
-      ackWaitMs: 30_000,
-      maxAckPending: 100,
-      maxAttempts: 3,
-      retry: FAST_RETRY,
-      filterSubject: subjects.events('catalog', 'thing.>'),
       ...settings,
       follow: (session) => followInLanes(session, lanes),
     });
