@@ -127,6 +127,48 @@ describe('gateway timeouts', () => {
   });
 });
 
+describe('a large analysis result whose listener is down', () => {
+  let stack: TestGateway;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    stack = await startTestGateway({ IP_RATE_LIMIT_PER_MINUTE: '0' });
+    nc = await testBus('fake-analysis', { user: 'analysis' });
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await stack?.stop();
+  });
+
+  test('503 service_unavailable that names the analysis service, not the asset service', async () => {
+    const api = apiClient(stack.gateway.url, ADMIN_TOKEN);
+    const { key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/results/j?sig=x`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const fakeAnalysis = await serveRpc({
+      nc,
+      subjects: subjectsFor(stack.env.NATS_PREFIX!),
+      service: 'analysis',
+      version: '0.0.0',
+      logger: testLogger(),
+      callContext: testCallContext(),
+      handlers: { getAnalysis: async () => ({ status: 303, body: { location: unreachable } }) },
+    });
+    try {
+      const response = await fetch(`${stack.gateway.url}/api/v1/catalog/analyses/0190a1b2-0000-7000-8000-000000000004`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(response.status).toBe(503);
+      expect(body.error.code).toBe('service_unavailable');
+      expect(body.error.message).toBe('the analysis service is not available');
+    } finally {
+      await fakeAnalysis.stop();
+    }
+  });
+});
+
 describe('asset listener discovery', () => {
   let stack: TestGateway;
   let nc: NatsConnection;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
+import type { ServiceName } from '@catalog/contracts';
 import { AppError, callRpc, NO_TENANT, refuseWithLingeringClose, type HttpContext, type RpcCallSettings } from '@catalog/platform';
 import { uploadUpstreamUrl } from './request-target.js';
 import { declaredUploadLength, uploadTooLong, watchUploadLength } from './upload-length.js';
@@ -17,8 +18,8 @@ export interface BlobProxySettings {
 export interface BlobProxy {
   /** Koa middleware: `PUT /uploads/…` (signed fs upload URLs) streamed to an asset listener. */
   uploads(ctx: HttpContext, next: Next): Promise<void>;
-  /** Streams the response of a service's signed download location to the client. */
-  download(ctx: HttpContext, reply: unknown): Promise<void>;
+  /** Streams the response of `service`'s signed download location to the client. */
+  download(ctx: HttpContext, reply: unknown, service: ServiceName): Promise<void>;
 }
 
 export const UPLOAD_PREFIX = '/uploads/';
@@ -47,12 +48,12 @@ function passedHeaders(ctx: HttpContext, names: readonly string[]): OutgoingHttp
   return headers;
 }
 
-/** The signed download location of a downloadAsset answer: an http(s) URL, or a 502. */
-function downloadLocation(reply: unknown): URL {
+/** The signed download location of a `{location}` answer of `service`: an http(s) URL, or a 502. */
+function downloadLocation(reply: unknown, service: ServiceName): URL {
   const location = (reply as { location?: unknown } | null)?.location;
   const url = typeof location === 'string' && URL.canParse(location) ? new URL(location) : null;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new AppError(502, 'bad_gateway', 'the asset service answered without a download location');
+    throw new AppError(502, 'bad_gateway', `the ${service} service answered without a download location`);
   }
   return url;
 }
@@ -100,22 +101,22 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
         if (!ctx.req.complete && ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || ctx.req.destroyed)) {
           throw new AppError(400, 'upload_incomplete', 'the upload was interrupted before it was complete');
         }
-        if (!ctx.req.complete) return refuseWithLingeringClose(ctx, upstreamFailure(error));
-        throw upstreamFailure(error);
+        if (!ctx.req.complete) return refuseWithLingeringClose(ctx, upstreamFailure(error, 'asset'));
+        throw upstreamFailure(error, 'asset');
       }
       // A refusal while the upload is still arriving: answered, then a lingering close (decision 0124).
       if (!ctx.req.complete) return relayEarlyAnswer(ctx, upstream);
       await relayResponse(ctx, upstream);
     },
 
-    async download(ctx, reply) {
-      const location = downloadLocation(reply);
+    async download(ctx, reply, service) {
+      const location = downloadLocation(reply, service);
       const headers = passedHeaders(ctx, ['range', 'if-range', 'if-none-match']);
       let upstream: IncomingMessage;
       try {
         upstream = await forward(location, 'GET', headers, null, settings.upstream);
       } catch (error) {
-        throw upstreamFailure(error);
+        throw upstreamFailure(error, service);
       }
       await relayResponse(ctx, upstream);
     },

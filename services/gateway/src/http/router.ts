@@ -16,7 +16,7 @@ import {
   type RpcCallSettings,
   type RpcRequest,
 } from '@catalog/platform';
-import { buildOpenApiDocument, routes, type RouteDefinition } from '@catalog/contracts';
+import { buildOpenApiDocument, routes, type RouteDefinition, type ServiceName } from '@catalog/contracts';
 import { admit, authenticate, authorize, type KeyStore } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
 import { forwardedHeaders, requireOrganization } from './forwarding.js';
@@ -37,8 +37,8 @@ export interface RouterSettings {
   localOperations: readonly Operation[];
   /** Where the Idempotency-Keys of the create routes are kept (decision 0119). */
   idempotency: IdempotencyStore;
-  /** Streams the answer of a `success.stream` operation (its reply body is `{location}`) to the client. */
-  stream?: (ctx: HttpContext, reply: unknown) => Promise<void>;
+  /** Streams the answer of a `success.stream` operation (its reply body is `{location}`, from `service`) to the client. */
+  stream?: (ctx: HttpContext, reply: unknown, service: ServiceName) => Promise<void>;
 }
 
 /** `/api/v1/catalog/entities/{id}` → `/api/v1/catalog/entities/:id` */
@@ -121,7 +121,7 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
     // A large body of a `streamedWhenLarge` operation comes as 303 {location}, streamed like a download (decision 0113).
     if (route.success.stream || (route.success.streamedWhenLarge && reply.status === 303)) {
       if (!settings.stream) throw new Error(`no stream handler for ${route.operationId}`);
-      await settings.stream(ctx, reply.body instanceof JsonText ? reply.body.parse() : reply.body);
+      await settings.stream(ctx, reply.body instanceof JsonText ? reply.body.parse() : reply.body, route.service);
       return;
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);

@@ -42,11 +42,14 @@ const RESPONSE_HEADERS = [
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-/** A failed upstream exchange as the client sees it: 504 when it was too slow, 503 when it could not be had. */
-export function upstreamFailure(error: unknown): AppError {
+/**
+ * A failed upstream exchange as the client sees it, naming the service whose listener failed: 504
+ * when it was too slow, 503 when it could not be had.
+ */
+export function upstreamFailure(error: unknown, service: string): AppError {
   if (error instanceof UpstreamTimeoutError && error.phase === 'idle')
-    return new AppError(504, 'upstream_timeout', 'the asset service did not answer in time');
-  return new AppError(503, 'service_unavailable', 'the asset service is not available');
+    return new AppError(504, 'upstream_timeout', `the ${service} service did not answer in time`);
+  return new AppError(503, 'service_unavailable', `the ${service} service is not available`);
 }
 
 /** Destroys `upstream` when a new socket does not connect within `connectMs`. */
