@@ -10,6 +10,7 @@ export * from './schemas/common.js';
 export * from './schemas/events.js';
 export * from './schemas/idempotency.js';
 export * from './schemas/library.js';
+export * from './schemas/relations.js';
 export * from './validation.js';
 export * from './events/registry.js';
 export * from './bus/permissions.js';

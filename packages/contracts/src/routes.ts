@@ -5,6 +5,7 @@ import { entityRoutes } from './routes/catalog.js';
 import { eventRoutes } from './routes/events.js';
 import { internalOperations } from './routes/internal.js';
 import { libraryRoutes } from './routes/library.js';
+import { relationRoutes } from './routes/relations.js';
 import { versionRoutes } from './routes/versions.js';
 import type { OperationDefinition, RouteDefinition, ServiceName } from './routes/types.js';
 
@@ -19,6 +20,7 @@ export { internalOperations } from './routes/internal.js';
 export const routes = [
   ...entityRoutes,
   ...versionRoutes,
+  ...relationRoutes,
   ...assetRoutes,
   ...analysisRoutes,
   ...eventRoutes,

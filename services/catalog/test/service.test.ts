@@ -92,6 +92,7 @@ describe('service', () => {
       '0006_tenant_or_system_rls',
       '0007_entity_tenants',
       '0008_cue_point_markers',
+      '0013_relations',
     ]);
   });
 
@@ -112,6 +113,7 @@ describe('service', () => {
         '0006_tenant_or_system_rls',
         '0007_entity_tenants',
         '0008_cue_point_markers',
+        '0013_relations',
       ]);
       const { rows } = await sql.query(
         'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',

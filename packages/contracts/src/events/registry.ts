@@ -2,6 +2,7 @@ import { analysisEvents } from './analysis.js';
 import { assetEvents } from './asset.js';
 import { entityEvents } from './entity.js';
 import { libraryEvents } from './library.js';
+import { relationEvents } from './relation.js';
 import { versionEvents } from './version.js';
 import type { EventTypeDefinition } from './types.js';
 
@@ -14,7 +15,14 @@ export { VERSION_DELETE_REASONS, VERSION_FIELDS, type VersionField } from './ver
  * Every event type the system records. Each family keeps its definitions in a file of its own
  * under events/; `docs/events.md` is generated from this list.
  */
-export const eventTypes: EventTypeDefinition[] = [...entityEvents, ...assetEvents, ...versionEvents, ...analysisEvents, ...libraryEvents];
+export const eventTypes: EventTypeDefinition[] = [
+  ...entityEvents,
+  ...assetEvents,
+  ...versionEvents,
+  ...analysisEvents,
+  ...libraryEvents,
+  ...relationEvents,
+];
 
 /** Types reserved for later use: accepted by the feed's `types` filter, recorded by nobody yet. */
 export const RESERVED_EVENT_TYPES = ['ping'] as const;

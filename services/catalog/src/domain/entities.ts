@@ -30,6 +30,7 @@ import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { entityCursor } from './entity-cursor.js';
 import { entityView } from './entity-view.js';
 import { catalogEvent, catalogEventsFor } from '../persistence/events.js';
+import { deleteRelationsOfEntity } from './relations.js';
 
 export interface EntityDeps {
   db: Kysely<CatalogDb>;
@@ -183,13 +184,14 @@ export async function updateEntity(deps: EntityDeps, call: CallContext, id: stri
 /**
  * Deletes the entity for good, with its versions (version.deleted, reason entity_deleted, for each;
  * the asset service releases their files when it reads them). The events carry the DMRN it had so
- * consumers can match them.
+ * consumers can match them. Its relations, both directions, go first (relation.deleted each).
  */
 export async function deleteEntity(deps: EntityDeps, call: CallContext, id: string): Promise<void> {
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
     if (!current) throw entityNotFound();
     const events = catalogEventsFor(trx, call);
+    await deleteRelationsOfEntity(trx, call, id);
     for (const version of await listVersionsOfEntity(trx, call.tenantId, id)) {
       await events.record('version.deleted', {
         resourceId: version.id,

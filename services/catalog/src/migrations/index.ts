@@ -7,6 +7,7 @@ import { attachIntentClaims } from './0005_attach_intent_claims.js';
 import { tenantOrSystemRls } from './0006_tenant_or_system_rls.js';
 import { entityTenants } from './0007_entity_tenants.js';
 import { cuePointMarkers } from './0008_cue_point_markers.js';
+import { relations } from './0013_relations.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -18,4 +19,5 @@ export const catalogMigrations: Migrations = {
   '0006_tenant_or_system_rls': tenantOrSystemRls,
   '0007_entity_tenants': entityTenants,
   '0008_cue_point_markers': cuePointMarkers,
+  '0013_relations': relations,
 };

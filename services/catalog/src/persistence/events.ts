@@ -1,4 +1,5 @@
 import { type AnalysisType, type AssetKind, type EntityField, type MarkerType, type VersionField } from '@catalog/contracts';
+import type { RelationType } from '@catalog/contracts';
 import { outboxFor, registeredEvent, type CallContext, type EventRecord, type Transaction } from '@catalog/platform';
 
 /** The `data` of each event type the catalog records (the registry in contracts has the schemas). */
@@ -13,6 +14,8 @@ export interface CatalogEventData {
   'version.primary_changed': { kind: AssetKind; versionId: string | null; previousVersionId: string | null };
   'markers.updated': { entityId: string; count: number; types: MarkerType[] };
   'version.analyses_requested': { entityId: string; assetId: string; entityType: string; analysisTypes: AnalysisType[] };
+  'relation.created': { type: RelationType; sourceId: string; targetId: string };
+  'relation.deleted': { type: RelationType; sourceId: string; targetId: string };
 }
 
 export type CatalogEventType = keyof CatalogEventData;

@@ -1,4 +1,4 @@
-import type { AssetKind, AssetStatus, Marker } from '@catalog/contracts';
+import type { AssetKind, AssetStatus, Marker, RelationAttributes, RelationType } from '@catalog/contracts';
 import type { ColumnType } from 'kysely';
 
 /** Timestamps the database sets on insert; updates set them explicitly (to `clock_timestamp()`). */
@@ -80,6 +80,17 @@ export interface EntityTenantsTable {
   created_at: Timestamp;
 }
 
+/** A typed, directed relation between two entities of the tenant (decision 0136). */
+export interface RelationsTable {
+  id: string;
+  tenant_id: string;
+  type: RelationType;
+  source_id: string;
+  target_id: string;
+  attributes: ColumnType<RelationAttributes, string | undefined, never>;
+  created_at: Timestamp;
+}
+
 /** The tables of the `catalog` schema as the service's queries see them. */
 export interface CatalogDb {
   entity_types: EntityTypesTable;
@@ -88,4 +99,5 @@ export interface CatalogDb {
   versions: VersionsTable;
   attach_intents: AttachIntentsTable;
   entity_tenants: EntityTenantsTable;
+  relations: RelationsTable;
 }

@@ -5,6 +5,7 @@ import { analysisSourceOperations } from './analysis-operations.js';
 import { assetStateOperations } from './asset-state-operations.js';
 import { entityOperations } from './entity-operations.js';
 import { entityTypeOperations } from './entity-type-operations.js';
+import { relationOperations } from './relation-operations.js';
 import { tenantOperations } from './tenant-operations.js';
 import { versionOperations } from './version-operations.js';
 
@@ -22,6 +23,7 @@ export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
     ...entityOperations(deps),
     ...entityTypeOperations(deps),
     ...versionOperations(deps),
+    ...relationOperations(deps),
     ...tenantOperations(deps),
     ...analysisSourceOperations(deps),
     ...assetStateOperations(deps),
