@@ -1,0 +1,44 @@
+import { Env } from '@catalog/platform';
+
+/** The variables of import jobs (decision 0134): their work queue's consumer, chunks and attempts. */
+export const importJobsEnv = Env.group({
+  durable: Env.string({
+    env: 'CATALOG_IMPORT_CONSUMER',
+    default: 'catalog-import-jobs',
+    description: "Durable consumer of the import jobs' job.created events on the events stream, shared by the replicas.",
+  }),
+  ackWaitMs: Env.integer({
+    env: 'CATALOG_IMPORT_ACK_WAIT_MS',
+    default: 30_000,
+    minimum: 1_000,
+    description:
+      'A running job tells JetStream it is alive every third of this; a job whose replica died goes to another after it (and resumes from its checkpoint).',
+  }),
+  concurrency: Env.integer({
+    env: 'CATALOG_IMPORT_CONCURRENCY',
+    default: 2,
+    minimum: 1,
+    maximum: 100,
+    description: 'Import jobs running at once, across all replicas (the consumer’s max ack pending).',
+  }),
+  chunkRows: Env.integer({
+    env: 'CATALOG_IMPORT_CHUNK_ROWS',
+    default: 1_000,
+    minimum: 1,
+    maximum: 2_000,
+    description: "Rows of a file one transaction applies; the job's checkpoint moves by as many.",
+  }),
+  maxAttempts: Env.integer({
+    env: 'CATALOG_IMPORT_MAX_ATTEMPTS',
+    default: 5,
+    minimum: 1,
+    maximum: 100,
+    description: 'Deliveries of a job that start it, at most (a crash, the database away); the next one fails it.',
+  }),
+  downloadTimeoutMs: Env.integer({
+    env: 'CATALOG_IMPORT_DOWNLOAD_TIMEOUT_MS',
+    default: 600_000,
+    minimum: 1_000,
+    description: "Longest read of an import job's file from the asset service (one read counts its rows, one imports them).",
+  }),
+});

@@ -1,0 +1,185 @@
+import { readConfig } from '@catalog/platform';
+import { eventually, serviceEnvironment, testLogger } from '@catalog/testing';
+import { catalogConfig, startCatalogService, type CatalogServiceHandle, type ImportFiles } from '../src/index.js';
+import { startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+
+/**
+ * Import jobs at the service (decision 0134): a CSV file's rows matched, created, updated and
+ * reported; a rerun that changes nothing; and a job whose replica stops halfway resumed by another
+ * from its checkpoint, without duplicates.
+ */
+
+let h: CatalogHarness;
+
+beforeAll(async () => {
+  h = await startHarness('catimport', { withAssets: true, env: { CATALOG_IMPORT_CHUNK_ROWS: '100', CATALOG_IMPORT_ACK_WAIT_MS: '2000' } });
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** An ONLINE standalone file of the tenant with `text` as its bytes. */
+async function dataFile(caller: Caller, contentType: string, text: string): Promise<string> {
+  const bytes = Buffer.from(text, 'utf8');
+  const asset = await h.assets(caller).ok('createAsset', {
+    body: { retention: 'standalone', upload: { filename: 'import', contentType, size: bytes.length } },
+  });
+  expect(await uploadBytes(h, asset.upload, bytes)).toBeLessThan(300);
+  expect((await h.assets(caller).ok('confirmAsset', { params: { id: asset.assetId } })).status).toBe('ONLINE');
+  return asset.assetId as string;
+}
+
+async function finished(caller: Caller, jobId: string): Promise<any> {
+  return eventually(async () => {
+    const job = await caller.ok('getJob', { params: { jobId } });
+    return job.state === 'succeeded' || job.state === 'failed' ? job : undefined;
+  }, 30_000);
+}
+
+async function importFile(caller: Caller, assetId: string): Promise<any> {
+  const job = await caller.ok('createJob', { body: { type: 'import', source: { assetId } } });
+  expect(job).toMatchObject({ state: 'queued', progress: { processed: 0, total: 0 } });
+  return finished(caller, job.jobId);
+}
+
+const CSV = [
+  'type,title,artist,dmrn,externalId',
+  'song,"Hello, World",Adele,DM-1,',
+  'song,New Song,,,X-1',
+  'song,Bad,,bad dmrn!,',
+  'jingle,"Top of',
+  'the hour",,,',
+  'song,Again,,DM-1,',
+  'song,Too,many,fields,here,x',
+  'jingle,Top of the hour,,,',
+].join('\r\n');
+
+test('a CSV import updates the entity of a known DMRN, creates the others, reports bad rows; a rerun changes nothing', async () => {
+  const a = h.tenant();
+  const existing = await a.ok('createEntity', { body: { type: 'song', title: 'Old', externalReferences: { dmrn: 'DM-1' } } });
+  const assetId = await dataFile(a, 'text/csv', CSV);
+
+  const first = await importFile(a, assetId);
+  expect(first).toMatchObject({
+    state: 'succeeded',
+    progress: { processed: 7, total: 7 },
+    counts: { created: 2, updated: 1, unchanged: 0, skipped: 4 },
+    errorCount: 4,
+    failure: null,
+  });
+  expect(first.errors.map((e: any) => [e.row, e.code])).toEqual([
+    [3, 'invalid_row'],
+    [4, 'invalid_row'],
+    [5, 'duplicate_in_file'],
+    [6, 'invalid_row'],
+  ]);
+  const entities = (await a.ok('listEntities', { query: { limit: 10 } })).entities;
+  expect(entities.map((e: any) => [e.type, e.title, e.artist, e.externalReferences.dmrn]).sort()).toEqual(
+    [
+      ['jingle', 'Top of the hour', null, null],
+      ['song', 'Hello, World', 'Adele', 'DM-1'],
+      ['song', 'New Song', null, null],
+    ].sort(),
+  );
+  expect(entities.find((e: any) => e.externalReferences.dmrn === 'DM-1').id).toBe(existing.id);
+  const events = await h.outbox({ tenantId: a.tenantId });
+  const ofJob = events.filter((e) => e.batch_id === first.jobId).map((e) => e.type);
+  expect(ofJob).toEqual(['job.created', 'entity.created', 'entity.created', 'entity.updated', 'job.succeeded']);
+
+  const again = await importFile(a, assetId);
+  expect(again).toMatchObject({ state: 'succeeded', counts: { created: 0, updated: 0, unchanged: 3, skipped: 4 } });
+  expect((await a.ok('listEntities', { query: { limit: 10 } })).entities).toEqual(entities);
+  const rerunEvents = (await h.outbox({ tenantId: a.tenantId })).filter((e) => e.batch_id === again.jobId).map((e) => e.type);
+  expect(rerunEvents).toEqual(['job.created', 'job.succeeded']);
+});
+
+test('a file that is not an import file is refused; a CSV file without type and title fails its job', async () => {
+  const a = h.tenant();
+  const wrongHeader = await dataFile(a, 'text/csv', 'name,artist\nx,y\n');
+  const failed = await importFile(a, wrongHeader);
+  expect(failed).toMatchObject({ state: 'failed', failure: { code: 'invalid_csv_header' }, counts: { created: 0 } });
+  const reply = await a.call('createJob', { body: { type: 'import', source: { assetId: failed.jobId } } });
+  expect(reply.ok ? 200 : reply.error.status).toBe(404);
+});
+
+/** Import files whose read stops (and waits for the stop of its service) once `bytes` were read. */
+function holdingAfter(bytes: number, reached: () => void): (files: ImportFiles) => ImportFiles {
+  return (files) => ({
+    async open(call, assetId, signal) {
+      const opened = await files.open(call, assetId, signal);
+      async function* held(): AsyncGenerator<Uint8Array> {
+        let sent = 0;
+        for await (const chunk of opened.bytes) {
+          const piece = chunk.subarray(0, Math.max(0, bytes - sent));
+          if (piece.length > 0) yield piece;
+          sent += piece.length;
+          if (sent >= bytes) {
+            reached();
+            await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+          }
+        }
+      }
+      return { contentType: opened.contentType, bytes: held() };
+    },
+  });
+}
+
+test('a job whose replica stops halfway is resumed by another from its checkpoint, without duplicates', async () => {
+  const a = h.tenant();
+  const lines = Array.from({ length: 3_000 }, (_, i) =>
+    JSON.stringify({ type: 'song', title: `Song ${i + 1}`, externalId: `old-${i + 1}` }),
+  );
+  const text = `${lines.join('\n')}\n`;
+  const assetId = await dataFile(a, 'application/x-ndjson', text);
+  const env = {
+    ...(await serviceEnvironment(h.database, ['catalog'])),
+    NATS_PREFIX: h.natsPrefix,
+    CATALOG_HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    CATALOG_IMPORT_CHUNK_ROWS: '100',
+    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
+  };
+  const config = readConfig(catalogConfig, env);
+  // The harness's catalog gives way to one whose second read (after counting) stops halfway.
+  await h.service.stop();
+  let reads = 0;
+  let halfway!: () => void;
+  const reachedHalfway = new Promise<void>((resolve) => (halfway = resolve));
+  const half = Buffer.byteLength(lines.slice(0, 1_550).join('\n'));
+  const first: CatalogServiceHandle = await startCatalogService(config, {
+    logger: testLogger('catalog'),
+    wrapImportFiles: (files) => ({
+      open: (call, id, signal) => (++reads === 1 ? files : holdingAfter(half, halfway)(files)).open(call, id, signal),
+    }),
+  });
+  let second: CatalogServiceHandle | undefined;
+  try {
+    const job = await a.ok('createJob', { body: { type: 'import', source: { assetId } } });
+    await reachedHalfway;
+    const stopped = await eventually(async () => {
+      const now = await a.ok('getJob', { params: { jobId: job.jobId } });
+      return now.progress.processed === 1_500 ? now : undefined;
+    }, 15_000);
+    expect(stopped).toMatchObject({ state: 'running', progress: { total: 3_000 }, counts: { created: 1_500 } });
+    await first.stop();
+
+    second = await startCatalogService(config, { logger: testLogger('catalog') });
+    const done = await finished(a, job.jobId);
+    expect(done).toMatchObject({ state: 'succeeded', progress: { processed: 3_000, total: 3_000 }, counts: { created: 3_000 } });
+    const { rows } = await h.sql.query(
+      `select count(*)::int as entities, count(distinct title)::int as titles from catalog.entities where tenant_id = $1`,
+      [a.tenantId],
+    );
+    expect(rows[0]).toEqual({ entities: 3_000, titles: 3_000 });
+    const created = (await h.outbox({ tenantId: a.tenantId, type: 'entity.created' })).filter((e) => e.batch_id === job.jobId);
+    expect(new Set(created.map((e) => e.resource_id)).size).toBe(3_000);
+    expect(created).toHaveLength(3_000);
+    const attempts = await h.sql.query(`select attempts from catalog.jobs where id = $1`, [job.jobId]);
+    expect(attempts.rows[0].attempts).toBe(2);
+  } finally {
+    await second?.stop();
+    await first.stop();
+  }
+}, 60_000);
