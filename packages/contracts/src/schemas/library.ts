@@ -3,6 +3,7 @@ import { AssetStatusSchema } from './assets.js';
 import { DmrnValue, Entity, EntityTypeName } from './catalog.js';
 import { Cursor, Line, Timestamp, Uuid } from './common.js';
 import { Marker, VersionTypeSchema } from './versions.js';
+import { MAX_TRACK_RELATIONS, TrackRelation } from './relations.js';
 
 /**
  * The library product (`/api/v1/library`, decision 0100): the tenant's tracks, i.e. the entities
@@ -118,6 +119,12 @@ export const Track = Type.Composite([
       { description: 'the primary version of each kind (null: the entity has none of that kind)' },
     ),
     analysis: TrackAnalysis,
+    relations: Type.Array(TrackRelation, {
+      maxItems: MAX_TRACK_RELATIONS,
+      description:
+        'relations of the entity, both directions, oldest first: the first 100 (hasMoreRelations); all of them: GET /api/v1/catalog/entities/{entityId}/relations',
+    }),
+    hasMoreRelations: Type.Boolean({ description: 'the entity has more relations than `relations` shows' }),
   }),
 ]);
 export type Track = Static<typeof Track>;
@@ -158,6 +165,13 @@ export const ListTracksQuery = Type.Object(
     durationMaxMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
     entityType: Type.Optional(EntityTypeName),
     hasDmrn: Type.Optional(Type.Boolean()),
+    relatedTo: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        pattern: Uuid.pattern!,
+        description: 'an entity id: only the tracks that have a relation (any type, either direction) with that entity (decision 0136)',
+      }),
+    ),
     updatedSince: Type.Optional(Timestamp),
     sort: Type.Optional(
       Type.Union(

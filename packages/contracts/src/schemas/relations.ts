@@ -111,3 +111,21 @@ export const RelationList = Type.Object({
 export type RelationList = Static<typeof RelationList>;
 
 export const RelationParams = Type.Object({ id: Uuid, relationId: Uuid });
+
+/** Most relations a library track shows (the catalog's listing has them all). */
+export const MAX_TRACK_RELATIONS = 100;
+
+/** A relation of a library track, seen from the track's entity. */
+export const TrackRelation = Type.Object({
+  relationId: Uuid,
+  type: RelationTypeSchema,
+  direction: Type.Union(
+    RELATION_DIRECTIONS.map((d) => Type.Literal(d)),
+    { description: 'outgoing: the track is the source; incoming: the target; symmetric: a symmetric type' },
+  ),
+  entityId: EntityId('the other entity of the relation'),
+  title: Type.Union([Type.String(), Type.Null()], {
+    description: "the other entity's title (kept current when it is renamed); null until the library has read that entity",
+  }),
+});
+export type TrackRelation = Static<typeof TrackRelation>;

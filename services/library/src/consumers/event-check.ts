@@ -1,8 +1,8 @@
 import { eventTypes, schemaValidator, type ValidationIssue } from '@catalog/contracts';
 import { AppError, type BusEvent } from '@catalog/platform';
 
-/** Resource kinds whose events' data the projection reads: the entity an event is about, a file's status. */
-const DATA_READ: ReadonlySet<string> = new Set(['version', 'asset', 'analysis']);
+/** Resource kinds whose events' data the projection reads: the entity an event is about, a file's status, a relation's ends. */
+const DATA_READ: ReadonlySet<string> = new Set(['version', 'asset', 'analysis', 'relation']);
 
 const validators = new Map<string, (value: unknown) => ValidationIssue[]>(
   eventTypes.filter((d) => DATA_READ.has(d.resourceKind)).map((d) => [d.type, schemaValidator(d.data)]),

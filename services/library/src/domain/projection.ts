@@ -14,6 +14,7 @@ import {
 } from '../persistence/tracks.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { analysisFacts } from './analysis-facts.js';
+import { applyRelationEvents, keepEntityTitles } from './relation-projection.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack, type KnownAsset, type ProjectedTrack } from './track.js';
 
 export interface ProjectionDeps {
@@ -173,10 +174,12 @@ interface Refresh {
  * entity, the entities of a tenant together: read in one catalog call, then written in one
  * transaction (positions claimed in one statement, the tracks and their `track.*` events in one
  * statement each). Returns each lane's outcome. A lane with events of two entities is refused.
+ * The lanes of no entity apply their relation events (decision 0136).
  */
 export async function applyCatalogEventLanes(deps: ProjectionDeps, lanes: readonly LaneItems[]): Promise<ProjectionOutcome[]> {
   const outcomes: ProjectionOutcome[] = lanes.map(() => 'ignored');
   const byTenant = new Map<string, Refresh[]>();
+  const ofNoEntity: number[] = [];
   lanes.forEach((items, lane) => {
     const last = items[items.length - 1];
     if (!last) return;
@@ -184,7 +187,10 @@ export async function applyCatalogEventLanes(deps: ProjectionDeps, lanes: readon
     if (items.some((i) => entityOf(i.event) !== entityId || i.event.tenantId !== last.event.tenantId)) {
       throw new Error('events applied together must be of one entity');
     }
-    if (entityId === null) return;
+    if (entityId === null) {
+      ofNoEntity.push(lane);
+      return;
+    }
     const refreshes = byTenant.get(last.event.tenantId) ?? [];
     if (refreshes.some((r) => r.entityId === entityId)) throw new Error('an entity is refreshed once per batch');
     byTenant.set(last.event.tenantId, [...refreshes, { lane, entityId, items }]);
@@ -193,6 +199,7 @@ export async function applyCatalogEventLanes(deps: ProjectionDeps, lanes: readon
     const done = await refreshEntities(deps, tenantId, refreshes);
     refreshes.forEach((r, k) => (outcomes[r.lane] = done[k]!));
   }
+  for (const lane of ofNoEntity) if (await applyRelationEvents(deps, lanes[lane]!)) outcomes[lane] = 'updated';
   return outcomes;
 }
 
@@ -290,6 +297,7 @@ export async function writeTracks(trx: Transaction<LibraryDb>, states: readonly 
     tenantId,
     writes.flatMap((w) => (w.event ? [w.event] : [])),
   );
+  await keepEntityTitles(trx, tenantId, states);
   return new Map(states.map((s, k) => [s.entityId, writes[k]!.outcome]));
 }
 

@@ -9,6 +9,7 @@ import { trackCatalogVersions } from './0007_track_catalog_versions.js';
 import { assetStatesByEntity } from './0008_asset_states_by_entity.js';
 import { trackWordsChangedOnly } from './0009_track_words_changed_only.js';
 import { trackWordsFilters } from './0010_track_words_filters.js';
+import { relations } from './0012_relations.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -21,4 +22,5 @@ export const libraryMigrations: Migrations = {
   '0008_asset_states_by_entity': assetStatesByEntity,
   '0009_track_words_changed_only': trackWordsChangedOnly,
   '0010_track_words_filters': trackWordsFilters,
+  '0012_relations': relations,
 };

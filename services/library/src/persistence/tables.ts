@@ -71,6 +71,23 @@ export interface TrackWordsTable {
   integrated_lufs: number | null;
 }
 
+/** The relations of entities, from the catalog's relation events (decision 0136); `deleted`: its deletion was applied. */
+export interface RelationsTable {
+  tenant_id: string;
+  relation_id: string;
+  type: string;
+  source_id: string;
+  target_id: string;
+  deleted: boolean;
+}
+
+/** The title of every entity the projection has read (decision 0136). */
+export interface EntityTitlesTable {
+  tenant_id: string;
+  entity_id: string;
+  title: string;
+}
+
 /** The tables of the `library` schema as the service's queries see them. */
 export interface LibraryDb {
   projection: ProjectionTable;
@@ -78,4 +95,6 @@ export interface LibraryDb {
   track_words: TrackWordsTable;
   entity_positions: EntityPositionsTable;
   asset_states: AssetStatesTable;
+  relations: RelationsTable;
+  entity_titles: EntityTitlesTable;
 }

@@ -26,6 +26,8 @@ export interface TrackSearch {
     durationMaxMs?: number;
     entityType?: string;
     hasDmrn?: boolean;
+    /** Tracks related (any type, either direction) to this entity (decision 0136). */
+    relatedTo?: string;
     updatedSince?: Date;
   };
   sort: TrackSort;
@@ -96,6 +98,17 @@ function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
   return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
 }
 
+/** The tracks that have a relation (not deleted) with the entity `relatedTo`, from `library.relations` (decision 0136). */
+function relatedCondition(search: TrackSearch): RawBuilder<unknown> | null {
+  const { relatedTo } = search.filters;
+  if (relatedTo === undefined) return null;
+  const tenant = sql`tenant_id = ${search.tenantId}`;
+  return sql`entity_id = any(array(
+    select target_id from library.relations where ${tenant} and source_id = ${relatedTo}::uuid and not deleted
+    union
+    select source_id from library.relations where ${tenant} and target_id = ${relatedTo}::uuid and not deleted))`;
+}
+
 /** The conditions of the filters and of `q`. */
 function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   const conditions: RawBuilder<unknown>[] = [
@@ -104,6 +117,8 @@ function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
     ...copiedFilterConditions(search),
   ];
   if (search.filters.updatedSince !== undefined) conditions.push(sql`updated_at >= ${search.filters.updatedSince}`);
+  const related = relatedCondition(search);
+  if (related) conditions.push(related);
   return conditions;
 }
 

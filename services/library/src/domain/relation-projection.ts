@@ -1,0 +1,84 @@
+import { MAX_TRACK_RELATIONS, SYMMETRIC_RELATION_TYPES, type RelationType, type TrackRelation } from '@catalog/contracts';
+import { inTenantTransaction, type BusEvent, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
+import type { CatalogReader } from '../integration/catalog-client.js';
+import { deleteEntityTitles, recordRelation, relationsOfEntity, writeEntityTitles, type RelationFacts } from '../persistence/relations.js';
+import type { LibraryDb } from '../persistence/tables.js';
+
+/** What applying relation events reads with and writes to. */
+export interface RelationProjectionDeps {
+  db: Kysely<LibraryDb>;
+  catalog: CatalogReader;
+}
+
+/** What a relation event says, or null for an event of another kind. */
+export function relationFactsOf(event: BusEvent): RelationFacts | null {
+  if (event.resourceKind !== 'relation' || event.resourceId === null) return null;
+  const { type, sourceId, targetId } = event.data as { type: RelationType; sourceId: string; targetId: string };
+  return { relationId: event.resourceId, type, sourceId, targetId, deleted: event.type === 'relation.deleted' };
+}
+
+/**
+ * Applies the relation events among events of one tenant that belong to no entity's lane (in
+ * stream order; decision 0136): the ends of created relations are read from the catalog first
+ * (outside any transaction), then one transaction records each event and adds the titles of ends
+ * the library has none of yet. Events of other kinds are left alone. False when there was none.
+ */
+export async function applyRelationEvents(
+  deps: RelationProjectionDeps,
+  items: ReadonlyArray<{ event: BusEvent; position: EventPosition }>,
+): Promise<boolean> {
+  const facts = items.flatMap(({ event }) => {
+    const f = relationFactsOf(event);
+    return f ? [{ tenantId: event.tenantId, ...f }] : [];
+  });
+  const tenantId = facts[0]?.tenantId;
+  if (tenantId === undefined) return false;
+  if (facts.some((f) => f.tenantId !== tenantId)) throw new Error('relation events applied together must be of one tenant');
+  const ends = [...new Set(facts.filter((f) => !f.deleted).flatMap((f) => [f.sourceId, f.targetId]))];
+  const entities = ends.length > 0 ? await deps.catalog.entities(tenantId, ends) : new Map();
+  await inTenantTransaction(deps.db, tenantId, async (trx) => {
+    for (const f of facts) await recordRelation(trx, tenantId, f);
+    const titles = [...entities.values()].map((entity) => ({ entityId: entity.id, title: entity.title }));
+    await writeEntityTitles(trx, tenantId, titles, 'missing');
+  });
+  return true;
+}
+
+/** The relations a track shows (the first MAX_TRACK_RELATIONS), each seen from its entity, and whether it has more. */
+export async function trackRelations(
+  db: Kysely<LibraryDb>,
+  tenantId: string,
+  entityId: string,
+): Promise<{ relations: TrackRelation[]; hasMoreRelations: boolean }> {
+  const id = entityId.toLowerCase();
+  const rows = await relationsOfEntity(db, tenantId, id, MAX_TRACK_RELATIONS + 1);
+  const relations = rows.slice(0, MAX_TRACK_RELATIONS).map((row) => {
+    const outgoing = row.source_id === id;
+    return {
+      relationId: row.relation_id,
+      type: row.type,
+      direction: SYMMETRIC_RELATION_TYPES.includes(row.type) ? 'symmetric' : outgoing ? 'outgoing' : 'incoming',
+      entityId: outgoing ? row.target_id : row.source_id,
+      title: row.title,
+    } satisfies TrackRelation;
+  });
+  return { relations, hasMoreRelations: rows.length > MAX_TRACK_RELATIONS };
+}
+
+/**
+ * Keeps the titles of refreshed entities (decision 0136), in the transaction of their refresh: the
+ * title each refresh read replaces the stored one; a deleted entity's is forgotten.
+ */
+export async function keepEntityTitles(
+  trx: Transaction<LibraryDb>,
+  tenantId: string,
+  states: ReadonlyArray<{ entityId: string; entity: { title: string } | null }>,
+): Promise<void> {
+  const titles = states.flatMap((s) => (s.entity ? [{ entityId: s.entityId, title: s.entity.title }] : []));
+  await writeEntityTitles(trx, tenantId, titles, 'replace');
+  await deleteEntityTitles(
+    trx,
+    tenantId,
+    states.filter((s) => s.entity === null).map((s) => s.entityId),
+  );
+}
