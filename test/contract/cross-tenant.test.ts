@@ -18,6 +18,8 @@ interface Ids {
   jobId: string;
   /** An entity of the calling tenant (the same in both runs): for ids mixed across tenants. */
   ownEntityId: string;
+  /** A relation of the entity (to another entity of its tenant). */
+  relationId: string;
 }
 
 interface Probe {
@@ -81,6 +83,23 @@ const CROSS_TENANT: Record<string, Entry> = {
       { label: 'version under own entity', params: versionUnderOwnEntity, body: () => ({ markers: [] }) },
     ],
   },
+  createRelation: {
+    probes: [
+      { label: 'entity', params: entity, body: (ids) => ({ type: 'samples', targetId: ids.ownEntityId }) },
+      {
+        label: 'entity as target, own entity',
+        params: (ids) => ({ id: ids.ownEntityId }),
+        body: (ids) => ({ type: 'samples', targetId: ids.entityId }),
+      },
+    ],
+  },
+  listRelations: { probes: [{ label: 'entity', params: entity }] },
+  deleteRelation: {
+    probes: [
+      { label: 'entity and relation', params: (ids) => ({ id: ids.entityId, relationId: ids.relationId }) },
+      { label: 'relation under own entity', params: (ids) => ({ id: ids.ownEntityId, relationId: ids.relationId }) },
+    ],
+  },
   createAsset: { notApplicable: 'takes no id: creates in the caller’s tenant' },
   getAsset: { probes: [{ label: 'asset', params: asset }] },
   confirmAsset: { probes: [{ label: 'asset', params: asset }] },
@@ -135,8 +154,19 @@ async function tenantAJob(orgId: string, key: string): Promise<string> {
   return job.body.jobId as string;
 }
 
+/** A relation of the tenant from `entityId` to another entity of the tenant. */
+async function relationOf(key: string, entityId: string): Promise<string> {
+  const other = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Original of A' } });
+  const created = await sut.api.request('POST', `/api/v1/catalog/entities/${entityId}/relations`, {
+    key,
+    body: { type: 'remix_of', targetId: other.body.id },
+  });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+}
+
 /** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
-async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId' | 'jobId'>> {
+async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId' | 'jobId' | 'relationId'>> {
   const created = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
   const entityId = created.body.id as string;
   const added = await sut.api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
@@ -181,8 +211,22 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   const b = await sut.api.tenant({ name: 'Station B', ...both });
   const ownEntityId = (await sut.api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
     .id as string;
-  const foreign: Ids = { ...(await tenantAData(a.key)), jobId: await tenantAJob(a.orgId, a.key), ownEntityId };
-  const missing: Ids = { entityId: newId(), versionId: newId(), assetId: newId(), entityTypeName: 'jingle', jobId: newId(), ownEntityId };
+  const dataOfA = await tenantAData(a.key);
+  const foreign: Ids = {
+    ...dataOfA,
+    jobId: await tenantAJob(a.orgId, a.key),
+    ownEntityId,
+    relationId: await relationOf(a.key, dataOfA.entityId),
+  };
+  const missing: Ids = {
+    entityId: newId(),
+    versionId: newId(),
+    assetId: newId(),
+    entityTypeName: 'jingle',
+    jobId: newId(),
+    ownEntityId,
+    relationId: newId(),
+  };
 
   const probed: string[] = [];
   for (const route of tenantScoped) {
@@ -221,4 +265,7 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   expect((await sut.api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/versions`, { key: b.key })).body.versions).toEqual([]);
   expect((await sut.api.request('GET', `/api/v1/catalog/analyses`, { key: b.key })).body.analyses).toEqual([]);
   expect((await sut.api.request('GET', `/api/v1/catalog/analyses/${foreign.jobId}`, { key: a.key })).body.jobId).toBe(foreign.jobId);
+  const relationsOfA = await sut.api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}/relations`, { key: a.key });
+  expect(relationsOfA.body.relations.map((r: { id: string }) => r.id)).toEqual([foreign.relationId]);
+  expect((await sut.api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/relations`, { key: b.key })).body.relations).toEqual([]);
 });
