@@ -20,6 +20,12 @@ interface Ids {
   ownEntityId: string;
   /** A relation of the entity (to another entity of its tenant). */
   relationId: string;
+  /** A molecule playing the entity, and one of the calling tenant (the same in both runs). */
+  moleculeId: string;
+  ownMoleculeId: string;
+  /** A playout integration carrying the entity, and one of the calling tenant (the same in both runs). */
+  integrationId: string;
+  ownIntegrationId: string;
 }
 
 interface Probe {
@@ -35,6 +41,16 @@ const version = (ids: Ids) => ({ id: ids.entityId, versionId: ids.versionId });
 const versionUnderOwnEntity: Probe['params'] = (ids) => ({ id: ids.ownEntityId, versionId: ids.versionId });
 const asset = (ids: Ids) => ({ id: ids.assetId });
 const pngUpload = { filename: 'stolen.png', contentType: 'image/png' };
+const molecule = (ids: Ids) => ({ id: ids.moleculeId });
+const integration = (ids: Ids) => ({ id: ids.integrationId });
+const assignmentProbes = (body?: Probe['body']): Probe[] => [
+  { label: 'integration, own entity', params: (ids) => ({ id: ids.integrationId, entityId: ids.ownEntityId }), ...(body ? { body } : {}) },
+  {
+    label: 'entity under own integration',
+    params: (ids) => ({ id: ids.ownIntegrationId, entityId: ids.entityId }),
+    ...(body ? { body } : {}),
+  },
+];
 
 const CROSS_TENANT: Record<string, Entry> = {
   createEntity: { notApplicable: 'takes no id: creates in the caller’s tenant' },
@@ -119,6 +135,38 @@ const CROSS_TENANT: Record<string, Entry> = {
   listTracks: { notApplicable: 'lists the caller’s tenant (library.test.ts reads another tenant’s track)' },
   getTrack: { probes: [{ label: 'entity', params: (ids) => ({ entityId: ids.entityId }) }] },
   listLibraryEvents: { notApplicable: 'the caller’s own library feed; another tenant’s cursor is a malformed cursor' },
+  createMolecule: {
+    probes: [
+      {
+        label: 'entity as element',
+        params: () => ({}),
+        body: (ids) => ({ title: 'stolen', elements: [{ entityId: ids.ownEntityId }, { entityId: ids.entityId }] }),
+      },
+    ],
+  },
+  listMolecules: { notApplicable: 'lists the caller’s tenant' },
+  getMolecule: { probes: [{ label: 'molecule', params: molecule }] },
+  updateMolecule: {
+    probes: [
+      { label: 'molecule', params: molecule, body: () => ({ title: 'stolen' }) },
+      {
+        label: 'entity as element of own molecule',
+        params: (ids) => ({ id: ids.ownMoleculeId }),
+        body: (ids) => ({ elements: [{ entityId: ids.entityId }] }),
+      },
+    ],
+  },
+  deleteMolecule: { probes: [{ label: 'molecule', params: molecule }] },
+  createIntegration: { notApplicable: 'takes no id: creates in the caller’s tenant' },
+  listIntegrations: { notApplicable: 'lists the caller’s tenant' },
+  getIntegration: { probes: [{ label: 'integration', params: integration }] },
+  updateIntegration: { probes: [{ label: 'integration', params: integration, body: () => ({ system: 'stolen' }) }] },
+  deleteIntegration: { probes: [{ label: 'integration', params: integration }] },
+  reportIntegrationHealth: { probes: [{ label: 'integration', params: integration, body: () => ({ status: 'down' }) }] },
+  listAssignments: { probes: [{ label: 'integration', params: integration }] },
+  putAssignment: { probes: assignmentProbes() },
+  deleteAssignment: { probes: assignmentProbes() },
+  reportAssignmentSync: { probes: assignmentProbes(() => ({ state: 'failed', error: 'stolen' })) },
 };
 
 const tenantScoped = routes.filter((route) => route.auth.kind === 'apiKey');
@@ -154,6 +202,27 @@ async function tenantAJob(orgId: string, key: string): Promise<string> {
   return job.body.jobId as string;
 }
 
+/** A playout integration of the tenant; with `entityId`, carrying that entity. */
+async function playoutIntegration(key: string, entityId?: string): Promise<string> {
+  const created = await sut.api.request('POST', '/api/v1/catalog/integrations', {
+    key,
+    body: { name: 'studio-a', kind: 'playout', system: 'mAirList' },
+  });
+  expect(created.status).toBe(201);
+  if (entityId) {
+    const assigned = await sut.api.request('PUT', `/api/v1/catalog/integrations/${created.body.id}/assignments/${entityId}`, { key });
+    expect(assigned.status).toBe(200);
+  }
+  return created.body.id as string;
+}
+
+/** A molecule of the tenant playing `entityId`. */
+async function moleculeOf(key: string, entityId: string, title: string): Promise<string> {
+  const created = await sut.api.request('POST', '/api/v1/catalog/molecules', { key, body: { title, elements: [{ entityId }] } });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+}
+
 /** A relation of the tenant from `entityId` to another entity of the tenant. */
 async function relationOf(key: string, entityId: string): Promise<string> {
   const other = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Original of A' } });
@@ -166,7 +235,9 @@ async function relationOf(key: string, entityId: string): Promise<string> {
 }
 
 /** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
-async function tenantAData(key: string): Promise<Omit<Ids, 'ownEntityId' | 'jobId' | 'relationId'>> {
+async function tenantAData(
+  key: string,
+): Promise<Omit<Ids, 'ownEntityId' | 'jobId' | 'moleculeId' | 'ownMoleculeId' | 'integrationId' | 'ownIntegrationId' | 'relationId'>> {
   const created = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
   const entityId = created.body.id as string;
   const added = await sut.api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {
@@ -211,11 +282,18 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   const b = await sut.api.tenant({ name: 'Station B', ...both });
   const ownEntityId = (await sut.api.request('POST', '/api/v1/catalog/entities', { key: b.key, body: { type: 'song', title: 'B' } })).body
     .id as string;
+  const ownMoleculeId = await moleculeOf(b.key, ownEntityId, 'B');
+  const ownIntegrationId = await playoutIntegration(b.key);
   const dataOfA = await tenantAData(a.key);
+  const integrationOfA = await playoutIntegration(a.key, dataOfA.entityId);
   const foreign: Ids = {
     ...dataOfA,
     jobId: await tenantAJob(a.orgId, a.key),
     ownEntityId,
+    moleculeId: await moleculeOf(a.key, dataOfA.entityId, 'Only for A'),
+    ownMoleculeId,
+    integrationId: integrationOfA,
+    ownIntegrationId,
     relationId: await relationOf(a.key, dataOfA.entityId),
   };
   const missing: Ids = {
@@ -225,6 +303,10 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
     entityTypeName: 'jingle',
     jobId: newId(),
     ownEntityId,
+    moleculeId: newId(),
+    ownMoleculeId,
+    integrationId: newId(),
+    ownIntegrationId,
     relationId: newId(),
   };
 
@@ -268,4 +350,13 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
   const relationsOfA = await sut.api.request('GET', `/api/v1/catalog/entities/${foreign.entityId}/relations`, { key: a.key });
   expect(relationsOfA.body.relations.map((r: { id: string }) => r.id)).toEqual([foreign.relationId]);
   expect((await sut.api.request('GET', `/api/v1/catalog/entities/${ownEntityId}/relations`, { key: b.key })).body.relations).toEqual([]);
+  const moleculeOfA = await sut.api.request('GET', `/api/v1/catalog/molecules/${foreign.moleculeId}`, { key: a.key });
+  expect(moleculeOfA.body).toMatchObject({ title: 'Only for A', elements: [{ entityId: foreign.entityId }] });
+  const moleculeOfB = await sut.api.request('GET', `/api/v1/catalog/molecules/${ownMoleculeId}`, { key: b.key });
+  expect(moleculeOfB.body).toMatchObject({ title: 'B', elements: [{ entityId: ownEntityId }] });
+  expect((await sut.api.request('GET', `/api/v1/catalog/integrations/${foreign.integrationId}`, { key: a.key })).body).toMatchObject({
+    system: 'mAirList',
+    health: { status: 'unknown' },
+    assignments: { pending: 1, synced: 0, failed: 0 },
+  });
 });

@@ -3,8 +3,11 @@ import { analysisRoutes } from './routes/analyses.js';
 import { assetRoutes } from './routes/assets.js';
 import { entityRoutes } from './routes/catalog.js';
 import { eventRoutes } from './routes/events.js';
+import { integrationRoutes } from './routes/integrations.js';
 import { internalOperations } from './routes/internal.js';
+import { jobRoutes } from './routes/jobs.js';
 import { libraryRoutes } from './routes/library.js';
+import { moleculeRoutes } from './routes/molecules.js';
 import { relationRoutes } from './routes/relations.js';
 import { versionRoutes } from './routes/versions.js';
 import type { OperationDefinition, RouteDefinition, ServiceName } from './routes/types.js';
@@ -21,9 +24,12 @@ export const routes = [
   ...entityRoutes,
   ...versionRoutes,
   ...relationRoutes,
+  ...moleculeRoutes,
   ...assetRoutes,
   ...analysisRoutes,
   ...eventRoutes,
+  ...integrationRoutes,
+  ...jobRoutes,
   ...libraryRoutes,
   ...adminRoutes,
 ] as const;

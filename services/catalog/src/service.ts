@@ -1,13 +1,16 @@
 import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
 import { applyAssetEvent } from './consumers/asset-events.js';
+import { consumeImportJobs } from './consumers/import-jobs.js';
 import {
   ATTACH_SWEEP_BATCH_SIZE,
   sweepAttachIntents,
   type AttachIntentSweepDeps,
   type AttachSweepResult,
 } from './domain/attach-intents.js';
+import { sweepLapsedHeartbeats } from './domain/integration-health.js';
 import { assetClient, type AssetClient } from './integration/asset-client.js';
+import { importFiles, type ImportFiles } from './integration/import-files.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
 import { catalogOperations } from './rpc/operations.js';
@@ -18,12 +21,16 @@ export { catalogOperations, type CatalogOperationDeps } from './rpc/operations.j
 export interface CatalogServiceHandle extends ServiceRuntime<CatalogDb> {
   /** Runs one pass of the attach-intent sweeper now (it also runs every CATALOG_ATTACH_SWEEP_INTERVAL_MS). */
   sweepAttachIntents(): Promise<AttachSweepResult>;
+  /** Records the lapsed heartbeats now (also every CATALOG_HEARTBEAT_SWEEP_INTERVAL_MS); how many. */
+  sweepHeartbeats(): Promise<number>;
 }
 
 export interface CatalogServiceOptions {
   logger?: Logger;
   /** Wraps the client of the asset service the catalog uses (tests put faults between the two). */
   wrapAssetClient?: (client: AssetClient) => AssetClient;
+  /** Wraps the reader of import files (tests hold a read halfway). */
+  wrapImportFiles?: (files: ImportFiles) => ImportFiles;
 }
 
 /**
@@ -36,12 +43,8 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
   const settings = { config, schema: 'catalog', migrations: catalogMigrations, outbox: config.outbox, logger: options.logger };
   return startService<CatalogDb, CatalogServiceHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const { db } = runtime.database;
-    const client = assetClient({
-      nc: runtime.nc,
-      subjects: runtime.subjects,
-      callContext: runtime.callContext,
-      timeoutMs: config.assetRpcTimeoutMs,
-    });
+    const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext };
+    const client = assetClient({ ...rpc, timeoutMs: config.assetRpcTimeoutMs });
     const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
     await runtime.serve(catalogOperations({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger }));
     // Asset events (`<prefix>.events.catalog.asset.<what>`) keep the upload status of versions' files.
@@ -50,6 +53,10 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
       filterSubject: runtime.subjects.events('catalog', 'asset.>'),
       handle: (event, position) => applyAssetEvent(db, event, position),
     });
+    // Import jobs (decision 0134): their job.created events are the work queue.
+    const files = importFiles({ ...rpc, timeoutMs: config.assetRpcTimeoutMs }, { timeoutMs: config.importJobs.downloadTimeoutMs });
+    const readFiles = options.wrapImportFiles ? options.wrapImportFiles(files) : files;
+    consumeImportJobs(runtime, config.importJobs, { db, files: readFiles, logger: runtime.logger });
     const sweeper: AttachIntentSweepDeps = {
       db,
       assets,
@@ -64,6 +71,15 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
       intervalMs: config.attachSweepIntervalMs,
       run: () => sweepAttachIntents(sweeper),
     });
-    return Object.assign(runtime, { sweepAttachIntents: () => sweepAttachIntents(sweeper) });
+    // Integrations whose heartbeat lapsed: their integration.health_changed (decision 0133).
+    runPeriodically(runtime, {
+      name: 'heartbeat sweep',
+      intervalMs: config.heartbeatSweepIntervalMs,
+      run: () => sweepLapsedHeartbeats({ db }),
+    });
+    return Object.assign(runtime, {
+      sweepAttachIntents: () => sweepAttachIntents(sweeper),
+      sweepHeartbeats: () => sweepLapsedHeartbeats({ db }),
+    });
   });
 }

@@ -21,7 +21,7 @@ interface Setup {
 async function version(a: Caller, entityId: string, options: Parameters<typeof addUploadVersion>[2] = {}): Promise<string> {
   const reply = await addUploadVersion(a, entityId, options);
   if (!reply.ok) throw new Error(`createVersion failed: ${JSON.stringify(reply.error)}`);
-  return reply.body.id;
+  return (reply.body as { id: string }).id;
 }
 
 /** A tenant with a playout integration and a song with one AUDIO version, assigned. */
@@ -121,7 +121,7 @@ describe('assignments', () => {
     expect([pending.tx_id, pending.batch_id]).toEqual([primary.tx_id, primary.batch_id]);
     // A report of the former primary leaves it pending; the new one syncs it.
     const stale = await sync(s, { state: 'synced', versionIds: [s.versionId] });
-    expect(stale.ok && stale.body.syncState).toBe('pending');
+    expect(stale.ok && (stale.body as { syncState: string }).syncState).toBe('pending');
     const fresh = await sync(s, { state: 'synced', versionIds: [second] });
     expect(fresh.ok && fresh.body).toMatchObject({ syncState: 'synced', versionIds: [second] });
     // Deleting the primary promotes the other version: pending again.
@@ -135,7 +135,7 @@ describe('assignments', () => {
     await version(s.a, s.entityId, { isPrimary: true, label: 'Full length', versionType: 'full_length' });
     expect(await stateChanges(s)).toEqual([]);
     const bogus = await sync(s, { state: 'synced', versionIds: [s.versionId] });
-    expect(bogus.ok && bogus.body.syncState).toBe('pending');
+    expect(bogus.ok && (bogus.body as { syncState: string }).syncState).toBe('pending');
     await sync(s, { state: 'synced' });
     expect((await stateChanges(s)).map((d: any) => d.state)).toEqual(['synced']);
     const stale = await sync(s, { state: 'failed', versionIds: [s.versionId], error: 'gone' });

@@ -12,7 +12,17 @@ import { isInternal, type OperationDefinition, type ServiceName } from '../route
 
 /** The event subjects (after `<prefix>.events.`) each service's outbox relay publishes. */
 export const EVENT_SUBJECTS: Partial<Record<ServiceName, readonly string[]>> = {
-  catalog: ['catalog.entity.>', 'catalog.entity_type.>', 'catalog.version.>', 'catalog.markers.>', 'catalog.relation.>'],
+  catalog: [
+    'catalog.entity.>',
+    'catalog.entity_type.>',
+    'catalog.version.>',
+    'catalog.markers.>',
+    'catalog.job.>',
+    'catalog.molecule.>',
+    'catalog.relation.>',
+    'catalog.integration.>',
+    'catalog.assignment.>',
+  ],
   asset: ['catalog.asset.>'],
   analysis: ['catalog.analysis.>'],
   library: ['library.>'],

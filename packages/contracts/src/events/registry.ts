@@ -1,13 +1,20 @@
 import { analysisEvents } from './analysis.js';
 import { assetEvents } from './asset.js';
+import { assignmentEvents } from './assignment.js';
 import { entityEvents } from './entity.js';
+import { integrationEvents } from './integration.js';
+import { jobEvents } from './job.js';
 import { libraryEvents } from './library.js';
+import { moleculeEvents } from './molecule.js';
 import { relationEvents } from './relation.js';
 import { versionEvents } from './version.js';
 import type { EventTypeDefinition } from './types.js';
 
 export * from './types.js';
 export { ENTITY_FIELDS, type EntityField } from './entity.js';
+export * from './integration.js';
+export { ASSIGNMENT_DELETE_REASONS, PENDING_REASONS, type AssignmentDeleteReason, type PendingReason } from './assignment.js';
+export { MOLECULE_DELETE_REASONS, MOLECULE_FIELDS, type MoleculeDeleteReason, type MoleculeField } from './molecule.js';
 export { TRACK_FIELDS, TRACK_REMOVAL_REASONS, type TrackField, type TrackRemovalReason } from './library.js';
 export { VERSION_DELETE_REASONS, VERSION_FIELDS, type VersionField } from './version.js';
 
@@ -21,7 +28,11 @@ export const eventTypes: EventTypeDefinition[] = [
   ...versionEvents,
   ...analysisEvents,
   ...libraryEvents,
+  ...jobEvents,
+  ...moleculeEvents,
   ...relationEvents,
+  ...integrationEvents,
+  ...assignmentEvents,
 ];
 
 /** Types reserved for later use: accepted by the feed's `types` filter, recorded by nobody yet. */

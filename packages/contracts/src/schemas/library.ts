@@ -4,6 +4,7 @@ import { DmrnValue, Entity, EntityTypeName } from './catalog.js';
 import { Cursor, Line, Timestamp, Uuid } from './common.js';
 import { Marker, VersionTypeSchema } from './versions.js';
 import { MAX_TRACK_RELATIONS, TrackRelation } from './relations.js';
+import { SyncStateSchema } from './integrations.js';
 
 /**
  * The library product (`/api/v1/library`, decision 0100): the tenant's tracks, i.e. the entities
@@ -170,6 +171,12 @@ export const ListTracksQuery = Type.Object(
         format: 'uuid',
         pattern: Uuid.pattern!,
         description: 'an entity id: only the tracks that have a relation (any type, either direction) with that entity (decision 0136)',
+      }),
+    ),
+    integrationId: Type.Optional(Uuid),
+    syncState: Type.Optional(
+      Type.Union(SyncStateSchema.anyOf, {
+        description: 'the tracks assigned to a playout integration (integrationId, or any) in this sync state (decision 0132)',
       }),
     ),
     updatedSince: Type.Optional(Timestamp),

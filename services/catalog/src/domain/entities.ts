@@ -12,6 +12,7 @@ import {
   type CallContext,
   type EventRecord,
   type Kysely,
+  type OutboxContext,
 } from '@catalog/platform';
 import {
   deleteEntityRow,
@@ -28,7 +29,9 @@ import type { CatalogDb } from '../persistence/tables.js';
 import { listVersionsOfEntity } from '../persistence/versions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { entityCursor } from './entity-cursor.js';
+import { removeAssignmentsOfEntity } from './assignment-cascades.js';
 import { entityView } from './entity-view.js';
+import { removeEntityFromMolecules } from './molecule-cascade.js';
 import { catalogEvent, catalogEventsFor } from '../persistence/events.js';
 import { deleteRelationsOfEntity } from './relations.js';
 
@@ -62,14 +65,30 @@ async function guardDmrn<T>(deps: EntityDeps, call: CallContext, dmrns: string[]
   }
 }
 
+/** A new entity: its row and its `entity.created` event; both are known before the insert. */
+export interface NewEntity {
+  row: NewEntityRow;
+  event: EventRecord;
+}
+
 /** The new row and its `entity.created` event; both are known before the insert. */
-function newEntity(call: CallContext, input: CreateEntityBody): { row: NewEntityRow; event: EventRecord } {
+export function newEntity(call: Pick<CallContext, 'tenantId'>, input: CreateEntityBody): NewEntity {
   const dmrn = input.externalReferences?.dmrn ?? null;
   const id = newId();
   return {
     row: { id, tenantId: call.tenantId, type: input.type, title: input.title, artist: input.artist ?? null, dmrn },
     event: catalogEvent('entity.created', { resourceId: id, dmrn, data: { entityType: input.type } }),
   };
+}
+
+/**
+ * The one write of new entities (decision 0125): their INSERT and `entity.created` events as one
+ * statement on `db` (the pool in a tenant's scope, or a transaction of the caller's: an import's
+ * chunk), the events sharing `batchId` (a new one unless given). Returns the inserted rows.
+ */
+export function writeNewEntities(db: Kysely<CatalogDb>, context: OutboxContext, created: NewEntity[], batchId?: string) {
+  const rows = created.map(({ row }) => row);
+  return executeWithEvents(db, 'catalog', context, insertEntitiesQuery(db, rows), created.map(({ event }) => event), batchId);
 }
 
 /**
@@ -82,19 +101,7 @@ async function insertEntities(deps: EntityDeps, call: CallContext, inputs: Creat
   const dmrns = created.flatMap(({ row }) => (row.dmrn === null ? [] : [row.dmrn]));
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   const rows = await guardDmrn(deps, call, dmrns, () =>
-    inTenantScope(deps.db, call.tenantId, (db) =>
-      executeWithEvents(
-        db,
-        'catalog',
-        context,
-        insertEntitiesQuery(
-          db,
-          created.map(({ row }) => row),
-        ),
-        created.map(({ event }) => event),
-        batchId,
-      ),
-    ),
+    inTenantScope(deps.db, call.tenantId, (db) => writeNewEntities(db, context, created, batchId)),
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return created.map(({ row }) => entityView(byId.get(row.id)!));
@@ -185,6 +192,7 @@ export async function updateEntity(deps: EntityDeps, call: CallContext, id: stri
  * Deletes the entity for good, with its versions (version.deleted, reason entity_deleted, for each;
  * the asset service releases their files when it reads them). The events carry the DMRN it had so
  * consumers can match them. Its relations, both directions, go first (relation.deleted each).
+ * Its elements leave every molecule (molecule.updated; molecule.deleted for one left empty, 0137).
  */
 export async function deleteEntity(deps: EntityDeps, call: CallContext, id: string): Promise<void> {
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
@@ -192,6 +200,8 @@ export async function deleteEntity(deps: EntityDeps, call: CallContext, id: stri
     if (!current) throw entityNotFound();
     const events = catalogEventsFor(trx, call);
     await deleteRelationsOfEntity(trx, call, id);
+    await removeEntityFromMolecules(trx, events, call.tenantId, id);
+    await removeAssignmentsOfEntity(trx, events, current);
     for (const version of await listVersionsOfEntity(trx, call.tenantId, id)) {
       await events.record('version.deleted', {
         resourceId: version.id,

@@ -2,11 +2,12 @@
  * The primary version rule (decision 0024): an entity has at most one primary version of each
  * kind, and a kind that has versions has one. The first version of a kind becomes primary, a
  * version made primary demotes the current one, and deleting the primary promotes the newest
- * remaining version of its kind; each change records `version.primary_changed`. Callers hold the
- * entity's lock (`lockEntity`).
+ * remaining version of its kind; each change records `version.primary_changed` and makes the
+ * entity's assignments pending again (decision 0132). Callers hold the entity's lock (`lockEntity`).
  */
 import type { AssetKind } from '@catalog/contracts';
 import type { Transaction } from '@catalog/platform';
+import { markAssignmentsPending } from './assignment-cascades.js';
 import type { EntityRow } from '../persistence/entities.js';
 import type { CatalogEvents } from '../persistence/events.js';
 import type { CatalogDb } from '../persistence/tables.js';
@@ -31,6 +32,7 @@ export async function makePrimary(
     dmrn: entity.dmrn,
     data: { kind, versionId, previousVersionId: previous?.id ?? null },
   });
+  await markAssignmentsPending(trx, events, entity);
 }
 
 /**
@@ -51,4 +53,5 @@ export async function promoteNewest(
     dmrn: entity.dmrn,
     data: { kind, versionId: successor?.id ?? null, previousVersionId: deletedId },
   });
+  await markAssignmentsPending(trx, events, entity);
 }

@@ -7,7 +7,12 @@ import { attachIntentClaims } from './0005_attach_intent_claims.js';
 import { tenantOrSystemRls } from './0006_tenant_or_system_rls.js';
 import { entityTenants } from './0007_entity_tenants.js';
 import { cuePointMarkers } from './0008_cue_point_markers.js';
+import { integrations } from './0009_integrations.js';
+import { assignments } from './0010_assignments.js';
+import { importJobs } from './0011_import_jobs.js';
+import { entityImportKeys } from './0012_entity_import_keys.js';
 import { relations } from './0013_relations.js';
+import { molecules } from './0014_molecules.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -19,5 +24,10 @@ export const catalogMigrations: Migrations = {
   '0006_tenant_or_system_rls': tenantOrSystemRls,
   '0007_entity_tenants': entityTenants,
   '0008_cue_point_markers': cuePointMarkers,
+  '0009_integrations': integrations,
+  '0010_assignments': assignments,
+  '0011_import_jobs': importJobs,
+  '0012_entity_import_keys': entityImportKeys,
   '0013_relations': relations,
+  '0014_molecules': molecules,
 };

@@ -1,5 +1,9 @@
 import { type AnalysisType, type AssetKind, type EntityField, type MarkerType, type VersionField } from '@catalog/contracts';
+import type { MoleculeDeleteReason, MoleculeField } from '@catalog/contracts';
 import type { RelationType } from '@catalog/contracts';
+import type { AssignmentDeleteReason, HealthChangeReason, HealthStatus, IntegrationField, IntegrationKind } from '@catalog/contracts';
+import type { ReportedHealth, SyncState } from '@catalog/contracts';
+import type { JobCounts, JobType } from '@catalog/contracts';
 import { outboxFor, registeredEvent, type CallContext, type EventRecord, type Transaction } from '@catalog/platform';
 
 /** The `data` of each event type the catalog records (the registry in contracts has the schemas). */
@@ -14,9 +18,37 @@ export interface CatalogEventData {
   'version.primary_changed': { kind: AssetKind; versionId: string | null; previousVersionId: string | null };
   'markers.updated': { entityId: string; count: number; types: MarkerType[] };
   'version.analyses_requested': { entityId: string; assetId: string; entityType: string; analysisTypes: AnalysisType[] };
+  'integration.created': { name: string; kind: IntegrationKind };
+  'integration.updated': { changedFields: IntegrationField[] };
+  'integration.deleted': Record<string, never>;
+  'integration.health_changed': { status: ReportedHealth; previous: HealthStatus; reason: HealthChangeReason };
+  'assignment.created': { integrationId: string; entityId: string };
+  'assignment.deleted': { integrationId: string; entityId: string; reason: AssignmentDeleteReason };
+  'assignment.sync_state_changed': AssignmentStateChange;
+  'molecule.created': { elementCount: number };
+  'molecule.updated': { changedFields: MoleculeField[]; elementCount: number };
+  'molecule.deleted': { elementCount: number; reason: MoleculeDeleteReason };
   'relation.created': { type: RelationType; sourceId: string; targetId: string };
   'relation.deleted': { type: RelationType; sourceId: string; targetId: string };
+  'job.created': JobFacts;
+  'job.progressed': JobFacts & JobProgress;
+  'job.succeeded': JobFacts & JobProgress & JobCounts;
+  'job.failed': JobFacts & JobProgress & { errorCode: string };
 }
+
+/** What every job event says, and how far the job got (decision 0134). */
+type JobFacts = { jobId: string; type: JobType; assetId: string };
+type JobProgress = { processed: number; total: number };
+
+/** `assignment.sync_state_changed` data (decision 0132). */
+export type AssignmentStateChange = {
+  integrationId: string;
+  entityId: string;
+  state: SyncState;
+  previous: SyncState;
+  versionIds: string[];
+  reason: string | null;
+};
 
 export type CatalogEventType = keyof CatalogEventData;
 

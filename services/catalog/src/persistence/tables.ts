@@ -1,5 +1,8 @@
 import type { AssetKind, AssetStatus, Marker, RelationAttributes, RelationType } from '@catalog/contracts';
 import type { ColumnType } from 'kysely';
+import type { EntityImportKeysTable, JobsTable } from './import-tables.js';
+import type { AssignmentsTable, IntegrationsTable } from './integration-tables.js';
+import type { MoleculeElementsTable, MoleculesTable } from './molecule-tables.js';
 
 /** Timestamps the database sets on insert; updates set them explicitly (to `clock_timestamp()`). */
 type Timestamp = ColumnType<Date, never, Date>;
@@ -99,5 +102,11 @@ export interface CatalogDb {
   versions: VersionsTable;
   attach_intents: AttachIntentsTable;
   entity_tenants: EntityTenantsTable;
+  jobs: JobsTable;
+  entity_import_keys: EntityImportKeysTable;
+  integrations: IntegrationsTable;
+  assignments: AssignmentsTable;
   relations: RelationsTable;
+  molecules: MoleculesTable;
+  molecule_elements: MoleculeElementsTable;
 }

@@ -5,6 +5,9 @@ import { analysisSourceOperations } from './analysis-operations.js';
 import { assetStateOperations } from './asset-state-operations.js';
 import { entityOperations } from './entity-operations.js';
 import { entityTypeOperations } from './entity-type-operations.js';
+import { jobOperations } from './job-operations.js';
+import { integrationOperations } from './integration-operations.js';
+import { moleculeOperations } from './molecule-operations.js';
 import { relationOperations } from './relation-operations.js';
 import { tenantOperations } from './tenant-operations.js';
 import { versionOperations } from './version-operations.js';
@@ -23,6 +26,9 @@ export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
     ...entityOperations(deps),
     ...entityTypeOperations(deps),
     ...versionOperations(deps),
+    ...jobOperations(deps),
+    ...integrationOperations(deps),
+    ...moleculeOperations(deps),
     ...relationOperations(deps),
     ...tenantOperations(deps),
     ...analysisSourceOperations(deps),

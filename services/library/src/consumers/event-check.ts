@@ -2,7 +2,7 @@ import { eventTypes, schemaValidator, type ValidationIssue } from '@catalog/cont
 import { AppError, type BusEvent } from '@catalog/platform';
 
 /** Resource kinds whose events' data the projection reads: the entity an event is about, a file's status, a relation's ends. */
-const DATA_READ: ReadonlySet<string> = new Set(['version', 'asset', 'analysis', 'relation']);
+const DATA_READ: ReadonlySet<string> = new Set(['version', 'asset', 'analysis', 'relation', 'assignment']);
 
 const validators = new Map<string, (value: unknown) => ValidationIssue[]>(
   eventTypes.filter((d) => DATA_READ.has(d.resourceKind)).map((d) => [d.type, schemaValidator(d.data)]),

@@ -15,6 +15,8 @@ import {
 import type { LibraryDb } from '../persistence/tables.js';
 import { analysisFacts } from './analysis-facts.js';
 import { applyRelationEvents, keepEntityTitles } from './relation-projection.js';
+import { assignmentFactsOf } from './assignment-facts.js';
+import { recordAssignmentState } from '../persistence/assignments.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack, type KnownAsset, type ProjectedTrack } from './track.js';
 
 export interface ProjectionDeps {
@@ -103,7 +105,12 @@ export async function readEntityState(deps: ProjectionDeps, tenantId: string, en
 }
 
 /** The catalog events that never change an entity's versions (their refresh may reuse the stored ones). */
-const VERSION_NEUTRAL_EVENTS: ReadonlySet<string> = new Set(['entity.updated']);
+const VERSION_NEUTRAL_EVENTS: ReadonlySet<string> = new Set([
+  'entity.updated',
+  'assignment.created',
+  'assignment.deleted',
+  'assignment.sync_state_changed',
+]);
 
 /** What a refresh for these events may reuse: versions when none can change one, analysis facts when none is an analysis event. */
 export function reuseFor(events: BusEvent[]): StateReuse {
@@ -123,7 +130,7 @@ const str = (value: unknown): string | null => (typeof value === 'string' ? valu
  */
 export function entityOf(event: BusEvent): string | null {
   if (event.resourceKind === 'entity') return event.resourceId;
-  if (['version', 'asset', 'analysis'].includes(event.resourceKind)) return str(event.data.entityId);
+  if (['version', 'asset', 'analysis', 'assignment'].includes(event.resourceKind)) return str(event.data.entityId);
   return null;
 }
 
@@ -220,6 +227,8 @@ async function refreshEntities(deps: ProjectionDeps, tenantId: string, refreshes
       for (const { event, position } of r.items) {
         const asset = assetFactsOf(event, r.entityId);
         if (asset) await recordAssetState(trx, tenantId, asset, position);
+        const assignment = assignmentFactsOf(event);
+        if (assignment) await recordAssignmentState(trx, tenantId, assignment, position);
       }
     }
     const written = await writeTracks(

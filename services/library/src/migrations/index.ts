@@ -9,6 +9,7 @@ import { trackCatalogVersions } from './0007_track_catalog_versions.js';
 import { assetStatesByEntity } from './0008_asset_states_by_entity.js';
 import { trackWordsChangedOnly } from './0009_track_words_changed_only.js';
 import { trackWordsFilters } from './0010_track_words_filters.js';
+import { assignments } from './0011_assignments.js';
 import { relations } from './0012_relations.js';
 
 export const libraryMigrations: Migrations = {
@@ -22,5 +23,6 @@ export const libraryMigrations: Migrations = {
   '0008_asset_states_by_entity': assetStatesByEntity,
   '0009_track_words_changed_only': trackWordsChangedOnly,
   '0010_track_words_filters': trackWordsFilters,
+  '0011_assignments': assignments,
   '0012_relations': relations,
 };

@@ -71,6 +71,17 @@ export interface TrackWordsTable {
   integrated_lufs: number | null;
 }
 
+/** Which entity each playout integration carries, from the catalog's assignment events (decision 0132). */
+export interface AssignmentsTable {
+  tenant_id: string;
+  integration_id: string;
+  entity_id: string;
+  /** null: the assignment was removed. */
+  sync_state: string | null;
+  stream: string;
+  seq: Int8;
+}
+
 /** The relations of entities, from the catalog's relation events (decision 0136); `deleted`: its deletion was applied. */
 export interface RelationsTable {
   tenant_id: string;
@@ -97,4 +108,5 @@ export interface LibraryDb {
   asset_states: AssetStatesTable;
   relations: RelationsTable;
   entity_titles: EntityTitlesTable;
+  assignments: AssignmentsTable;
 }

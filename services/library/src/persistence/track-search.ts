@@ -28,6 +28,10 @@ export interface TrackSearch {
     hasDmrn?: boolean;
     /** Tracks related (any type, either direction) to this entity (decision 0136). */
     relatedTo?: string;
+    /** Tracks assigned to this playout integration (decision 0132). */
+    integrationId?: string;
+    /** Tracks with an assignment in this sync state (of `integrationId` when given). */
+    syncState?: string;
     updatedSince?: Date;
   };
   sort: TrackSort;
@@ -98,6 +102,16 @@ function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
   return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
 }
 
+/** The tracks assigned to an integration and/or in a sync state, from `library.assignments` (decision 0132). */
+function assignmentCondition(search: TrackSearch): RawBuilder<unknown> | null {
+  const { integrationId, syncState } = search.filters;
+  if (integrationId === undefined && syncState === undefined) return null;
+  const where = [sql`a.tenant_id = ${search.tenantId}`, sql`a.sync_state is not null`];
+  if (integrationId !== undefined) where.push(sql`a.integration_id = ${integrationId}::uuid`);
+  if (syncState !== undefined) where.push(sql`a.sync_state = ${syncState}`);
+  return sql`entity_id in (select a.entity_id from library.assignments a where ${sql.join(where, sql` and `)})`;
+}
+
 /** The tracks that have a relation (not deleted) with the entity `relatedTo`, from `library.relations` (decision 0136). */
 function relatedCondition(search: TrackSearch): RawBuilder<unknown> | null {
   const { relatedTo } = search.filters;
@@ -119,6 +133,8 @@ function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   if (search.filters.updatedSince !== undefined) conditions.push(sql`updated_at >= ${search.filters.updatedSince}`);
   const related = relatedCondition(search);
   if (related) conditions.push(related);
+  const assigned = assignmentCondition(search);
+  if (assigned) conditions.push(assigned);
   return conditions;
 }
 
