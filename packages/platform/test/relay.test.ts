@@ -150,6 +150,29 @@ describe('outbox relay', () => {
     }
   });
 
+  test('a transaction of more rows than a batch is published whole and in order, also where seq gains a digit', async () => {
+    // Rows 95-106 of one transaction, read five at a time: ordered as text, 100-104 would come
+    // first and the rows below 100 would never be read.
+    const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
+    await sql`alter table relaytest.outbox alter column seq restart with 95`.execute(owner.db);
+    await owner.close();
+    const ids = await inTenantTransaction(database.db, tenant, async (trx) => {
+      const outbox = outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' });
+      const recorded: string[] = [];
+      for (let i = 0; i < 12; i += 1)
+        recorded.push(await outbox.record({ type: 'note.created', resourceKind: 'note', resourceId: newId(), data: {} }));
+      return recorded;
+    });
+    const relay = relayFor(nc, subjects, { batchSize: 5 });
+    try {
+      await eventually(async () => ((await streamEvents(nc, subjects)).length === ids.length ? true : undefined));
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual(ids);
+      expect(await unpublished()).toBe(0);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   test('publishes while every connection of the service pool is taken (it works on the lease connection)', async () => {
     const relay = relayFor(nc, subjects);
     const writer = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: `${SCHEMA}_app`, poolSize: 1 });

@@ -240,15 +240,16 @@ async function relayRound(ctx: RelayContext, state: RoundState, db: pg.ClientBas
     await ensureEventsStream(ctx.settings.nc, ctx.settings.subjects, ctx.options.stream);
     state.streamReady = true;
   }
-  // $2/$3: the position after which the rows not yet published lie.
+  // $2/$3: the position after which the rows not yet published lie. Ordered by the columns (`o.`),
+  // not by the text the rows come back as: as text, seq 100 would sort before seq 99.
   const { rows } = await db.query<OutboxRow>(
-    `select tx_id::text as tx, seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
+    `select o.tx_id::text as tx, o.seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
             source_system, batch_id, schema_version, data, occurred_at
-       from ${ctx.table}
+       from ${ctx.table} o
       where published_at is null
-        and (tx_id, seq) > ($2::xid8, $3::bigint)
-        and tx_id < pg_snapshot_xmin(pg_current_snapshot())
-      order by tx_id, seq
+        and (o.tx_id, o.seq) > ($2::xid8, $3::bigint)
+        and o.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by o.tx_id, o.seq
       limit $1`,
     [ctx.options.batchSize, state.after.tx, state.after.seq],
   );
