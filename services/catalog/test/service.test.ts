@@ -92,6 +92,8 @@ describe('service', () => {
       '0006_tenant_or_system_rls',
       '0007_entity_tenants',
       '0008_cue_point_markers',
+      '0009_integrations',
+      '0010_assignments',
       '0013_relations',
     ]);
   });
@@ -113,6 +115,8 @@ describe('service', () => {
         '0006_tenant_or_system_rls',
         '0007_entity_tenants',
         '0008_cue_point_markers',
+        '0009_integrations',
+        '0010_assignments',
         '0013_relations',
       ]);
       const { rows } = await sql.query(
