@@ -98,3 +98,28 @@ test('other refusals are not retried', async () => {
   });
   expect(seen).toHaveLength(1);
 });
+
+test('a create whose first request still runs (409 idempotency_key_in_progress) or timed out (504) is asked again with its key', async () => {
+  answers = [
+    { status: 504, body: { error: { code: 'upstream_timeout', message: 'late', requestId: 'r4' } } },
+    { status: 409, body: { error: { code: 'idempotency_key_in_progress', message: 'running', requestId: 'r5' } } },
+    { status: 201, body: { id: 'e4' } },
+  ];
+  expect(
+    await unwrap(
+      client().api.POST('/api/v1/catalog/assets', {
+        body: { retention: 'standalone', upload: { filename: 'a.wav', contentType: 'audio/wav' } },
+      }),
+    ),
+  ).toEqual({ id: 'e4' });
+  expect(new Set(seen.map((s) => s.idempotencyKey)).size).toBe(1);
+  expect(seen).toHaveLength(3);
+
+  // Without a key (confirm takes none), a 504 is not sent again: the confirmation may have run.
+  answers = [{ status: 504, body: { error: { code: 'upstream_timeout', message: 'late', requestId: 'r6' } } }];
+  seen = [];
+  await expect(
+    unwrap(client().api.POST('/api/v1/catalog/assets/{id}/confirm', { params: { path: { id: '0190a1b2-0000-7000-8000-000000000001' } } })),
+  ).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' });
+  expect(seen).toHaveLength(1);
+});

@@ -5,8 +5,9 @@ import { sleep } from '../sleep.js';
 
 /**
  * Retries of the SDK's calls (decision 0138): 429 and 503 are sent again after the server's
- * Retry-After, or after an exponential delay with full jitter; a connection that failed is sent
- * again only when that is safe (GET, HEAD, PUT, DELETE, or a create carrying an Idempotency-Key).
+ * Retry-After, or after an exponential delay with full jitter; a failed connection, a 504 and a
+ * 409 `idempotency_key_in_progress` only when sending again is safe (GET, HEAD, PUT, DELETE, or a
+ * create carrying an Idempotency-Key).
  * Every create that takes an Idempotency-Key gets one before its first attempt, the same on every
  * attempt, so a retried create never creates twice (decision 0119).
  */
@@ -79,6 +80,23 @@ function retryDelay(policy: RetryPolicy, attempt: number, response: Response | u
   return asked + Math.round(random() * asked * 0.1);
 }
 
+/**
+ * Whether an answer may be asked again: 429 and 503 always (nothing was done); 504 (the service
+ * did not answer in time, the write may have happened) and 409 `idempotency_key_in_progress`
+ * (the first request with the key still runs) only when sending again is safe.
+ */
+async function retriable(response: Response, replayable: boolean): Promise<boolean> {
+  if (RETRIED_STATUSES.has(response.status)) return true;
+  if (!replayable) return false;
+  if (response.status === 504) return true;
+  if (response.status !== 409) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { error?: { code?: unknown } } | null;
+  return body?.error?.code === 'idempotency_key_in_progress';
+}
+
 /** A fetch over `fetchImpl` that applies the retry policy (see above). */
 export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy, random: () => number = Math.random): Fetch {
   return async (original) => {
@@ -95,7 +113,7 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy, random: () 
         await sleep(delay, request.signal);
         continue;
       }
-      if (!RETRIED_STATUSES.has(response.status)) return response;
+      if (!(await retriable(response, replayable))) return response;
       const delay = retryDelay(policy, attempt, response, random);
       if (delay === undefined) return response;
       await response.body?.cancel();
