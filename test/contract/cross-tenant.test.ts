@@ -26,6 +26,9 @@ interface Ids {
   /** A playout integration carrying the entity, and one of the calling tenant (the same in both runs). */
   integrationId: string;
   ownIntegrationId: string;
+  /** An import job, and its file (a standalone CSV asset). */
+  importJobId: string;
+  importFileId: string;
 }
 
 interface Probe {
@@ -167,6 +170,11 @@ const CROSS_TENANT: Record<string, Entry> = {
   putAssignment: { probes: assignmentProbes() },
   deleteAssignment: { probes: assignmentProbes() },
   reportAssignmentSync: { probes: assignmentProbes(() => ({ state: 'failed', error: 'stolen' })) },
+  createJob: {
+    probes: [{ label: 'import file', params: () => ({}), body: (ids) => ({ type: 'import', source: { assetId: ids.importFileId } }) }],
+  },
+  getJob: { probes: [{ label: 'import job', params: (ids) => ({ jobId: ids.importJobId }) }] },
+  listJobs: { notApplicable: 'lists the caller’s tenant' },
 };
 
 const tenantScoped = routes.filter((route) => route.auth.kind === 'apiKey');
@@ -183,6 +191,20 @@ test('every tenant-scoped route of the route table has an entry, and every entry
       .map((r) => r.operationId),
   ).toEqual([]);
 });
+
+/** Tenant A's import job and its file (decision 0134). */
+async function tenantAImport(key: string): Promise<Pick<Ids, 'importJobId' | 'importFileId'>> {
+  const csv = Buffer.from('type,title\nsong,Only for A\n');
+  const file = await sut.api.request('POST', '/api/v1/catalog/assets', {
+    key,
+    body: { retention: 'standalone', upload: { filename: 'a.csv', contentType: 'text/csv', size: csv.length } },
+  });
+  expect((await fetch(file.body.upload.url, { method: 'PUT', headers: file.body.upload.headers, body: csv })).status).toBe(200);
+  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${file.body.id}/confirm`, { key })).status).toBe(200);
+  const job = await sut.api.request('POST', '/api/v1/catalog/jobs', { key, body: { type: 'import', source: { assetId: file.body.id } } });
+  expect(job.status).toBe(202);
+  return { importJobId: job.body.jobId, importFileId: file.body.id };
+}
 
 /** Tenant A's analysis job of a standalone audio file. */
 async function tenantAJob(orgId: string, key: string): Promise<string> {
@@ -295,6 +317,7 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
     integrationId: integrationOfA,
     ownIntegrationId,
     relationId: await relationOf(a.key, dataOfA.entityId),
+    ...(await tenantAImport(a.key)),
   };
   const missing: Ids = {
     entityId: newId(),
@@ -308,6 +331,8 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
     integrationId: newId(),
     ownIntegrationId,
     relationId: newId(),
+    importJobId: newId(),
+    importFileId: newId(),
   };
 
   const probed: string[] = [];
@@ -359,4 +384,8 @@ test('another tenant’s ids answer exactly like missing ones on every route, an
     health: { status: 'unknown' },
     assignments: { pending: 1, synced: 0, failed: 0 },
   });
+  expect((await sut.api.request('GET', `/api/v1/catalog/jobs/${foreign.importJobId}`, { key: a.key })).body.jobId).toBe(
+    foreign.importJobId,
+  );
+  expect((await sut.api.request('GET', '/api/v1/catalog/jobs', { key: b.key })).body.jobs).toEqual([]);
 });
