@@ -118,6 +118,11 @@ const ROUTES: CreateRoute[] = [
     post: (f, k, v = 0) => admin(`/admin/v1/organizations/${f.orgId}/credits`, { amount: 1 + v, reason: 'retry' }, k),
     count: async (f) => (await sut.api.admin('GET', `/admin/v1/organizations/${f.orgId}/credits`)).body.entries.length,
   },
+  {
+    name: 'molecules',
+    post: (f, k, v = 0) => post(f, '/api/v1/catalog/molecules', { title: `Molecule ${v}`, elements: [{ entityId: f.entityId }] }, k),
+    count: async (f) => (await get(f, '/api/v1/catalog/molecules?limit=100')).molecules.length,
+  },
 ];
 
 const replayed = (response: ApiResponse) => response.headers.get('idempotent-replayed');
