@@ -10,7 +10,6 @@ import {
   badRequest,
   conflict,
   executeWithEvents,
-  fitPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -33,7 +32,7 @@ import { catalogEvent, catalogEventsFor } from '../persistence/events.js';
 import { findIntegration, type IntegrationRecord } from '../persistence/integrations.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { lockEntity } from './entity-lock.js';
-import { assignmentCursor } from './integration-cursor.js';
+import { assignmentCursor, idPage } from './integration-cursor.js';
 import { assignmentView } from './integration-view.js';
 import { integrationNotFound } from './integrations.js';
 
@@ -103,13 +102,8 @@ export async function listAssignments(
     if (!(await findIntegration(db, call.tenantId, integrationId))) throw integrationNotFound();
     return listAssignmentRows(db, call.tenantId, { integrationId, syncState: query.syncState, afterId, limit: limit + 1 });
   });
-  const page = fitPage(rows.map(assignmentView), limit, maxBytes);
-  const last = page.items[page.items.length - 1];
-  return {
-    assignments: page.items,
-    nextCursor: page.hasMore && last ? assignmentCursor.encode({ id: last.id }) : null,
-    hasMore: page.hasMore,
-  };
+  const { items, nextCursor, hasMore } = idPage(rows.map(assignmentView), limit, maxBytes, assignmentCursor);
+  return { assignments: items, nextCursor, hasMore };
 }
 
 /** A failed report needs its error; a synced one has none. */

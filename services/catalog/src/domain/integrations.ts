@@ -8,7 +8,6 @@ import type { CreateIntegrationBody, Integration, IntegrationField, UpdateIntegr
 import {
   conflict,
   executeWithEvents,
-  fitPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -33,7 +32,7 @@ import {
 } from '../persistence/integrations.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { integrationCursor } from './integration-cursor.js';
+import { idPage, integrationCursor } from './integration-cursor.js';
 import { integrationView } from './integration-view.js';
 
 export interface IntegrationDeps {
@@ -96,13 +95,8 @@ export async function listIntegrations(
   const views = await inTenantScope(deps.db, call.tenantId, async (db) =>
     integrationViews(db, call.tenantId, await listIntegrationRows(db, call.tenantId, { afterId, limit: limit + 1 })),
   );
-  const page = fitPage(views, limit, maxBytes);
-  const last = page.items[page.items.length - 1];
-  return {
-    integrations: page.items,
-    nextCursor: page.hasMore && last ? integrationCursor.encode({ id: last.id }) : null,
-    hasMore: page.hasMore,
-  };
+  const { items, nextCursor, hasMore } = idPage(views, limit, maxBytes, integrationCursor);
+  return { integrations: items, nextCursor, hasMore };
 }
 
 export async function getIntegration(deps: IntegrationDeps, call: CallContext, id: string): Promise<Integration> {
