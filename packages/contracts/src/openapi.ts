@@ -143,7 +143,11 @@ function operation(route: RouteDefinition): Record<string, unknown> {
   };
 }
 
-/** The OpenAPI 3.1 document of the public API, derived from the route table. */
+/**
+ * The OpenAPI 3.1 document of the public API, derived from the route table. Its server is `/` (the
+ * host that serves the document, as a relative URL resolves) unless `serverUrl` names another; the
+ * API is proprietary (decision 0139).
+ */
 export function buildOpenApiDocument(options: { serverUrl?: string; version?: string } = {}): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -156,8 +160,11 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
       title: 'Catalog service API',
       version: options.version ?? '1.0.0',
       description: 'Musical works, their versions and files, analyses and a polled events feed, for radio and broadcast.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    servers: [
+      { url: options.serverUrl ?? '/', description: options.serverUrl ? 'the API' : 'this deployment (the host serving this document)' },
+    ],
     paths,
     components: {
       schemas: { Error: plain(ErrorBody) },

@@ -3,6 +3,8 @@ import type { GatewayConfig } from './config.js';
 import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
 import { adminOperations } from './http/admin-operations.js';
 import { mountGateway } from './http/app.js';
+import { appPage } from './http/app-page.js';
+import { docsPage } from './http/docs-page.js';
 import { blobProxy } from './http/blob-proxy.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { publicRouter } from './http/router.js';
@@ -50,7 +52,8 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).
-    const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads), {
+    const pages = [docsPage(), appPage()];
+    const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads, pages), {
       accessLog: true,
       proxyHops: config.trustProxyHops,
       streamedBodies: true,
