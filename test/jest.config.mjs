@@ -9,6 +9,7 @@ export default {
     '<rootDir>/chaos/**/*.test.ts',
     '<rootDir>/fuzz/**/*.test.ts',
     '<rootDir>/security/**/*.test.ts',
+    '<rootDir>/sdk/**/*.test.ts',
     '<rootDir>/web/**/*.test.ts',
   ],
   testTimeout: 60_000,
