@@ -56,6 +56,8 @@ for ws in "${workspaces[@]}"; do
   mkdir -p "$dest/$ws"
   cp "$work/build/$ws/package.json" "$dest/$ws/"
   cp -R "$work/build/$ws/dist" "$dest/$ws/dist"
+  # Files a service serves as they are (the gateway's pages /docs and /app, decision 0139).
+  if [[ -d $work/build/$ws/static ]]; then cp -R "$work/build/$ws/static" "$dest/$ws/static"; fi
   find "$dest/$ws/dist" \( -name '*.d.ts' -o -name '*.d.ts.map' -o -name '*.tsbuildinfo' \) -delete
 done
 ws_flags=()

@@ -33,6 +33,8 @@
 #   ensure_schemathesis              -> pinned schemathesis in a venv (PyPI), exports SCHEMATHESIS_BIN
 #   ensure_audio_tools               -> apt-installs what is missing of ffmpeg/ffprobe, fluidsynth,
 #                                       the General MIDI sound font and sox (analyzer tests, bench)
+#   ensure_chromium                  -> apt-installs Debian's chromium when missing (the browser tests
+#                                       of test/web), exports CHROMIUM_BIN
 #
 # After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
 # when this call started the server, 0 when an already running one was reused.
@@ -118,6 +120,26 @@ ensure_ffmpeg() {
   fi
   infra_log "ffmpeg/ffprobe not found; installing via apt"
   infra_apt_install ffmpeg
+}
+
+# ensure_chromium : Debian's chromium on PATH for the browser tests (test/web drive it headless with
+# puppeteer-core; no browser is ever downloaded by a test tool), installed with apt when missing;
+# exports CHROMIUM_BIN.
+ensure_chromium() {
+  local bin
+  bin=$(command -v chromium || command -v chromium-browser || true)
+  if [[ -z $bin ]]; then
+    infra_log "chromium not found; installing via apt"
+    infra_apt_install chromium || return 1
+    bin=$(command -v chromium || true)
+    if [[ -z $bin ]]; then
+      infra_err "chromium not found after apt install"
+      return 1
+    fi
+  fi
+  CHROMIUM_BIN=$bin
+  export CHROMIUM_BIN
+  infra_log "chromium: $CHROMIUM_BIN ($("$CHROMIUM_BIN" --version 2>/dev/null || echo '?'))"
 }
 
 # _infra_tcp_open PORT : true if something accepts TCP on 127.0.0.1:PORT.
