@@ -95,6 +95,7 @@ describe('service', () => {
       '0009_integrations',
       '0010_assignments',
       '0013_relations',
+      '0014_molecules',
     ]);
   });
 
@@ -118,6 +119,7 @@ describe('service', () => {
         '0009_integrations',
         '0010_assignments',
         '0013_relations',
+        '0014_molecules',
       ]);
       const { rows } = await sql.query(
         'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',
