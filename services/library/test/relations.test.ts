@@ -1,6 +1,7 @@
 import type { Entity } from '@catalog/contracts';
 import { newId, type BusEvent } from '@catalog/platform';
 import { createTestDatabase, testBusEvent, type TestDatabase } from '@catalog/testing';
+import { checkCatalogEvent } from '../src/consumers/event-check.js';
 import { applyCatalogEventLanes } from '../src/domain/projection.js';
 import { trackCursors } from '../src/domain/track-cursor.js';
 import { readTrack } from '../src/domain/track-detail.js';
@@ -57,7 +58,7 @@ function tenantCatalog() {
     (await listTracks({ db: library.database.db, cursors }, tenantId, { relatedTo: id, sort: 'title' }, 1_000_000)).tracks.map(
       (t) => t.title,
     );
-  return { tenantId, entities, put, apply, entityEvent, relationEvent, relationsOf, related };
+  return { tenantId, deps, entities, put, apply, entityEvent, relationEvent, relationsOf, related };
 }
 
 test('a track lists its relations both ways with the other title, kept current when the other entity is renamed', async () => {
@@ -136,4 +137,38 @@ test('a track shows its first 100 relations and says it has more', async () => {
   expect(relations).toHaveLength(100);
   expect(hasMoreRelations).toBe(true);
   expect(relations.every((r) => r.direction === 'incoming' && r.title?.startsWith('Jingle '))).toBe(true);
+});
+
+test('relation events share their tenant’s lane of no entity with other events: they are applied in order, the others left alone', async () => {
+  const t = tenantCatalog();
+  const [a, b] = [t.put('A'), t.put('B')];
+  await t.apply(t.entityEvent('entity.created', a), t.entityEvent('entity.created', b));
+  const [kept, dropped] = [newId(), newId()];
+  const typeChanged = testBusEvent({
+    tenantId: t.tenantId,
+    type: 'entity_type.updated',
+    resourceKind: 'entity_type',
+    resourceId: null,
+    data: { name: 'song', automaticAnalyses: [], cuePointMarkers: false },
+  });
+  const lane = [
+    t.relationEvent('relation.created', kept, 'samples', a, b),
+    typeChanged,
+    t.relationEvent('relation.created', dropped, 'cover_of', b, a),
+    t.relationEvent('relation.deleted', dropped, 'cover_of', b, a),
+  ].map((event) => ({ event, position: at() }));
+  expect(await applyCatalogEventLanes(t.deps, [lane])).toEqual(['updated']);
+  expect((await t.relationsOf(a)).relations.map((r) => [r.relationId, r.direction])).toEqual([[kept, 'outgoing']]);
+  expect(await applyCatalogEventLanes(t.deps, [[{ event: typeChanged, position: at() }]])).toEqual(['ignored']);
+});
+
+test('a relation event whose data does not match its registered schema is refused before it is applied', () => {
+  const event = testBusEvent({
+    tenantId: newId(),
+    type: 'relation.created',
+    resourceKind: 'relation',
+    resourceId: newId(),
+    data: { type: 'inspired_by', sourceId: newId(), targetId: newId() },
+  });
+  expect(() => checkCatalogEvent(event)).toThrow(expect.objectContaining({ status: 422, code: 'invalid_event' }));
 });
