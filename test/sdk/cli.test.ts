@@ -127,7 +127,7 @@ test('versions add uploads with a progress bar; analyses run --wait prints the t
     500,
   );
   expect(found.tracks).toEqual([expect.objectContaining({ entityId: entity.id, title: 'Atmosphere' })]);
-});
+}, 180_000);
 
 test('events tail --types prints the feed as JSON lines; with --name it goes on where the last run stopped', async () => {
   const { key: own } = await sut.api.tenant();
@@ -161,4 +161,4 @@ test('events tail --types prints the feed as JSON lines; with --name it goes on 
   expect(counted.code).toBe(0);
   expect(counted.stdout.trim().split('\n')).toHaveLength(1);
   expect(counted.stdout).toContain('entity.created');
-});
+}, 180_000);

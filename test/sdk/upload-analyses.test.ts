@@ -81,7 +81,7 @@ test('a standalone asset from a stream, analysed: the loudness result typed, the
   expect(job.status).toBe('SUCCEEDED');
   const lufs: number | null = job.result.integratedLufs;
   expect(typeof lufs).toBe('number');
-});
+}, 180_000);
 
 test('analyseFile uploads, requests and waits; a file that is not audio is a ConflictError at its confirmation', async () => {
   const client = await analystClient();
@@ -92,7 +92,7 @@ test('analyseFile uploads, requests and waits; a file that is not audio is a Con
   const refused = await analyseFile(client, 'loudness', notAudio, { timeoutMs: 120_000 }).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(ConflictError);
   expect(refused).toMatchObject({ status: 409, code: 'asset_failed', details: { reason: 'unreadable_audio' } });
-});
+}, 180_000);
 
 test('typed errors: 401, 403, 404 and 400 by class, with the body code and request id', async () => {
   const unknownKey = createCatalogClient({ baseUrl: sut.system.baseUrl, apiKey: 'sk_not_a_key' });
