@@ -155,6 +155,19 @@ describe('health', () => {
     ]);
   });
 
+  test('a new heartbeat does not hide a lapse not recorded yet: the PATCH records it first', async () => {
+    const a = h.tenant();
+    const created = await playout(a, { heartbeatSeconds: 60 });
+    await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
+    await h.sql.query("update catalog.integrations set heartbeat_due_at = now() - interval '1 second' where id = $1", [created.id]);
+    const patched = await a.ok('updateIntegration', { params: { id: created.id }, body: { heartbeatSeconds: 3600 } });
+    expect(patched.health).toMatchObject({ status: 'down', message: 'no health report within 60 s (heartbeatSeconds)' });
+    expect((await eventsOf(created.id)).slice(2).map((e) => [e.type, e.data])).toEqual([
+      ['integration.health_changed', { status: 'down', previous: 'healthy', reason: 'heartbeat_missed' }],
+      ['integration.updated', { changedFields: ['heartbeatSeconds'] }],
+    ]);
+  });
+
   test('an unknown integration is 404; a bad status is 400', async () => {
     const a = h.tenant();
     const created = await playout(a);

@@ -6,32 +6,15 @@
  * in the transaction that records the status, so a lapse is recorded once and never lost.
  */
 import type { HealthStatus, Integration, ReportHealthBody, ReportedHealth } from '@catalog/contracts';
-import { inTenantTransaction, runTransaction, withoutTenant, type CallContext, type Kysely, type Transaction } from '@catalog/platform';
-import { catalogEventsFor, type CatalogEvents } from '../persistence/events.js';
-import { findIntegration, lockLapsedIntegrations, writeHealth, type IntegrationRow } from '../persistence/integrations.js';
+import { inTenantTransaction, runTransaction, withoutTenant, type CallContext, type Kysely } from '@catalog/platform';
+import { catalogEventsFor } from '../persistence/events.js';
+import { findIntegration, lockLapsedIntegrations, writeHealth } from '../persistence/integrations.js';
 import type { CatalogDb } from '../persistence/tables.js';
+import { recordLapse } from './integration-lapse.js';
 import { integrationNotFound, integrationViews } from './integrations.js';
-import { heartbeatMissed } from './integration-view.js';
 
-/** The source system of what the catalog records by itself (a missed heartbeat). */
-export const CATALOG_SOURCE_SYSTEM = 'catalog';
 /** Integrations the sweep takes per transaction. */
 export const HEARTBEAT_SWEEP_BATCH = 100;
-
-/** Records that the integration's heartbeat lapsed: down since it lapsed, with its event. */
-async function recordLapse(trx: Transaction<CatalogDb>, events: CatalogEvents, row: IntegrationRow): Promise<void> {
-  await writeHealth(trx, row.tenant_id, row.id, {
-    status: 'down',
-    since: row.heartbeat_due_at ?? undefined,
-    message: heartbeatMissed(row.heartbeat_seconds),
-    reported: false,
-  });
-  await events.record('integration.health_changed', {
-    resourceId: row.id,
-    dmrn: null,
-    data: { status: 'down', previous: row.health_status, reason: 'heartbeat_missed' },
-  });
-}
 
 /**
  * A connector's health report: the heartbeat starts again and the message is kept; a status that
@@ -50,7 +33,7 @@ export async function reportHealth(
     const events = catalogEventsFor(trx, call);
     let previous: HealthStatus = current.health_status;
     if (current.lapsed && previous !== 'down') {
-      await recordLapse(trx, catalogEventsFor(trx, { tenantId: call.tenantId, sourceSystem: CATALOG_SOURCE_SYSTEM }), current);
+      await recordLapse(trx, current);
       previous = 'down';
     }
     const status: ReportedHealth = report.status;
@@ -79,9 +62,7 @@ export async function sweepLapsedHeartbeats(deps: { db: Kysely<CatalogDb> }): Pr
     const count = await withoutTenant(() =>
       runTransaction(deps.db, async (trx) => {
         const lapsed = await lockLapsedIntegrations(trx, HEARTBEAT_SWEEP_BATCH);
-        for (const row of lapsed) {
-          await recordLapse(trx, catalogEventsFor(trx, { tenantId: row.tenant_id, sourceSystem: CATALOG_SOURCE_SYSTEM }), row);
-        }
+        for (const row of lapsed) await recordLapse(trx, row);
         return lapsed.length;
       }),
     );

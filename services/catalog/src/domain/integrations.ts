@@ -33,6 +33,7 @@ import {
 import type { CatalogDb } from '../persistence/tables.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { idPage, integrationCursor } from './integration-cursor.js';
+import { recordLapse } from './integration-lapse.js';
 import { integrationView } from './integration-view.js';
 
 export interface IntegrationDeps {
@@ -129,6 +130,8 @@ export async function updateIntegration(
     inTenantTransaction(deps.db, call.tenantId, async (trx) => {
       const current = await findIntegration(trx, call.tenantId, id, { lock: 'update' });
       if (!current) throw integrationNotFound();
+      // A lapse not recorded yet is recorded before a new heartbeat could hide it (decision 0133).
+      if (current.lapsed && current.health_status !== 'down' && patch.heartbeatSeconds !== undefined) await recordLapse(trx, current);
       const { changes, fields } = changesOf(current, patch);
       if (fields.length === 0) return (await integrationViews(trx, call.tenantId, [current]))[0]!;
       const row = await updateIntegrationRow(trx, call.tenantId, id, changes);
