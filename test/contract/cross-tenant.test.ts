@@ -257,9 +257,7 @@ async function relationOf(key: string, entityId: string): Promise<string> {
 }
 
 /** Tenant A's entity with a confirmed cover-art version, and its configured entity type. */
-async function tenantAData(
-  key: string,
-): Promise<Omit<Ids, 'ownEntityId' | 'jobId' | 'moleculeId' | 'ownMoleculeId' | 'integrationId' | 'ownIntegrationId' | 'relationId'>> {
+async function tenantAData(key: string): Promise<Pick<Ids, 'entityId' | 'versionId' | 'assetId' | 'entityTypeName'>> {
   const created = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Only for A' } });
   const entityId = created.body.id as string;
   const added = await sut.api.request('POST', `/api/v1/catalog/entities/${entityId}/versions`, {

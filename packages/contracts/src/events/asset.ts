@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AssetKindSchema, AssetRetentionSchema, AssetStatusSchema } from '../schemas/assets.js';
+import { AssetRetentionSchema, AssetStatusSchema, StoredAssetKindSchema } from '../schemas/assets.js';
 import { Uuid } from '../schemas/common.js';
 import type { EventTypeDefinition } from './types.js';
 
@@ -10,7 +10,7 @@ import type { EventTypeDefinition } from './types.js';
 const assetFacts = {
   status: AssetStatusSchema,
   retention: AssetRetentionSchema,
-  kind: AssetKindSchema,
+  kind: StoredAssetKindSchema,
   contentType: Type.String(),
   size: Type.Union([Type.Integer(), Type.Null()], { description: 'declared bytes before confirmation, stored bytes after' }),
   durationMs: Type.Union([Type.Integer(), Type.Null()]),

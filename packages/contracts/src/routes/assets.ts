@@ -77,7 +77,8 @@ export const assetRoutes = [
     resources: { id: 'asset' },
     success: { status: 200, description: 'the file', stream: true },
     errors: [404, 409, 416],
-    // The analysis service streams the signed location to a file of its own to analyse it.
-    alsoCalledBy: ['analysis'],
+    // The analysis service streams the signed location to a file of its own to analyse it; the
+    // catalog reads an import job's file (decision 0134).
+    alsoCalledBy: ['analysis', 'catalog'],
   },
 ] as const satisfies readonly RouteDefinition[];

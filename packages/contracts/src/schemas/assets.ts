@@ -6,6 +6,14 @@ export const ASSET_KINDS = ['AUDIO', 'ARTWORK', 'VIDEO'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
 export const AssetKindSchema = Type.Union(ASSET_KINDS.map((k) => Type.Literal(k)));
 
+/**
+ * What the asset service stores: the kinds of versions' files, and `DATA`, a file of records an
+ * import job reads (JSON Lines or CSV; standalone only, never a version's file; decision 0134).
+ */
+export const STORED_ASSET_KINDS = [...ASSET_KINDS, 'DATA'] as const;
+export type StoredAssetKind = (typeof STORED_ASSET_KINDS)[number];
+export const StoredAssetKindSchema = Type.Union(STORED_ASSET_KINDS.map((k) => Type.Literal(k)));
+
 export const ASSET_STATUSES = ['PENDING_UPLOAD', 'ONLINE', 'FAILED', 'EXPIRED'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
 export const AssetStatusSchema = Type.Union(ASSET_STATUSES.map((s) => Type.Literal(s)));
@@ -23,9 +31,10 @@ export const Checksum = Type.String({ pattern: '^sha256:[0-9a-fA-F]{64}$', descr
 /**
  * Content types accepted per kind (decision 0023): the kind follows from the type's top level
  * (audio/* → AUDIO, image/* → ARTWORK, video/* → VIDEO); within it only formats a broadcast chain
- * handles. The asset service refuses others with 415.
+ * handles. DATA: the files of import jobs, standalone only (decision 0134). The asset service
+ * refuses others with 415.
  */
-export const ALLOWED_CONTENT_TYPES: Record<AssetKind, readonly string[]> = {
+export const ALLOWED_CONTENT_TYPES: Record<StoredAssetKind, readonly string[]> = {
   AUDIO: [
     'audio/mpeg',
     'audio/mp3',
@@ -46,6 +55,7 @@ export const ALLOWED_CONTENT_TYPES: Record<AssetKind, readonly string[]> = {
   ],
   ARTWORK: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/avif'],
   VIDEO: ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska', 'video/mpeg'],
+  DATA: ['application/x-ndjson', 'text/csv'],
 };
 
 export const ContentType = Type.String({
@@ -87,7 +97,7 @@ export const Asset = Type.Object({
   id: Uuid,
   status: AssetStatusSchema,
   retention: AssetRetentionSchema,
-  kind: AssetKindSchema,
+  kind: StoredAssetKindSchema,
   filename: Type.String(),
   contentType: Type.String(),
   size: Type.Union([Type.Integer(), Type.Null()], { description: 'declared bytes until confirmed, then the stored length' }),

@@ -1,5 +1,14 @@
 import type { Asset } from '@catalog/contracts';
-import { conflict, inTenantTransaction, notFound, type CallContext, type Kysely, type Logger, type OutboxContext } from '@catalog/platform';
+import {
+  conflict,
+  inTenantTransaction,
+  notFound,
+  unsupportedMediaType,
+  type CallContext,
+  type Kysely,
+  type Logger,
+  type OutboxContext,
+} from '@catalog/platform';
 import type { CatalogClient } from '../integration/catalog-client.js';
 import type { BlobStore, UrlSigner } from '../persistence/blob/index.js';
 import type { AudioProbe } from './probe.js';
@@ -101,6 +110,12 @@ export async function attachAsset(
     const current = await findAsset(trx, call.tenantId, id, { lock: true });
     if (!current) throw notFound('asset');
     if (current.status === 'EXPIRED') throw expiredError(current);
+    if (current.kind === 'DATA') {
+      throw unsupportedMediaType(`a ${current.content_type} file (an import job's) cannot be the file of a version`, {
+        contentType: current.content_type,
+        kind: current.kind,
+      });
+    }
     const nextEntity = target.entityId ?? current.entity_id;
     const nextVersion = target.versionId ?? null;
     if (current.retention === 'attached' && current.entity_id === nextEntity && current.version_id === nextVersion) return current;

@@ -1,4 +1,4 @@
-import { ALLOWED_CONTENT_TYPES, type AssetKind } from '@catalog/contracts';
+import { ALLOWED_CONTENT_TYPES, type StoredAssetKind } from '@catalog/contracts';
 
 /** Content types accepted per kind: one list, in the contracts, which the OpenAPI document shows. */
 export { ALLOWED_CONTENT_TYPES };
@@ -11,15 +11,19 @@ export { ALLOWED_CONTENT_TYPES };
  */
 export const AUDIO_FORMATS: readonly string[] = ['mp3', 'wav', 'flac', 'aac', 'mov', 'ogg', 'aiff', 'matroska'];
 
-const TOP_LEVEL: Record<string, AssetKind> = { audio: 'AUDIO', image: 'ARTWORK', video: 'VIDEO' };
+const TOP_LEVEL: Record<string, StoredAssetKind> = { audio: 'AUDIO', image: 'ARTWORK', video: 'VIDEO' };
+
+/** The content types of DATA files (an import job's JSON Lines or CSV, decision 0134): by their exact type. */
+const DATA_TYPES: ReadonlySet<string> = new Set(ALLOWED_CONTENT_TYPES.DATA);
 
 export function normalizeContentType(contentType: string): string {
   return contentType.trim().toLowerCase();
 }
 
 /** The kind of a content type; null when the type is not accepted. */
-export function kindOf(contentType: string): AssetKind | null {
+export function kindOf(contentType: string): StoredAssetKind | null {
   const type = normalizeContentType(contentType);
+  if (DATA_TYPES.has(type)) return 'DATA';
   const kind = TOP_LEVEL[type.split('/')[0] ?? ''];
   return kind && ALLOWED_CONTENT_TYPES[kind].includes(type) ? kind : null;
 }

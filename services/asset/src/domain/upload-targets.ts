@@ -1,4 +1,4 @@
-import type { AssetKind, AssetRetention, AssetWithUpload, UploadDescription } from '@catalog/contracts';
+import type { AssetRetention, AssetWithUpload, StoredAssetKind, UploadDescription } from '@catalog/contracts';
 import {
   badRequest,
   conflict,
@@ -22,7 +22,7 @@ import { unconfirmedExpiry } from './retention.js';
 export type UploadTargetDeps = Pick<AssetDeps, 'db' | 'store' | 'policy' | 'logger'>;
 
 interface CheckedDescription {
-  kind: AssetKind;
+  kind: StoredAssetKind;
   filename: string;
   contentType: string;
   size: number | null;
@@ -100,6 +100,12 @@ export async function createAsset(
   input: { retention: AssetRetention; upload: UploadDescription; entityId?: string; versionId?: string },
 ): Promise<AssetWithUpload> {
   const description = checkDescription(deps.store, deps.policy, input.upload);
+  if (description.kind === 'DATA' && input.retention !== 'standalone') {
+    throw unsupportedMediaType(`content type ${description.contentType} is accepted for standalone files only (an import job's file)`, {
+      contentType: description.contentType,
+      retention: input.retention,
+    });
+  }
   const id = newId();
   const pending = pendingUpload(deps.policy, call.tenantId, id, description);
   const row = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { AssetKind, AssetRetention, AssetStatus } from '@catalog/contracts';
+import type { AssetRetention, AssetStatus, StoredAssetKind } from '@catalog/contracts';
 
 /** Timestamps the database sets on insert; updates set them explicitly. */
 type CreatedAt = ColumnType<Date, never, never>;
@@ -10,7 +10,7 @@ export interface AssetsTable {
   id: string;
   tenant_id: string;
   retention: AssetRetention;
-  kind: AssetKind;
+  kind: StoredAssetKind;
   status: AssetStatus;
   entity_id: string | null;
   /** The version whose file this is (its deletion releases the asset); null when unknown or standalone. */

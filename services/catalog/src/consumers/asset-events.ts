@@ -1,4 +1,4 @@
-import { eventTypes, type AssetKind, type AssetStatus } from '@catalog/contracts';
+import { eventTypes, type AssetStatus, type StoredAssetKind } from '@catalog/contracts';
 import { eventDataIssues, type BusEvent, type EventPosition, type Kysely } from '@catalog/platform';
 import { applyAssetEventFacts, type AssetEventOutcome } from '../domain/file-states.js';
 import type { AssetFacts } from '../persistence/asset-states.js';
@@ -10,17 +10,18 @@ const ASSET_EVENT_TYPES: ReadonlySet<string> = new Set(eventTypes.filter((e) => 
 /**
  * The facts every asset event carries (status, kind, contentType, size, durationMs), when its data
  * matches its registered schema; further fields are additive payload extensions and are ignored here.
+ * A DATA file (an import job's, decision 0134) is never a version's: its events are not kept.
  */
 function assetFactsOf(event: BusEvent): AssetFacts | null {
   if (!ASSET_EVENT_TYPES.has(event.type) || eventDataIssues(event.type, event.data).length > 0) return null;
   const { status, kind, contentType, size, durationMs } = event.data as {
     status: AssetStatus;
-    kind: AssetKind;
+    kind: StoredAssetKind;
     contentType: string;
     size: number | null;
     durationMs: number | null;
   };
-  return { status, kind, contentType, size, durationMs };
+  return kind === 'DATA' ? null : { status, kind, contentType, size, durationMs };
 }
 
 /**

@@ -11,10 +11,17 @@ import type { CatalogDb } from '../persistence/tables.js';
 import { findVersionByAsset } from '../persistence/versions.js';
 import { catalogEventsFor } from '../persistence/events.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
+import { versionKindOfAsset } from './version-kinds.js';
 
 /** The facts the catalog keeps of an asset, from the asset service's JSON of it. */
 export function factsOf(asset: Asset): AssetFacts {
-  return { status: asset.status, kind: asset.kind, contentType: asset.contentType, size: asset.size, durationMs: asset.durationMs };
+  return {
+    status: asset.status,
+    kind: versionKindOfAsset(asset),
+    contentType: asset.contentType,
+    size: asset.size,
+    durationMs: asset.durationMs,
+  };
 }
 
 /**

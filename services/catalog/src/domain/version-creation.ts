@@ -52,7 +52,7 @@ import { catalogEventsFor } from '../persistence/events.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { lockEntity } from './entity-lock.js';
 import { makePrimary } from './primary-version.js';
-import { checkVersionType, resolveKind } from './version-kinds.js';
+import { checkVersionType, resolveKind, versionKindOfAsset } from './version-kinds.js';
 import { readVersion } from './version-reads.js';
 
 export interface VersionDeps {
@@ -113,10 +113,10 @@ async function resolveSource(
   let resolved: ResolvedSource;
   if (source.upload) {
     const { upload, ...asset } = await deps.assets.createForVersion(call, { entityId, versionId }, source.upload);
-    resolved = { kind: uploadKind ?? asset.kind, asset, upload };
+    resolved = { kind: uploadKind ?? versionKindOfAsset(asset), asset, upload };
   } else if (source.assetId) {
     const asset = await existingAsset(deps, call, source.assetId, input.kind);
-    resolved = { kind: asset.kind, asset };
+    resolved = { kind: versionKindOfAsset(asset), asset };
   } else {
     throw new Error('the body schema admits exactly one source');
   }

@@ -1,4 +1,4 @@
-import { VERSION_TYPES_BY_KIND, type AssetKind } from '@catalog/contracts';
+import { VERSION_TYPES_BY_KIND, type AssetKind, type StoredAssetKind } from '@catalog/contracts';
 import { badRequest, unsupportedMediaType } from '@catalog/platform';
 
 const TOP_LEVEL_KIND: Record<string, AssetKind> = { audio: 'AUDIO', image: 'ARTWORK', video: 'VIDEO' };
@@ -29,6 +29,18 @@ export function resolveKind(given: AssetKind | undefined, contentType: string): 
     });
   }
   return implied;
+}
+
+/** The kind of a version whose file is `asset`; 415 for a file no version takes (an import job's DATA, decision 0134). */
+export function versionKindOfAsset(asset: { id: string; kind: StoredAssetKind; contentType: string }): AssetKind {
+  if (asset.kind === 'DATA') {
+    throw unsupportedMediaType(`the asset is a ${asset.contentType} file (DATA); it cannot be the file of a version`, {
+      assetId: asset.id,
+      contentType: asset.contentType,
+      contentTypeKind: asset.kind,
+    });
+  }
+  return asset.kind;
 }
 
 /** 400 unless `versionType` is one of the types of `kind`. */
