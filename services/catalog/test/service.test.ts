@@ -94,6 +94,8 @@ describe('service', () => {
       '0008_cue_point_markers',
       '0009_integrations',
       '0010_assignments',
+      '0011_import_jobs',
+      '0012_entity_import_keys',
       '0013_relations',
       '0014_molecules',
     ]);
@@ -118,6 +120,8 @@ describe('service', () => {
         '0008_cue_point_markers',
         '0009_integrations',
         '0010_assignments',
+        '0011_import_jobs',
+        '0012_entity_import_keys',
         '0013_relations',
         '0014_molecules',
       ]);
