@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cursor, Line, Page, Timestamp, Uuid } from './common.js';
+import { Cursor, Line, Page, Uuid } from './common.js';
 
 /**
  * Molecules: a named, ordered composite of entities that plays as one unit (a song with a station
@@ -26,8 +26,9 @@ export type MoleculeAnchor = (typeof MOLECULE_ANCHORS)[number];
 export const UNRESOLVED_REASONS = ['no_primary_version', 'unknown_duration'] as const;
 export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
 
-/** An entity id with what it names. */
-const EntityRef = (description: string) => Type.String({ format: 'uuid', pattern: Uuid.pattern as string, description });
+/** An id, or a time, with what it names. */
+const UuidOf = (description: string) => Type.String({ format: 'uuid', pattern: Uuid.pattern as string, description });
+const TimeOf = (description: string) => Type.String({ format: 'date-time', description });
 
 const KIND = 'the kind of version the element plays: AUDIO (the only kind a timeline has)';
 const ElementKind = (description = KIND) =>
@@ -51,7 +52,7 @@ const OffsetMs = (description = OFFSET) => Type.Integer({ minimum: -MAX_MOLECULE
 
 export const MoleculeElementInput = Type.Object(
   {
-    entityId: EntityRef('an entity of the tenant; the element plays its primary version of `kind`'),
+    entityId: UuidOf('an entity of the tenant; the element plays its primary version of `kind`'),
     kind: Type.Optional(ElementKind(`${KIND} (default AUDIO)`)),
     offsetMs: Type.Optional(OffsetMs(`${OFFSET} (default 0)`)),
     anchor: Type.Optional(Anchor(`${ANCHOR} (default previous_cue_out)`)),
@@ -83,7 +84,7 @@ const NullableMs = (description: string) => Type.Union([Type.Integer({ minimum: 
 /** One element as stored, with the place in the timeline it resolves to now. */
 export const MoleculeElement = Type.Object({
   position: Type.Integer({ minimum: 0, description: 'index of the element in play order, from 0' }),
-  entityId: EntityRef('the entity the element plays'),
+  entityId: UuidOf('the entity the element plays'),
   kind: ElementKind(),
   anchor: Anchor(),
   offsetMs: OffsetMs(),
@@ -104,16 +105,13 @@ export const MoleculeElement = Type.Object({
 export type MoleculeElement = Static<typeof MoleculeElement>;
 
 export const Molecule = Type.Object({
-  id: Uuid,
+  id: UuidOf('the molecule’s id (UUIDv7), used in paths as {id}'),
   title: Type.String({ description: 'the name of the molecule' }),
   elements: Type.Array(MoleculeElement, { description: 'in play order, each with its resolved place in the timeline' }),
   durationMs: Type.Integer({ minimum: 0, description: 'the latest endMs of the playing elements (0 when none plays)' }),
   complete: Type.Boolean({ description: 'true when every element plays (none is unresolved)' }),
-  createdAt: Timestamp,
-  updatedAt: Type.String({
-    format: 'date-time',
-    description: 'time of the last change of title or elements (not of the versions they resolve to)',
-  }),
+  createdAt: TimeOf('when the molecule was created'),
+  updatedAt: TimeOf('time of the last change of title or elements (not of the versions they resolve to)'),
 });
 export type Molecule = Static<typeof Molecule>;
 
