@@ -108,12 +108,14 @@ function successResponses(route: RouteDefinition): Record<string, unknown> {
       304: { description: 'not modified (If-None-Match matched the ETag)' },
     };
   }
+  const answer = {
+    ...(route.idempotent ? { headers: REPLAYED } : {}),
+    ...(success.schema ? { content: { 'application/json': { schema: plain(success.schema) } } } : {}),
+  };
+  const also = success.alsoStatus;
   return {
-    [success.status]: {
-      description: success.description,
-      ...(route.idempotent ? { headers: REPLAYED } : {}),
-      ...(success.schema ? { content: { 'application/json': { schema: plain(success.schema) } } } : {}),
-    },
+    [success.status]: { description: success.description, ...answer },
+    ...(also ? { [also.status]: { description: also.description, ...answer } } : {}),
   };
 }
 

@@ -21,9 +21,13 @@ export const relationRoutes = [
     body: CreateRelationBody,
     success: {
       status: 201,
-      description:
-        'the relation created; 200 with the existing relation when the entity already has one of that type to that target (for same_work_as, in either direction)',
+      description: 'the relation created',
       schema: Relation,
+      alsoStatus: {
+        status: 200,
+        description:
+          'the existing relation: the entity has one of that type to that target already (same_work_as: either way); nothing changed',
+      },
     },
     errors: [400, 404, 409],
   },

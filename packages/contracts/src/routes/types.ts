@@ -48,6 +48,11 @@ export interface OperationBase {
      * JSON `schema` describes, to the client (decision 0113).
      */
     readonly streamedWhenLarge?: true;
+    /**
+     * Another success status answered with the same body (a create that finds the resource there
+     * already answers 200 with it, decision 0136).
+     */
+    readonly alsoStatus?: { readonly status: number; readonly description: string };
   };
 }
 

@@ -3724,7 +3724,47 @@ export interface operations {
       };
     };
     responses: {
-      /** @description the relation created; 200 with the existing relation when the entity already has one of that type to that target (for same_work_as, in either direction) */
+      /** @description the existing relation: the entity has one of that type to that target already (same_work_as: either way); nothing changed */
+      200: {
+        headers: {
+          /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description UUIDv7 identifier
+             */
+            id: string;
+            /** @description remix_of: the source is a remix of the target; cover_of: a cover (another performer) of the target; edit_of: an edit (radio edit, shortened or clean version) of the target; samples: the source contains a sample of the target; part_of: the source is a part of the target (a jingle of a jingle package, a track of a release); same_work_as: both are recordings of one work (symmetric); jingle_for: the source is a jingle, station ID or liner made for the target (a show, a station). part_of, remix_of and edit_of form no cycle (remix_of and edit_of together) */
+            type: 'remix_of' | 'cover_of' | 'edit_of' | 'samples' | 'part_of' | 'same_work_as' | 'jingle_for';
+            /**
+             * Format: uuid
+             * @description the entity the relation is said of (of a symmetric type: the one it was created on)
+             */
+            sourceId: string;
+            /**
+             * Format: uuid
+             * @description the entity it points at
+             */
+            targetId: string;
+            /** @description seen from the entity of the path: outgoing (it is the source), incoming (it is the target), symmetric (a symmetric type, either end) */
+            direction: 'outgoing' | 'incoming' | 'symmetric';
+            /** @description small facts of the relation, e.g. {"position": 3} for part_of, {"startMs": 12000} for samples, {"partial": true}; at most 10, names of 1-40 letters, digits or _ starting with a lower-case letter */
+            attributes: {
+              [key: string]: string | number | boolean;
+            };
+            /**
+             * Format: date-time
+             * @description when the relation was created
+             */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description the relation created */
       201: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
