@@ -142,6 +142,40 @@ test('an event already processed (its id among the stored recent ones) is not ha
   expect((await consumeCount({ key, store, types: CREATED, count: 1 })).map((e) => e.id)).toEqual([ids[2]]);
 });
 
+test("a 429 of the feed's per-key limit is waited out for its Retry-After, then the same cursor asked again", async () => {
+  const { key } = await sut.api.tenant();
+  const entities = await createEntities(key, ['Limited']);
+  const [eventId] = await createdEventIds(key, entities);
+  // Spend the key's 60 feed requests a minute until the feed answers 429.
+  await eventually(async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => sut.api.request('GET', '/api/v1/catalog/events?limit=1', { key })));
+    return answers.some((a) => a.status === 429) ? true : undefined;
+  }, 30_000);
+  const attempts: Array<{ status: number; retryAfter: string | null; at: number }> = [];
+  const client = createCatalogClient({
+    baseUrl: sut.system.baseUrl,
+    apiKey: key,
+    fetch: async (request) => {
+      const at = Date.now();
+      const response = await fetch(request);
+      attempts.push({ status: response.status, retryAfter: response.headers.get('retry-after'), at });
+      return response;
+    },
+  });
+  const stop = new AbortController();
+  const seen: string[] = [];
+  for await (const event of consumeEvents({ client, name: 'limited', types: CREATED, store: memoryCursorStore(), signal: stop.signal })) {
+    seen.push(event.id);
+    stop.abort();
+  }
+  expect(seen).toEqual([eventId]);
+  const limited = attempts.findIndex((a) => a.status === 429);
+  expect(limited).toBe(0);
+  const waitedMs = attempts[limited + 1]!.at - attempts[limited]!.at;
+  expect(waitedMs).toBeGreaterThanOrEqual(Number(attempts[limited]!.retryAfter) * 1000);
+  expect(attempts.at(-1)!.status).toBe(200);
+}, 180_000);
+
 describe('the Postgres cursor store', () => {
   let database: TestDatabase;
   let pool: pg.Pool;

@@ -4057,7 +4057,7 @@ export interface operations {
             molecules: {
               /**
                * Format: uuid
-               * @description UUIDv7 identifier
+               * @description the molecule’s id (UUIDv7), used in paths as {id}
                */
               id: string;
               /** @description the name of the molecule */
@@ -4099,7 +4099,10 @@ export interface operations {
               durationMs: number;
               /** @description true when every element plays (none is unresolved) */
               complete: boolean;
-              /** Format: date-time */
+              /**
+               * Format: date-time
+               * @description when the molecule was created
+               */
               createdAt: string;
               /**
                * Format: date-time
@@ -4227,7 +4230,7 @@ export interface operations {
           'application/json': {
             /**
              * Format: uuid
-             * @description UUIDv7 identifier
+             * @description the molecule’s id (UUIDv7), used in paths as {id}
              */
             id: string;
             /** @description the name of the molecule */
@@ -4269,7 +4272,10 @@ export interface operations {
             durationMs: number;
             /** @description true when every element plays (none is unresolved) */
             complete: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the molecule was created
+             */
             createdAt: string;
             /**
              * Format: date-time
@@ -4432,7 +4438,7 @@ export interface operations {
           'application/json': {
             /**
              * Format: uuid
-             * @description UUIDv7 identifier
+             * @description the molecule’s id (UUIDv7), used in paths as {id}
              */
             id: string;
             /** @description the name of the molecule */
@@ -4474,7 +4480,10 @@ export interface operations {
             durationMs: number;
             /** @description true when every element plays (none is unresolved) */
             complete: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the molecule was created
+             */
             createdAt: string;
             /**
              * Format: date-time
@@ -4700,7 +4709,7 @@ export interface operations {
           'application/json': {
             /**
              * Format: uuid
-             * @description UUIDv7 identifier
+             * @description the molecule’s id (UUIDv7), used in paths as {id}
              */
             id: string;
             /** @description the name of the molecule */
@@ -4742,7 +4751,10 @@ export interface operations {
             durationMs: number;
             /** @description true when every element plays (none is unresolved) */
             complete: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the molecule was created
+             */
             createdAt: string;
             /**
              * Format: date-time

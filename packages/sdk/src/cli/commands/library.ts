@@ -1,5 +1,6 @@
 import { unwrap } from '../../client.js';
 import { table, type Context, type Options } from '../context.js';
+import { UsageError } from '../exit-codes.js';
 
 export const searchOptions: Options = {
   limit: { type: 'string' },
@@ -13,7 +14,9 @@ export const searchOptions: Options = {
 
 function number(ctx: Context, name: string): number | undefined {
   const text = ctx.string(name);
-  return text === undefined ? undefined : Number(text);
+  if (text === undefined) return undefined;
+  if (text.trim() === '' || !Number.isFinite(Number(text))) throw new UsageError(`--${name} takes a number, not ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 /** `library search [WORDS…] [--key K] [--bpm-min N] [--bpm-max N] [--entity-type T] [--sort S] [--limit N]`. */
