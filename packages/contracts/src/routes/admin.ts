@@ -118,7 +118,7 @@ export const adminRoutes = [
     operationId: 'bindSourceSystem',
     method: 'PUT',
     path: '/admin/v1/api-keys/{keyId}/source-system',
-    summary: "Bind a key to a named source system: its writes' events carry that name",
+    summary: "Bind a key to a named source system, such as an integration's name: its writes' events carry that name",
     tag: 'Admin',
     service: 'gateway',
     auth: admin,

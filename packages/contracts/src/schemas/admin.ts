@@ -9,7 +9,10 @@ export type Permission = (typeof PERMISSIONS)[number];
 const ProductSchema = Type.Union(PRODUCTS.map((p) => Type.Literal(p)));
 const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 const Name = Line(1, 200);
-export const SourceSystemName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$', description: 'e.g. playout-studio-a' });
+export const SourceSystemName = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$',
+  description: "e.g. playout-studio-a; an integration's name (its sourceSystem) binds the key to that integration (decision 0132)",
+});
 
 export const Organization = Type.Object({
   id: Uuid,
