@@ -48,6 +48,33 @@ const focused = (p: Page) =>
     return el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${(el.textContent ?? '').trim().slice(0, 30)}`.trim() : 'none';
   });
 
+test('the page and its modules are public files under a policy of their own origin only, with Trusted Types', async () => {
+  const page = await fetch(`${sut.system.baseUrl}/app`);
+  expect(page.status).toBe(200);
+  const csp = page.headers.get('content-security-policy')!;
+  for (const directive of [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "media-src 'self' blob:",
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'",
+  ])
+    expect(csp.split('; ')).toContain(directive);
+  const module = await fetch(`${sut.system.baseUrl}/app/main.js`);
+  expect({
+    status: module.status,
+    type: module.headers.get('content-type'),
+    nosniff: module.headers.get('x-content-type-options'),
+  }).toEqual({
+    status: 200,
+    type: 'text/javascript; charset=utf-8',
+    nosniff: 'nosniff',
+  });
+  expect((await fetch(`${sut.system.baseUrl}/app/tsconfig.json`)).status).toBe(404);
+});
+
 test('sign-in: a refused key says so; the right key signs in and is kept in session storage only', async () => {
   await page.goto(`${sut.system.baseUrl}/app`, { waitUntil: 'networkidle0' });
   expect(await focused(page)).toBe('input#api-key');
