@@ -76,6 +76,7 @@ export function catalogDouble(
         return { tenants: [...entities.keys()], nextCursor: null };
       },
       entityPage: async (tenantId) => ({ ids: [...(entities.get(tenantId)?.keys() ?? [])], nextCursor: null }),
+      relations: async () => [],
     },
     analyses: { newest: async () => ({}) },
   };

@@ -1,8 +1,9 @@
-import type { Entity } from '@catalog/contracts';
+import type { Entity, Relation } from '@catalog/contracts';
 import { newId, type BusEvent } from '@catalog/platform';
 import { createTestDatabase, testBusEvent, type TestDatabase } from '@catalog/testing';
 import { checkCatalogEvent } from '../src/consumers/event-check.js';
 import { applyCatalogEventLanes } from '../src/domain/projection.js';
+import { rebuildLibrary } from '../src/domain/rebuild.js';
 import { trackCursors } from '../src/domain/track-cursor.js';
 import { readTrack } from '../src/domain/track-detail.js';
 import { listTracks } from '../src/domain/track-listing.js';
@@ -171,4 +172,30 @@ test('a relation event whose data does not match its registered schema is refuse
     data: { type: 'inspired_by', sourceId: newId(), targetId: newId() },
   });
   expect(() => checkCatalogEvent(event)).toThrow(expect.objectContaining({ status: 422, code: 'invalid_event' }));
+});
+
+test('the rebuild adds the relations the catalog lists that the library lacks, and never undoes a deletion it applied', async () => {
+  const t = tenantCatalog();
+  const [a, b, c] = [t.put('A'), t.put('B'), t.put('C')];
+  const [listed, deletedMeanwhile] = [newId(), newId()];
+  await t.apply(t.relationEvent('relation.deleted', deletedMeanwhile, 'samples', a, c));
+  const relation = (id: string, type: Relation['type'], sourceId: string, targetId: string): Relation => ({
+    id,
+    type,
+    sourceId,
+    targetId,
+    direction: 'outgoing',
+    attributes: {},
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+  t.deps.catalog.relations = async (_tenantId, entityId) =>
+    entityId === a ? [relation(listed, 'remix_of', a, b), relation(deletedMeanwhile, 'samples', a, c)] : [];
+  await rebuildLibrary(t.deps);
+  expect((await t.relationsOf(a)).relations).toEqual([
+    { relationId: listed, type: 'remix_of', direction: 'outgoing', entityId: b, title: 'B' },
+  ]);
+  expect((await t.relationsOf(b)).relations).toEqual([
+    { relationId: listed, type: 'remix_of', direction: 'incoming', entityId: a, title: 'A' },
+  ]);
+  expect(await t.related(c)).toEqual([]);
 });

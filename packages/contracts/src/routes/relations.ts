@@ -39,6 +39,8 @@ export const relationRoutes = [
     tag: 'Relations',
     service: 'catalog',
     auth: catalogApi,
+    // The library's rebuild reads the relations of each entity (decision 0136).
+    alsoCalledBy: ['library'],
     params: IdParams,
     resources: { id: 'entity' },
     query: ListRelationsQuery,

@@ -695,7 +695,7 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Bind a key to a named source system: its writes' events carry that name */
+    /** Bind a key to a named source system, such as an integration's name: its writes' events carry that name */
     put: operations['bindSourceSystem'];
     post?: never;
     /** Remove the source-system binding of a key */
@@ -10502,7 +10502,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description e.g. playout-studio-a */
+          /** @description e.g. playout-studio-a; an integration's name (its sourceSystem) binds the key to that integration (decision 0132) */
           name: string;
         };
       };

@@ -1,6 +1,7 @@
 import { AppError, createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
 import { entityPosition, markProjection, projectionVersion, trackEntityPage, withRebuildLock } from '../persistence/projection.js';
 import { READ_ALL, readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
+import { restoreRelations } from './relation-projection.js';
 
 /**
  * The version of the projection's rules: raise it when a change of the code changes what a track
@@ -48,7 +49,8 @@ async function refreshCounted(deps: RebuildDeps, result: RebuildResult, tenantId
 }
 
 /**
- * Rebuilds one tenant: refreshes every entity the catalog lists, then every stored track the
+ * Rebuilds one tenant: refreshes every entity the catalog lists (and adds the relations it lists of
+ * it that the library lacks, decision 0136), then every stored track the
  * catalog did not list (an entity deleted while no event said so: its refresh removes the track,
  * or keeps it when the entity was created after the listing). False when stopped midway.
  */
@@ -61,6 +63,7 @@ async function rebuildTenant(deps: RebuildDeps, result: RebuildResult, tenantId:
     for (const entityId of page.ids) {
       listed.add(entityId);
       await refreshCounted(deps, result, tenantId, entityId);
+      await restoreRelations(deps, tenantId, entityId);
     }
     after = page.nextCursor;
   } while (after !== null);

@@ -44,6 +44,21 @@ export async function applyRelationEvents(
   return true;
 }
 
+/**
+ * The rebuild's part (decision 0136): adds the relations the catalog lists of an entity (those it
+ * is the source of, and its symmetric ones) that the library has no row of. A relation it has,
+ * deleted or not, stays as its events left it: a deletion applied meanwhile is never undone.
+ */
+export async function restoreRelations(deps: RelationProjectionDeps, tenantId: string, entityId: string): Promise<void> {
+  const listed = await deps.catalog.relations(tenantId, entityId);
+  if (listed.length === 0) return;
+  await inTenantTransaction(deps.db, tenantId, async (trx) => {
+    for (const r of listed) {
+      await recordRelation(trx, tenantId, { relationId: r.id, type: r.type, sourceId: r.sourceId, targetId: r.targetId, deleted: false });
+    }
+  });
+}
+
 /** The relations a track shows (the first MAX_TRACK_RELATIONS), each seen from its entity, and whether it has more. */
 export async function trackRelations(
   db: Kysely<LibraryDb>,

@@ -1,4 +1,4 @@
-import { READ_ENTITIES_MAX, type EntitiesRead, type Entity, type Version } from '@catalog/contracts';
+import { READ_ENTITIES_MAX, type EntitiesRead, type Entity, type Relation, type Version } from '@catalog/contracts';
 import { callRpc, newId, NO_TENANT, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /**
@@ -14,6 +14,8 @@ export interface CatalogReader {
   tenantPage(after: string | null): Promise<{ tenants: string[]; nextCursor: string | null }>;
   /** The tenant's entity ids after `after`, in the catalog's listing order, a page at a time. */
   entityPage(tenantId: string, after: string | null): Promise<{ ids: string[]; nextCursor: string | null }>;
+  /** The relations the entity is the source of, and its symmetric ones (all pages; none for a deleted entity). */
+  relations(tenantId: string, entityId: string): Promise<Relation[]>;
 }
 
 export function catalogReader(rpc: RpcCallSettings): CatalogReader {
@@ -59,6 +61,19 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
       const reply = await callRpc(rpc, 'catalog', 'listEntities', { params: {}, query, body: null }, call(tenantId));
       const page = replyValue<{ entities: Entity[]; nextCursor: string | null }>(reply);
       return { ids: page.entities.map((e) => e.id), nextCursor: page.nextCursor };
+    },
+    async relations(tenantId, entityId) {
+      const all: Relation[] = [];
+      let after: string | null = null;
+      do {
+        const query: Record<string, string | number> = { direction: 'outgoing', limit: 200, ...(after === null ? {} : { after }) };
+        const reply = await callRpc(rpc, 'catalog', 'listRelations', { params: { id: entityId }, query, body: null }, call(tenantId));
+        if (!reply.ok && reply.error.status === 404) return [];
+        const page = replyValue<{ relations: Relation[]; nextCursor: string | null }>(reply);
+        all.push(...page.relations);
+        after = page.nextCursor;
+      } while (after !== null);
+      return all;
     },
   };
 }
