@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DmrnValue, EntityTypeName } from './catalog.js';
-import { Cursor, Line, Timestamp, Uuid } from './common.js';
+import { Cursor, Line, Page, Timestamp, Uuid } from './common.js';
 
 /**
  * Jobs of the catalog (issue 26, decision 0134): an import of entities from a JSON Lines or CSV
@@ -100,9 +100,6 @@ export const ListJobsQuery = Type.Object(
 );
 export type ListJobsQuery = Static<typeof ListJobsQuery>;
 
-export const JobPage = Type.Object({
-  jobs: Type.Array(Job, { description: 'newest first' }),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `after` for the next page; null when there is none' }),
-  hasMore: Type.Boolean(),
-});
+/** A page of jobs, newest first. */
+export const JobPage = Page('jobs', Job);
 export type JobPage = Static<typeof JobPage>;
