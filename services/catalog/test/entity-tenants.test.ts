@@ -73,10 +73,10 @@ test('migration 0007 lists the tenants of the entities written before it (run as
       `insert into catalog.entities (id, tenant_id, type, title) values ($1, $3, 'song', 'x'), ($2, $3, 'song', 'y'), ($4, $5, 'song', 'z')`,
       [newId(), newId(), a, newId(), b],
     );
-    expect(await migrateSchema({ url: owner, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual([
-      '0007_entity_tenants',
-      '0008_cue_point_markers',
-    ]);
+    // 0007 and every later migration (each new one would otherwise have to be added here).
+    expect(await migrateSchema({ url: owner, schema: 'catalog', role: 'catalog_app', migrations: catalogMigrations })).toEqual(
+      Object.keys(catalogMigrations).filter((name) => name >= '0007'),
+    );
     expect((await sql.query('select tenant_id from catalog.entity_tenants order by tenant_id')).rows).toEqual([
       { tenant_id: a },
       { tenant_id: b },
