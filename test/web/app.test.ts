@@ -163,11 +163,15 @@ test('upload: a new song goes up to the signed URL with a progress bar, is confi
     (window as unknown as { progressSeen: number[] }).progressSeen = seen;
     new MutationObserver(() => seen.push(bar.value)).observe(bar, { attributes: true, attributeFilter: ['value'] });
   });
+  // Uploads at 2 MB/s (Chromium's network emulation), so the 5 MB take a while and progress shows.
+  await page.emulateNetworkConditions({ upload: 2_000_000, download: 100_000_000, latency: 0 });
   await page.click('form[aria-label="Upload a song"] button[type=submit]');
   await page.waitForSelector('#uploaded-track', { timeout: 60_000 });
+  await page.emulateNetworkConditions(null);
   const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen);
   expect(seen.at(-1)).toBe(100);
   expect(seen).toEqual([...seen].sort((a, b) => a - b));
+  expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
   await screenshot(page, 'app-uploaded');
 
   const href = await page.$eval('#uploaded-track', (a) => a.getAttribute('href')!);

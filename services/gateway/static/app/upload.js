@@ -42,7 +42,9 @@ function put(target, file, progress) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open(target.method, target.url);
-    for (const [name, value] of Object.entries(target.headers)) request.setRequestHeader(name, value);
+    // The browser sends the file's length itself (Content-Length is not a header a page may set).
+    for (const [name, value] of Object.entries(target.headers))
+      if (name.toLowerCase() !== 'content-length') request.setRequestHeader(name, value);
     request.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) progress(event.loaded / event.total);
     });
