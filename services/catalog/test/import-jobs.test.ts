@@ -1,5 +1,6 @@
-import { readConfig } from '@catalog/platform';
+import { AppError, newId, readConfig } from '@catalog/platform';
 import { eventually, serviceEnvironment, testLogger } from '@catalog/testing';
+import { applyChunk } from '../src/domain/import-chunk.js';
 import { catalogConfig, startCatalogService, type CatalogServiceHandle, type ImportFiles } from '../src/index.js';
 import { startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
@@ -103,6 +104,27 @@ test('a file that is not an import file is refused; a CSV file without type and 
   expect(reply.ok ? 200 : reply.error.status).toBe(404);
 });
 
+test('a chunk of a runner that is no longer the job’s writes nothing', async () => {
+  const a = h.tenant();
+  const jobId = newId();
+  await h.sql.query(
+    `insert into catalog.jobs (id, tenant_id, type, asset_id, state, source_system, total, runner)
+     values ($1, $2, 'import', $3, 'running', 'test', 1, $4)`,
+    [jobId, a.tenantId, newId(), newId()],
+  );
+  const rows = [{ row: 1, value: { type: 'song', title: 'Late' }, naturalKey: 'late' }];
+  const outcome = await applyChunk(
+    h.service.database.db,
+    { tenantId: a.tenantId, jobId, runner: newId(), total: 1 },
+    { rows, errors: [], records: 1 },
+  );
+  expect(outcome).toBe('superseded');
+  const written = await h.sql.query(`select count(*)::int as n from catalog.entities where tenant_id = $1`, [a.tenantId]);
+  expect(written.rows[0].n).toBe(0);
+  const job = await h.sql.query(`select processed from catalog.jobs where id = $1`, [jobId]);
+  expect(job.rows[0].processed).toBe(0);
+});
+
 /** Import files whose read stops (and waits for the stop of its service) once `bytes` were read. */
 function holdingAfter(bytes: number, reached: () => void): (files: ImportFiles) => ImportFiles {
   return (files) => ({
@@ -181,5 +203,39 @@ test('a job whose replica stops halfway is resumed by another from its checkpoin
   } finally {
     await second?.stop();
     await first.stop();
+  }
+}, 60_000);
+
+test('a job whose file cannot be read for a passing reason is tried again, and failed once its attempts are spent', async () => {
+  const a = h.tenant();
+  const assetId = await dataFile(a, 'application/x-ndjson', '{"type":"song","title":"Never read"}\n');
+  const env = {
+    ...(await serviceEnvironment(h.database, ['catalog'])),
+    NATS_PREFIX: h.natsPrefix,
+    CATALOG_HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
+    CATALOG_IMPORT_MAX_ATTEMPTS: '3',
+  };
+  let opened = 0;
+  const failing: CatalogServiceHandle = await startCatalogService(readConfig(catalogConfig, env), {
+    logger: testLogger('catalog'),
+    wrapImportFiles: () => ({
+      async open() {
+        opened += 1;
+        throw new AppError(503, 'service_unavailable', 'the asset service is not available');
+      },
+    }),
+  });
+  try {
+    const job = await a.ok('createJob', { body: { type: 'import', source: { assetId } } });
+    const done = await finished(a, job.jobId);
+    expect(done).toMatchObject({ state: 'failed', failure: { code: 'max_attempts_exceeded' }, counts: { created: 0 } });
+    expect(opened).toBe(3);
+    const events = (await h.outbox({ tenantId: a.tenantId })).filter((e) => e.batch_id === job.jobId).map((e) => e.type);
+    expect(events).toEqual(['job.created', 'job.failed']);
+  } finally {
+    await failing.stop();
   }
 }, 60_000);
