@@ -66,16 +66,39 @@ export function drawWaveform(canvas, waveform, marks, playheadMs) {
     context.fillRect(x, top, 1, Math.max(1, middle - low * middle - top));
   }
   const durationMs = waveformDurationMs(waveform) || 1;
-  context.font = `${11 * ratio}px system-ui, sans-serif`;
-  context.textBaseline = 'top';
-  for (const mark of marks) {
-    const x = Math.round((mark.positionMs / durationMs) * width);
-    context.fillStyle = style.getPropertyValue('--marker').trim() || '#c05621';
-    context.fillRect(x, 0, Math.max(1, ratio), height);
-    context.fillText(mark.label, Math.min(x + 3 * ratio, width - context.measureText(mark.label).width), 2 * ratio);
-  }
+  const at = (/** @type {number} */ ms) => Math.min(width - Math.max(1, ratio), Math.round((ms / durationMs) * width));
+  drawMarks(
+    context,
+    marks.map((mark) => ({ x: at(mark.positionMs), label: mark.label })),
+    { width, height, ratio, style },
+  );
   if (playheadMs !== null) {
     context.fillStyle = style.getPropertyValue('--playhead').trim() || '#1a202c';
-    context.fillRect(Math.round((playheadMs / durationMs) * width), 0, 2 * ratio, height);
+    context.fillRect(at(playheadMs), 0, 2 * ratio, height);
+  }
+}
+
+/**
+ * The markers as lines, their labels in the first of three rows where they do not run into the
+ * label before them.
+ * @param {CanvasRenderingContext2D} context
+ * @param {{ x: number, label: string }[]} marks
+ * @param {{ width: number, height: number, ratio: number, style: CSSStyleDeclaration }} frame
+ */
+function drawMarks(context, marks, { width, height, ratio, style }) {
+  context.font = `${11 * ratio}px system-ui, sans-serif`;
+  context.textBaseline = 'top';
+  context.fillStyle = style.getPropertyValue('--marker').trim() || '#c05621';
+  const rowEnds = [-Infinity, -Infinity, -Infinity];
+  for (const { x, label } of [...marks].sort((a, b) => a.x - b.x)) {
+    context.fillRect(x, 0, Math.max(1, ratio), height);
+    const textWidth = context.measureText(label).width;
+    const left = Math.max(0, Math.min(x + 3 * ratio, width - textWidth));
+    const row = Math.max(
+      0,
+      rowEnds.findIndex((end) => end < left),
+    );
+    rowEnds[row] = left + textWidth + 4 * ratio;
+    context.fillText(label, left, (2 + row * 13) * ratio);
   }
 }
