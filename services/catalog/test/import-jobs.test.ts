@@ -206,7 +206,92 @@ test('a job whose replica stops halfway is resumed by another from its checkpoin
   }
 }, 60_000);
 
+/** Import files whose read stops once `bytes` were read, until `gate` opens; `ended` once the reader let go of it. */
+function gatedAfter(bytes: number, reached: () => void, gate: Promise<void>, ended: () => void): (files: ImportFiles) => ImportFiles {
+  return (files) => ({
+    async open(call, assetId, signal) {
+      const opened = await files.open(call, assetId, signal);
+      async function* gated(): AsyncGenerator<Uint8Array> {
+        let sent = 0;
+        try {
+          for await (const chunk of opened.bytes) {
+            if (sent < bytes && sent + chunk.length >= bytes) {
+              yield chunk.subarray(0, bytes - sent);
+              reached();
+              await gate;
+              yield chunk.subarray(bytes - sent);
+            } else yield chunk;
+            sent += chunk.length;
+          }
+        } finally {
+          ended();
+        }
+      }
+      return { contentType: opened.contentType, bytes: gated() };
+    },
+  });
+}
+
+test('a replica that dies mid-job (no heartbeat, nothing handed back) loses its job to another, and its late chunk writes nothing', async () => {
+  await h.service.stop(); // the catalog of this test takes the job, not the harness's
+  const a = h.tenant();
+  const lines = Array.from({ length: 3_000 }, (_, i) => JSON.stringify({ type: 'song', title: `Tune ${i + 1}` }));
+  const assetId = await dataFile(a, 'application/x-ndjson', `${lines.join('\n')}\n`);
+  const env = {
+    ...(await serviceEnvironment(h.database, ['catalog'])),
+    NATS_PREFIX: h.natsPrefix,
+    CATALOG_HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    CATALOG_IMPORT_CHUNK_ROWS: '100',
+    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
+  };
+  const config = readConfig(catalogConfig, env);
+  let reads = 0;
+  let halfway!: () => void;
+  const reachedHalfway = new Promise<void>((resolve) => (halfway = resolve));
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let letGo!: () => void;
+  const lateReadEnded = new Promise<void>((resolve) => (letGo = resolve));
+  const half = Buffer.byteLength(lines.slice(0, 1_550).join('\n'));
+  const dying: CatalogServiceHandle = await startCatalogService(config, {
+    logger: testLogger('catalog'),
+    wrapImportFiles: (files) => ({
+      open: (call, id, signal) => (++reads === 1 ? files : gatedAfter(half, halfway, gate, letGo)(files)).open(call, id, signal),
+    }),
+  });
+  let second: CatalogServiceHandle | undefined;
+  try {
+    const job = await a.ok('createJob', { body: { type: 'import', source: { assetId } } });
+    await reachedHalfway;
+    await eventually(async () =>
+      (await a.ok('getJob', { params: { jobId: job.jobId } })).progress.processed === 1_500 ? true : undefined,
+    );
+    // The replica's bus is gone: no more working(), no nak; its message comes again after the ack wait.
+    await dying.nc.close();
+    second = await startCatalogService(config, { logger: testLogger('catalog') });
+    const done = await finished(a, job.jobId);
+    expect(done).toMatchObject({ state: 'succeeded', progress: { processed: 3_000 }, counts: { created: 3_000, skipped: 0 } });
+    // The dead replica's read goes on: its next chunk finds the job taken over and writes nothing.
+    open();
+    await lateReadEnded;
+    const { rows } = await h.sql.query(
+      `select count(*)::int as n, count(distinct title)::int as titles from catalog.entities where tenant_id = $1`,
+      [a.tenantId],
+    );
+    expect(rows[0]).toEqual({ n: 3_000, titles: 3_000 });
+    const after = await a.ok('getJob', { params: { jobId: job.jobId } });
+    expect(after).toMatchObject({ state: 'succeeded', progress: { processed: 3_000 }, counts: { created: 3_000 } });
+  } finally {
+    open();
+    await second?.stop();
+    await dying.stop().catch(() => undefined);
+  }
+}, 60_000);
+
 test('a job whose file cannot be read for a passing reason is tried again, and failed once its attempts are spent', async () => {
+  await h.service.stop(); // the catalog of this test takes the job, not the harness's
   const a = h.tenant();
   const assetId = await dataFile(a, 'application/x-ndjson', '{"type":"song","title":"Never read"}\n');
   const env = {

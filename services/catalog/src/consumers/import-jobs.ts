@@ -51,7 +51,10 @@ export function followImportJobs(heartbeatMs: number) {
   return async (session: ConsumerSession): Promise<void> => {
     const running = new Set<Promise<void>>();
     for await (const msg of session.messages) {
-      const held: Promise<void> = holdWhileRunning(session, msg, heartbeatMs).finally(() => running.delete(held));
+      const held: Promise<void> = holdWhileRunning(session, msg, heartbeatMs)
+        // A message the bus cannot settle any more (the connection gone) comes again elsewhere.
+        .catch((error: unknown) => session.log.warn({ err: error, seq: msg.seq }, 'an import job message was not settled'))
+        .finally(() => running.delete(held));
       running.add(held);
     }
     await Promise.all(running);
