@@ -57,11 +57,16 @@ async function requiredColumns(admin: pg.Client, table: TenantTable): Promise<{ 
   return { columns, checks: checks.map((check) => check.def) };
 }
 
-/** The first value a check constraint `(column = ANY (ARRAY['A'::text, ...]))` allows, if there is one. */
+/**
+ * The first value a check constraint allows, if there is one: `(column = ANY (ARRAY['A'::text, ...]))`,
+ * or `(column = 'A'::text)` (how Postgres writes an `IN` of one value).
+ */
 function allowedByCheck(column: string, checks: string[]): string | undefined {
-  const pattern = new RegExp(`\\(${column} = ANY \\(ARRAY\\['([^']*)'`);
+  const oneOf = new RegExp(`\\(${column} = ANY \\(ARRAY\\['([^']*)'`);
+  // Only a constraint that is this one equality: in a larger one, the value may be what it forbids.
+  const only = new RegExp(`^CHECK \\(\\(${column} = '([^']*)'::text\\)\\)$`);
   for (const check of checks) {
-    const found = pattern.exec(check);
+    const found = oneOf.exec(check) ?? only.exec(check);
     if (found) return found[1];
   }
   return undefined;
