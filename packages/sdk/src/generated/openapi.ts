@@ -8558,7 +8558,6 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @description newest first */
             jobs: {
               /**
                * Format: uuid
