@@ -1,7 +1,7 @@
 /**
  * bench/accuracy/corpus.ts: the evaluation set, as specs (the audio is rendered from them into a
  * cache, never committed). Two splits that never share a seed or a sound font:
- *   tuning    FluidR3 (the font the analyzers were first tuned on) and TimGM6mb, 96 pieces each;
+ *   tuning    FluidR3 (the font the analyzers were first tuned on) and TimGM6mb, 192 pieces each;
  *   heldout   MuseScore General, 72 pieces: what the targets are judged on; nothing but this
  *             benchmark reads it (services/analysis/test/analyzers/heldout-split.test.ts).
  * Every piece: one of the 24 keys in turn (minor ones natural or harmonic), 60–190 BPM, straight
@@ -20,8 +20,8 @@ export type Degradation = (typeof DEGRADATIONS)[number];
 const PIECE_SECONDS = 30;
 
 const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number }> = [
-  { split: 'tuning', font: 'fluidr3', seedBase: 1_000, count: 96 },
-  { split: 'tuning', font: 'timgm6mb', seedBase: 2_000, count: 96 },
+  { split: 'tuning', font: 'fluidr3', seedBase: 1_000, count: 192 },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 2_000, count: 192 },
   { split: 'heldout', font: 'musescore', seedBase: 9_000, count: 72 },
 ];
 

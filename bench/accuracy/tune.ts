@@ -1,9 +1,10 @@
 /**
  * bench/accuracy/tune.ts: what tuning the key and tempo analyzers may read: the tuning split only
  * (corpus(['tuning'])). Decodes each piece once as the analysis pipeline does (mono, 11 025 Hz;
- * cached beside it), then scores analyzer settings in this process, and learns key profiles: the
- * mean chroma of each mode, rotated to the tonic, bass and treble apart. Learned on one sound font
- * and scored on the other too, to see whether they carry over.
+ * cached beside it), then scores analyzer settings in this process, learns key profiles (the mean
+ * chroma of each mode, rotated to the tonic, bass and treble apart) and the tempo's octave weights
+ * (learn-octave.ts). Learned on one sound font and scored on the other too, to see whether they
+ * carry over.
  *   node --conditions=source --import tsx bench/accuracy/tune.ts
  */
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { KeyMode } from '@catalog/contracts';
 import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeySettings } from '@catalog/analysis/analyzers';
 import { corpus, type Piece } from './corpus.js';
+import { learnOctaveWeights, type OctaveExample } from './learn-octave.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
 
@@ -81,23 +83,53 @@ export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS): { bass:
   };
 }
 
+function tempoOf(piece: Piece): TempoAnalyzer {
+  const analyzer = new TempoAnalyzer(RATE);
+  const samples = audio.get(piece.id)!;
+  analyzer.write(samples, samples.length);
+  return analyzer;
+}
+
 function scoreTempo(subset = pieces): { acc1: number; acc2: number; misses: string[] } {
   let a1 = 0,
     a2 = 0;
   const misses: string[] = [];
   for (const piece of subset) {
-    const analyzer = new TempoAnalyzer(RATE);
-    const samples = audio.get(piece.id)!;
-    analyzer.write(samples, samples.length);
-    const { bpm, confidence } = analyzer.result();
+    const { bpm, confidence } = tempoOf(piece).result();
     if (acc1(piece.truth.bpm, bpm)) a1++;
-    else
-      misses.push(
-        `${piece.id} ${piece.degradation} drums=${piece.spec.drums} swing=${piece.spec.swing} truth ${piece.truth.bpm} got ${bpm} (${confidence})`,
-      );
+    else misses.push(`${piece.id} ${piece.degradation} drums=${piece.spec.drums} truth ${piece.truth.bpm} got ${bpm} (${confidence})`);
     if (acc2(piece.truth.bpm, bpm)) a2++;
   }
   return { acc1: a1 / subset.length, acc2: a2 / subset.length, misses };
+}
+
+/** The octave examples of the pieces whose true tempo is one of the two levels in range. */
+function octaveExamples(subset: Piece[]): Array<OctaveExample & { piece: Piece }> {
+  return subset.flatMap((piece) => {
+    const evidence = tempoOf(piece).octaveEvidence();
+    if (!evidence) return [];
+    const fast = acc1(piece.truth.bpm, evidence.slow * 2) ? 1 : acc1(piece.truth.bpm, evidence.slow) ? 0 : null;
+    return fast === null ? [] : [{ piece, features: evidence.features, fast }];
+  });
+}
+
+/** Octave choices wrong with weights learned on one sound font, on the other (both folds), and the weights learned on all. */
+function learnOctave(): void {
+  const examples = octaveExamples(pieces);
+  const wrong = (weights: number[], subset: typeof examples) =>
+    subset.filter(({ features, fast }) => (features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== fast).length;
+  const folds = (['fluidr3', 'timgm6mb'] as const).map((font) => {
+    const weights = learnOctaveWeights(examples.filter((e) => e.piece.font === font));
+    return wrong(
+      weights,
+      examples.filter((e) => e.piece.font !== font),
+    );
+  });
+  const weights = learnOctaveWeights(examples);
+  console.log(
+    `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${wrong(weights, examples)}`,
+  );
+  console.log('octave weights learned on the whole tuning split', JSON.stringify(weights));
 }
 
 const byFont = (font: string) => pieces.filter((piece) => piece.font === font);
@@ -121,4 +153,5 @@ if (what === 'key') {
   console.log('profiles learned on the whole tuning split', JSON.stringify(learnProfiles(pieces)));
 } else {
   console.log(scoreTempo());
+  learnOctave();
 }

@@ -3,7 +3,15 @@ import { trackBeats } from './beat-tracker.js';
 import { CappedSeries } from './capped-series.js';
 import { ONSET_FRAME, ONSET_HOP, OnsetDetector } from './onset.js';
 import { StreamingAutocorrelation } from './periodicity.js';
-import { chooseOctave, maxLagFor, periodFrames, refineTempo, strongestTempo } from './tempo-estimate.js';
+import {
+  chooseOctave,
+  maxLagFor,
+  octaveEvidence,
+  periodFrames,
+  refineTempo,
+  strongestTempo,
+  type OctaveEvidence,
+} from './tempo-estimate.js';
 
 /** Onset strength kept for beat tracking and octave checks: the first 10 minutes (bounded memory). */
 const TRACKED_SECONDS = 600;
@@ -20,8 +28,9 @@ const DOWNBEAT_BARS = 64;
 
 /**
  * `tempo` from the mono stream: the onset strength's autocorrelation over the whole file gives
- * the tempo (comb over four multiples of the period, octave checked on the stored strength), a
- * dynamic-programming beat tracker the beats, and the low band's accents the bar phase.
+ * the tempo (comb over four multiples of the period), a learned score on the stored strength its
+ * octave (decision 0140), a dynamic-programming beat tracker the beats, and the low band's accents
+ * the bar phase.
  */
 export class TempoAnalyzer {
   private readonly detector: OnsetDetector;
@@ -47,6 +56,14 @@ export class TempoAnalyzer {
     this.detector.write(samples, count);
   }
 
+  /** What the octave choice reads (for learning its weights: bench/accuracy/tune.ts); null without a beat. */
+  octaveEvidence(): OctaveEvidence | null {
+    if (!(this.acf.sums[0]! > 0)) return null;
+    const { bpm } = strongestTempo(this.acf, this.frameRate);
+    const low = normalised(this.low.values());
+    return octaveEvidence(bpm, { strength: normalised(this.strength.values()), low, acf: this.acf }, this.frameRate);
+  }
+
   result(): TempoResult {
     const none: TempoResult = { bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] };
     const energy = this.acf.sums[0]!;
@@ -55,7 +72,8 @@ export class TempoAnalyzer {
     const confidence = Math.min(1, Math.max(0, salience / (4 * energy)));
     if (confidence < MIN_CONFIDENCE) return { ...none, confidence: round(confidence, 2) };
     const strength = normalised(this.strength.values());
-    const bpm = refineTempo(this.acf, this.frameRate, chooseOctave(grid, strength, this.frameRate));
+    const evidence = octaveEvidence(grid, { strength, low: normalised(this.low.values()), acf: this.acf }, this.frameRate);
+    const bpm = refineTempo(this.acf, this.frameRate, chooseOctave(grid, evidence));
     const beats = trackBeats(strength, periodFrames(bpm, this.frameRate));
     const toMs = (frame: number) => Math.round(((frame * ONSET_HOP + ONSET_LATENCY * ONSET_FRAME) / this.sampleRate) * 1000);
     const downbeat = barPhase(beats, this.low.values());

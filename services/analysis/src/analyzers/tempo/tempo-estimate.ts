@@ -9,13 +9,14 @@ const HARMONICS = 4;
 const PRIOR_CENTRE = 120;
 const PRIOR_OCTAVES = 1;
 /**
- * Share of its beats' strength that the off-beats of a level must carry for the level an octave up
- * (`upper` BPM) to be the beat: OFFBEAT_RATIO at the prior's centre, OFFBEAT_SLOPE more an octave
- * faster (learned on the accuracy benchmark's tuning split; decision 0121).
+ * The octave choice between the two levels of the comb's tempo in range, a slow one and twice it:
+ * a logistic score over what the onset strength says of them (their off-beats, in all bands and
+ * in the low band; the off-beats of half the slow level; the comb's salience of the fast level
+ * against the slow; how fast the slow level is); the fast level is the beat when the score is
+ * positive. Weights learned on the accuracy benchmark's tuning split (bench/accuracy/tune.ts
+ * tempo; decision 0140), in the order of OctaveEvidence.features, the constant last.
  */
-const OFFBEAT_RATIO = 0.4;
-const OFFBEAT_SLOPE = 0.1;
-const threshold = (upper: number) => OFFBEAT_RATIO + OFFBEAT_SLOPE * Math.log2(upper / PRIOR_CENTRE);
+export const OCTAVE_WEIGHTS: readonly number[] = [4.73, 2.81, 3.49, 1.89, -0.52, 4.13, -2.91, -1.11];
 const PHASE_BINS = 16;
 const FOLD_PERIODS = 8;
 
@@ -55,17 +56,48 @@ export function refineTempo(acf: StreamingAutocorrelation, frameRate: number, bp
   return best;
 }
 
+/** What the octave choice reads: the slow level (BPM) and the features of the choice, 1 last. */
+export interface OctaveEvidence {
+  slow: number;
+  features: number[];
+}
+
 /**
- * Moves the tempo by octaves to the metrical level of the beat: up while the off-beats of the
- * current level are strong enough beside its beats (they are beats too), then down while the
- * beats of the level below alternate strong and weak (the faster pulse subdivides its beats);
- * the faster the level above, the stronger its off-beats must be.
+ * The evidence on the octave of a comb tempo, or null when only one octave of it lies in range.
+ * `strength` and `low` are the normalised onset strengths of all bands and of the low band.
  */
-export function chooseOctave(bpm: number, strength: Float32Array, frameRate: number): number {
-  let chosen = bpm;
-  while (chosen * 2 <= MAX_BPM && offbeatRatio(strength, periodFrames(chosen, frameRate)) >= threshold(chosen * 2)) chosen *= 2;
-  while (chosen / 2 >= MIN_BPM && offbeatRatio(strength, periodFrames(chosen / 2, frameRate)) < threshold(chosen)) chosen /= 2;
-  return chosen;
+export function octaveEvidence(
+  bpm: number,
+  series: { strength: Float32Array; low: Float32Array; acf: StreamingAutocorrelation },
+  frameRate: number,
+): OctaveEvidence | null {
+  let slow = bpm;
+  while (slow / 2 >= MIN_BPM) slow /= 2;
+  while (slow < MIN_BPM) slow *= 2;
+  if (slow * 2 > MAX_BPM) return null;
+  const { strength, low, acf } = series;
+  const period = periodFrames(slow, frameRate);
+  const salience = (p: number) => Math.max(1e-3, combSalience(acf, p, HARMONICS) / acf.sums[0]!);
+  return {
+    slow,
+    features: [
+      offbeatRatio(strength, period),
+      offbeatRatio(strength, period / 2),
+      offbeatRatio(low, period),
+      offbeatRatio(low, period / 2),
+      Math.log2(slow / PRIOR_CENTRE),
+      Math.log(salience(period / 2) / salience(period)),
+      offbeatRatio(strength, period * 2),
+      1,
+    ],
+  };
+}
+
+/** The beat's tempo: the fast level of the evidence when its logistic score is positive, else the slow one. */
+export function chooseOctave(bpm: number, evidence: OctaveEvidence | null, weights: readonly number[] = OCTAVE_WEIGHTS): number {
+  if (!evidence) return bpm;
+  const score = evidence.features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
+  return score >= 0 ? evidence.slow * 2 : evidence.slow;
 }
 
 /**
