@@ -1,6 +1,7 @@
 import type { Entity, Relation } from '@catalog/contracts';
 import { newId, type BusEvent } from '@catalog/platform';
 import { createTestDatabase, testBusEvent, type TestDatabase } from '@catalog/testing';
+import pg from 'pg';
 import { checkCatalogEvent } from '../src/consumers/event-check.js';
 import { applyCatalogEventLanes } from '../src/domain/projection.js';
 import { rebuildLibrary } from '../src/domain/rebuild.js';
@@ -15,13 +16,17 @@ import { catalogDouble, startTestLibrary, testEntity } from './fixtures.js';
  */
 let database: TestDatabase;
 let library: Awaited<ReturnType<typeof startTestLibrary>>;
+let admin: pg.Client;
 const cursors = trackCursors('relations-test-cursor-secret');
 
 beforeAll(async () => {
   database = await createTestDatabase('libraryrelations');
   library = await startTestLibrary(database);
+  admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
 });
 afterAll(async () => {
+  await admin?.end();
   await library?.stop();
   await database?.drop();
 });
@@ -59,7 +64,17 @@ function tenantCatalog() {
     (await listTracks({ db: library.database.db, cursors }, tenantId, { relatedTo: id, sort: 'title' }, 1_000_000)).tracks.map(
       (t) => t.title,
     );
-  return { tenantId, deps, entities, put, apply, entityEvent, relationEvent, relationsOf, related };
+  // The library's feed of the tenant after the `track.*` events already there, as [type, track, data].
+  let seen = 0;
+  const newTrackEvents = async () => {
+    const { rows } = await admin.query('select type, resource_id, data from library.outbox where tenant_id = $1 order by seq offset $2', [
+      tenantId,
+      seen,
+    ]);
+    seen += rows.length;
+    return rows.map((r) => [r.type, r.resource_id, r.data]);
+  };
+  return { tenantId, deps, entities, put, apply, entityEvent, relationEvent, relationsOf, related, newTrackEvents };
 }
 
 test('a track lists its relations both ways with the other title, kept current when the other entity is renamed', async () => {
@@ -178,7 +193,9 @@ test('the rebuild adds the relations the catalog lists that the library lacks, a
   const t = tenantCatalog();
   const [a, b, c] = [t.put('A'), t.put('B'), t.put('C')];
   const [listed, deletedMeanwhile] = [newId(), newId()];
+  await t.apply(t.entityEvent('entity.created', a), t.entityEvent('entity.created', b));
   await t.apply(t.relationEvent('relation.deleted', deletedMeanwhile, 'samples', a, c));
+  await t.newTrackEvents();
   const relation = (id: string, type: Relation['type'], sourceId: string, targetId: string): Relation => ({
     id,
     type,
@@ -191,6 +208,10 @@ test('the rebuild adds the relations the catalog lists that the library lacks, a
   t.deps.catalog.relations = async (_tenantId, entityId) =>
     entityId === a ? [relation(listed, 'remix_of', a, b), relation(deletedMeanwhile, 'samples', a, c)] : [];
   await rebuildLibrary(t.deps);
+  // The tracks of the added relation's ends say their relations changed (c only entered the library).
+  const relationsChanged = (await t.newTrackEvents()).filter(([type]) => type === 'track.updated');
+  expect(relationsChanged.map(([, id]) => id).sort()).toEqual([a, b].sort());
+  expect(relationsChanged.every(([, , data]) => JSON.stringify(data) === '{"changedFields":["relations"]}')).toBe(true);
   expect((await t.relationsOf(a)).relations).toEqual([
     { relationId: listed, type: 'remix_of', direction: 'outgoing', entityId: b, title: 'B' },
   ]);
@@ -198,4 +219,31 @@ test('the rebuild adds the relations the catalog lists that the library lacks, a
     { relationId: listed, type: 'remix_of', direction: 'incoming', entityId: a, title: 'A' },
   ]);
   expect(await t.related(c)).toEqual([]);
+});
+
+test('a relation created or deleted records track.updated naming relations for each end that is a track; a repeat records none', async () => {
+  const t = tenantCatalog();
+  const [remix, original, show] = [t.put('Remix'), t.put('Original'), t.put('Morning Show')];
+  await t.apply(t.entityEvent('entity.created', remix), t.entityEvent('entity.created', original));
+  expect((await t.newTrackEvents()).map(([type]) => type)).toEqual(['track.added', 'track.added']);
+  const [r1, r2] = [newId(), newId()];
+  const relations = { changedFields: ['relations'] };
+  const created = t.relationEvent('relation.created', r1, 'remix_of', remix, original);
+  await t.apply(created);
+  expect(await t.newTrackEvents()).toEqual(
+    [
+      ['track.updated', remix, relations],
+      ['track.updated', original, relations],
+    ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+  );
+  // The show is no track: only the remix's relations changed.
+  await t.apply(t.relationEvent('relation.created', r2, 'jingle_for', show, remix));
+  expect(await t.newTrackEvents()).toEqual([['track.updated', remix, relations]]);
+  await t.apply(created);
+  expect(await t.newTrackEvents()).toEqual([]);
+  await t.apply(t.relationEvent('relation.deleted', r2, 'jingle_for', show, remix));
+  expect(await t.newTrackEvents()).toEqual([['track.updated', remix, relations]]);
+  // A deletion of a relation the library never showed changes no track.
+  await t.apply(t.relationEvent('relation.deleted', newId(), 'samples', remix, original));
+  expect(await t.newTrackEvents()).toEqual([]);
 });

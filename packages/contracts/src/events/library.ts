@@ -6,7 +6,8 @@ import type { EventTypeDefinition } from './types.js';
 /**
  * The fields of a track whose change `track.updated` names (decision 0101): the entity's facts,
  * the primary audio version (`audioVersion`: another version or file; `markers`: its markers),
- * the other kinds' primaries (`versions`), the duration and each analysis.
+ * the other kinds' primaries (`versions`), the duration, each analysis and the entity's relations
+ * (`relations`: one added or deleted, decision 0142).
  */
 export const TRACK_FIELDS = [
   'entityType',
@@ -23,6 +24,7 @@ export const TRACK_FIELDS = [
   'cuePoints',
   'waveform',
   'technical',
+  'relations',
 ] as const;
 export type TrackField = (typeof TRACK_FIELDS)[number];
 

@@ -3,6 +3,8 @@ import { inTenantTransaction, type BusEvent, type EventPosition, type Kysely, ty
 import type { CatalogReader } from '../integration/catalog-client.js';
 import { deleteEntityTitles, recordRelation, relationsOfEntity, writeEntityTitles, type RelationFacts } from '../persistence/relations.js';
 import type { LibraryDb } from '../persistence/tables.js';
+import { recordTrackEvents } from '../persistence/track-events.js';
+import { lockTracksOf } from '../persistence/tracks.js';
 
 /** What applying relation events reads with and writes to. */
 export interface RelationProjectionDeps {
@@ -37,7 +39,7 @@ export async function applyRelationEvents(
   const ends = [...new Set(facts.filter((f) => !f.deleted).flatMap((f) => [f.sourceId, f.targetId]))];
   const entities = ends.length > 0 ? await deps.catalog.entities(tenantId, ends) : new Map();
   await inTenantTransaction(deps.db, tenantId, async (trx) => {
-    for (const f of facts) await recordRelation(trx, tenantId, f);
+    await recordRelations(trx, tenantId, facts);
     const titles = [...entities.values()].map((entity) => ({ entityId: entity.id, title: entity.title }));
     await writeEntityTitles(trx, tenantId, titles, 'missing');
   });
@@ -47,16 +49,31 @@ export async function applyRelationEvents(
 /**
  * The rebuild's part (decision 0136): adds the relations the catalog lists of an entity (those it
  * is the source of, and its symmetric ones) that the library has no row of. A relation it has,
- * deleted or not, stays as its events left it: a deletion applied meanwhile is never undone.
+ * deleted or not, stays as its events left it: a deletion applied meanwhile is never undone. The
+ * tracks of the ends of those added get their `track.updated` (decision 0142).
  */
 export async function restoreRelations(deps: RelationProjectionDeps, tenantId: string, entityId: string): Promise<void> {
   const listed = await deps.catalog.relations(tenantId, entityId);
   if (listed.length === 0) return;
-  await inTenantTransaction(deps.db, tenantId, async (trx) => {
-    for (const r of listed) {
-      await recordRelation(trx, tenantId, { relationId: r.id, type: r.type, sourceId: r.sourceId, targetId: r.targetId, deleted: false });
-    }
-  });
+  const facts = listed.map((r) => ({ relationId: r.id, type: r.type, sourceId: r.sourceId, targetId: r.targetId, deleted: false }));
+  await inTenantTransaction(deps.db, tenantId, (trx) => recordRelations(trx, tenantId, facts));
+}
+
+/**
+ * Records relation facts (in order) and, for each end that is a track of the library and whose
+ * relations changed, one `track.updated` naming `relations` (decision 0142). The ends' tracks are
+ * locked first, in entity order, as a refresh locks them before the titles.
+ */
+async function recordRelations(trx: Transaction<LibraryDb>, tenantId: string, facts: readonly RelationFacts[]): Promise<void> {
+  const tracks = await lockTracksOf(trx, tenantId, [...new Set(facts.flatMap((f) => [f.sourceId, f.targetId]))]);
+  const changed = new Set<string>();
+  for (const f of facts) {
+    if (await recordRelation(trx, tenantId, f)) [f.sourceId, f.targetId].forEach((id) => changed.add(id.toLowerCase()));
+  }
+  const events = [...tracks]
+    .filter(([entityId]) => changed.has(entityId))
+    .map(([entityId, dmrn]) => ({ entityId, dmrn, type: 'track.updated' as const, data: { changedFields: ['relations'] } }));
+  await recordTrackEvents(trx, tenantId, events);
 }
 
 /** The relations a track shows (the first MAX_TRACK_RELATIONS), each seen from its entity, and whether it has more. */

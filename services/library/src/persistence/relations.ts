@@ -14,16 +14,23 @@ export interface RelationFacts {
 /**
  * Records a relation event: a created relation is added unless the library has it (a repeated
  * event, or one delivered again after its deletion: the row stays, marked deleted); a deleted one
- * is marked deleted, added as deleted if its creation has not been applied yet.
+ * is marked deleted, added as deleted if its creation has not been applied yet. True when the
+ * relations its ends show changed (a relation added, or one they showed marked deleted).
  */
-export async function recordRelation(trx: Transaction<LibraryDb>, tenantId: string, facts: RelationFacts): Promise<void> {
-  const insert = sql`
+export async function recordRelation(trx: Transaction<LibraryDb>, tenantId: string, facts: RelationFacts): Promise<boolean> {
+  if (facts.deleted) {
+    const { rows } = await sql`
+      update library.relations set deleted = true
+       where tenant_id = ${tenantId}::uuid and relation_id = ${facts.relationId}::uuid and not deleted
+      returning relation_id`.execute(trx);
+    if (rows.length > 0) return true;
+  }
+  const { rows } = await sql`
     insert into library.relations (tenant_id, relation_id, type, source_id, target_id, deleted)
-    values (${tenantId}::uuid, ${facts.relationId}::uuid, ${facts.type}, ${facts.sourceId}::uuid, ${facts.targetId}::uuid, ${facts.deleted})`;
-  const onConflict = facts.deleted
-    ? sql`on conflict (tenant_id, relation_id) do update set deleted = true where not library.relations.deleted`
-    : sql`on conflict (tenant_id, relation_id) do nothing`;
-  await sql`${insert} ${onConflict}`.execute(trx);
+    values (${tenantId}::uuid, ${facts.relationId}::uuid, ${facts.type}, ${facts.sourceId}::uuid, ${facts.targetId}::uuid, ${facts.deleted})
+    on conflict (tenant_id, relation_id) do nothing
+    returning relation_id`.execute(trx);
+  return rows.length > 0 && !facts.deleted;
 }
 
 export interface EntityTitle {

@@ -194,3 +194,23 @@ export async function deleteTracks(trx: Transaction<LibraryDb>, tenantId: string
 export async function deleteTrack(trx: Transaction<LibraryDb>, tenantId: string, entityId: string): Promise<boolean> {
   return (await deleteTracks(trx, tenantId, [entityId])).has(entityId);
 }
+
+/**
+ * The tracks among these entities, with their DMRNs, each locked against its removal until the
+ * transaction ends (in entity order; its update is not held up): an event recorded for one comes
+ * before its `track.removed`.
+ */
+export async function lockTracksOf(
+  trx: Transaction<LibraryDb>,
+  tenantId: string,
+  entityIds: readonly string[],
+): Promise<Map<string, string | null>> {
+  if (entityIds.length === 0) return new Map();
+  const { rows } = await sql<{ entity_id: string; dmrn: string | null }>`
+    select entity_id, summary->'externalReferences'->>'dmrn' as dmrn
+      from library.tracks
+     where tenant_id = ${tenantId}::uuid and entity_id = any(${[...entityIds]}::uuid[])
+     order by entity_id
+       for key share`.execute(trx);
+  return new Map(rows.map((r) => [r.entity_id, r.dmrn]));
+}
