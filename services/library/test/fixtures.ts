@@ -77,6 +77,8 @@ export function catalogDouble(
       },
       entityPage: async (tenantId) => ({ ids: [...(entities.get(tenantId)?.keys() ?? [])], nextCursor: null }),
       relations: async () => [],
+      integrationPage: async () => ({ ids: [], nextCursor: null }),
+      assignmentPage: async () => ({ assignments: [], nextCursor: null }),
     },
     analyses: { newest: async () => ({}) },
   };

@@ -42,6 +42,8 @@ export const integrationRoutes = [
     operationId: 'listIntegrations',
     method: 'GET',
     path: IntegrationsPath,
+    // The library's rebuild walks the integrations to read their assignments (decision 0142).
+    alsoCalledBy: ['library'],
     summary: 'List the integrations of the tenant, oldest first (keyset pagination), each with its health and assignment counts',
     query: ListIntegrationsQuery,
     success: { status: 200, description: 'a page of integrations', schema: Page('integrations', Integration) },
@@ -98,6 +100,8 @@ export const integrationRoutes = [
     operationId: 'listAssignments',
     method: 'GET',
     path: `${IntegrationPath}/assignments`,
+    // The library's rebuild restores the assignments it lacks (decision 0142).
+    alsoCalledBy: ['library'],
     summary: 'The entities a playout integration carries, oldest assignment first, optionally of one sync state (keyset pagination)',
     params: IntegrationParams,
     resources: { id: 'integration' },

@@ -1,6 +1,7 @@
 import { AppError, createBackoff, inTenantScope, inTenantTransaction, sleep, type Logger } from '@catalog/platform';
 import { entityPosition, markProjection, projectionVersion, trackEntityPage, withRebuildLock } from '../persistence/projection.js';
 import { READ_ALL, readEntityState, writeTrack, type ProjectionDeps, type ProjectionOutcome } from './projection.js';
+import { restoreAssignments } from './assignment-restore.js';
 import { restoreRelations } from './relation-projection.js';
 
 /**
@@ -50,7 +51,8 @@ async function refreshCounted(deps: RebuildDeps, result: RebuildResult, tenantId
 
 /**
  * Rebuilds one tenant: refreshes every entity the catalog lists (and adds the relations it lists of
- * it that the library lacks, decision 0136), then every stored track the
+ * it that the library lacks, decision 0136), adds the assignments of its integrations that the
+ * library lacks (decision 0142), then every stored track the
  * catalog did not list (an entity deleted while no event said so: its refresh removes the track,
  * or keeps it when the entity was created after the listing). False when stopped midway.
  */
@@ -67,6 +69,7 @@ async function rebuildTenant(deps: RebuildDeps, result: RebuildResult, tenantId:
     }
     after = page.nextCursor;
   } while (after !== null);
+  if (!(await restoreAssignments(deps, tenantId, signal))) return false;
   let swept: string | null = null;
   for (;;) {
     if (signal?.aborted) return false;

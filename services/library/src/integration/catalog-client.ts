@@ -1,4 +1,4 @@
-import { READ_ENTITIES_MAX, type EntitiesRead, type Entity, type Relation, type Version } from '@catalog/contracts';
+import { READ_ENTITIES_MAX, type Assignment, type EntitiesRead, type Entity, type Relation, type Version } from '@catalog/contracts';
 import { callRpc, newId, NO_TENANT, replyValue, type CallContext, type RpcCallSettings } from '@catalog/platform';
 
 /**
@@ -16,6 +16,14 @@ export interface CatalogReader {
   entityPage(tenantId: string, after: string | null): Promise<{ ids: string[]; nextCursor: string | null }>;
   /** The relations the entity is the source of, and its symmetric ones (all pages; none for a deleted entity). */
   relations(tenantId: string, entityId: string): Promise<Relation[]>;
+  /** The tenant's integration ids after `after`, oldest first, a page at a time (`listIntegrations`). */
+  integrationPage(tenantId: string, after: string | null): Promise<{ ids: string[]; nextCursor: string | null }>;
+  /** A page of an integration's assignments (`listAssignments`); none for an integration deleted meanwhile. */
+  assignmentPage(
+    tenantId: string,
+    integrationId: string,
+    after: string | null,
+  ): Promise<{ assignments: Assignment[]; nextCursor: string | null }>;
 }
 
 export function catalogReader(rpc: RpcCallSettings): CatalogReader {
@@ -75,5 +83,23 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
       } while (after !== null);
       return all;
     },
+    integrationPage: (tenantId, after) => integrationPage(rpc, call(tenantId), after),
+    assignmentPage: (tenantId, integrationId, after) => assignmentPage(rpc, call(tenantId), integrationId, after),
   };
+}
+
+/** A page of the tenant's integrations (`listIntegrations`), their ids. */
+async function integrationPage(rpc: RpcCallSettings, call: CallContext, after: string | null) {
+  const query: Record<string, string | number> = { limit: 100, ...(after === null ? {} : { after }) };
+  const reply = await callRpc(rpc, 'catalog', 'listIntegrations', { params: {}, query, body: null }, call);
+  const page = replyValue<{ integrations: Array<{ id: string }>; nextCursor: string | null }>(reply);
+  return { ids: page.integrations.map((i) => i.id), nextCursor: page.nextCursor };
+}
+
+/** A page of an integration's assignments (`listAssignments`); none once the integration is deleted (404). */
+async function assignmentPage(rpc: RpcCallSettings, call: CallContext, integrationId: string, after: string | null) {
+  const query: Record<string, string | number> = { limit: 500, ...(after === null ? {} : { after }) };
+  const reply = await callRpc(rpc, 'catalog', 'listAssignments', { params: { id: integrationId }, query, body: null }, call);
+  if (!reply.ok && reply.error.status === 404) return { assignments: [], nextCursor: null };
+  return replyValue<{ assignments: Assignment[]; nextCursor: string | null }>(reply);
 }
