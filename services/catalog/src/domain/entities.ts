@@ -88,7 +88,14 @@ export function newEntity(call: Pick<CallContext, 'tenantId'>, input: CreateEnti
  */
 export function writeNewEntities(db: Kysely<CatalogDb>, context: OutboxContext, created: NewEntity[], batchId?: string) {
   const rows = created.map(({ row }) => row);
-  return executeWithEvents(db, 'catalog', context, insertEntitiesQuery(db, rows), created.map(({ event }) => event), batchId);
+  return executeWithEvents(
+    db,
+    'catalog',
+    context,
+    insertEntitiesQuery(db, rows),
+    created.map(({ event }) => event),
+    batchId,
+  );
 }
 
 /**
