@@ -10,7 +10,7 @@ import { listEveryEntity, readWholeFeed, repeated } from './read-back.js';
 import { startWriters, type Writers } from './writers.js';
 
 /**
- * The fault test (issue 17, decision 0061). Every service runs as a process of its own (two
+ * The fault test (decision 0061). Every service runs as a process of its own (two
  * catalog and two events replicas) against a Postgres and a nats-server of this test's own. While
  * writers create entities through the gateway, the events replica that writes the feed and the
  * catalog replica that publishes the outbox are killed with SIGKILL (and restarted, as a cluster

@@ -7,7 +7,7 @@ import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
- * Automatic analyses through the gateway (issue 13, item 5; decision 0088): an AUDIO version
+ * Automatic analyses through the gateway (decision 0088): an AUDIO version
  * whose file is confirmed ONLINE queues the entity type's automatic analyses, charging credits;
  * one the balance cannot pay is recorded FAILED insufficient_credits; cue points become the
  * version's markers where the entity type asks for it.

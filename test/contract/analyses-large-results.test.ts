@@ -6,7 +6,7 @@ import { s3BlobStore } from '../support/s3.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
- * Results of any size (issue 24, decision 0113): a waveform at the largest options the API takes
+ * Results of any size (decision 0113): a waveform at the largest options the API takes
  * (2,000 points a second, 16 bits, each channel) of a 95 s stereo file is about 2.3 MB of JSON,
  * more than a bus reply holds (NATS max_payload 1 MiB). Its owner reads it whole with
  * `GET /analyses/{jobId}` (streamed from the analysis service's listener), listings answer 200

@@ -7,7 +7,7 @@ import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
- * What a worker does after an analysis (issue 13, decision 0088):
+ * What a worker does after an analysis (decision 0088):
  * - cue points become a version's markers even when the catalog did not answer as the job
  *   succeeded: the job keeps no answer, a periodic task asks again, and the markers appear once
  *   the catalog is back, without another request; markers set by hand still win, and a version

@@ -10,7 +10,7 @@ import { isRunning } from '../support/processes.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
- * Analysis workers as processes of their own (issue 13, decision 0087): the system runs in this
+ * Analysis workers as processes of their own (decision 0087): the system runs in this
  * process with no worker (ANALYSIS_CONCURRENCY=0, the API only); workers are started as
  * `services/analysis/src/main.ts` processes sharing the work queue. A job whose attempts all fail
  * ends FAILED and is refunded; a worker killed (SIGKILL) in the middle of a job leaves it to

@@ -8,7 +8,7 @@ import { apiClient, expectError } from '../support/api.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
- * Analyses and credits through the gateway (issue 13): rule 3 of part 4 (a standalone file
+ * Analyses and credits through the gateway: rule 3 of part 4 (a standalone file
  * uploaded, confirmed, analysed and polled), the analysis permission, credits that concurrent
  * requests can never overdraw, Idempotency-Key, source errors that take no credit, and the
  * events of each transition in the feed.

@@ -3,7 +3,7 @@ import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
- * Idempotency-Key on every POST that creates something (issue 24 item 5, decision 0119): retries
+ * Idempotency-Key on every POST that creates something (decision 0119): retries
  * with one key make one resource and get the same answer, the key with another request is 409, keys
  * are per organisation (the admin area is a scope of its own) and expire after 24 hours.
  */

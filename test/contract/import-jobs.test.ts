@@ -3,7 +3,7 @@ import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
- * Import jobs through the gateway (issue 26, decision 0134): a 10,000-row JSON Lines file with bad
+ * Import jobs through the gateway (decision 0134): a 10,000-row JSON Lines file with bad
  * rows and DMRN duplicates (of existing entities and within the file) imported once, then again
  * with nothing changed; the job's events and its entities' events in the feed, in order, with the
  * job's id as their batchId.

@@ -4,7 +4,7 @@ import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
- * Molecules through the gateway (issue 27, decision 0137): elements resolve to the primary AUDIO
+ * Molecules through the gateway (decision 0137): elements resolve to the primary AUDIO
  * versions of their entities, with the cue points the analyses found; the timeline follows a
  * primary change; deleting an entity removes its elements; the events reach the feed in order.
  */

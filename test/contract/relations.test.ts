@@ -4,7 +4,7 @@ import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
- * Relations between entities through the gateway (issue 27, decision 0136): the cycle rule under
+ * Relations between entities through the gateway (decision 0136): the cycle rule under
  * concurrency, the cascade of an entity's deletion, the events in the feed in order, the
  * Idempotency-Key of the create, and the library's side (track detail, relatedTo).
  */

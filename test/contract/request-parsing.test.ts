@@ -8,7 +8,7 @@ import { useSystem } from '../support/use-system.js';
 const ASSET_MAX_BYTES = 1024 * 1024;
 
 /**
- * What the edge takes of a request's text (issue 24, item 3; decision 0116): integers in the
+ * What the edge takes of a request's text (decision 0116): integers in the
  * query written in decimal digits only on every route, and an upload of more bytes than its
  * target declared answered 413 with the error body, never a false 503; nor one the asset service
  * refuses before the end of its body (decision 0124).

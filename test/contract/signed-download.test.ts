@@ -8,7 +8,7 @@ import { startSystem, type RunningSystem } from '../support/system.js';
  * What the gateway follows to stream a download is a short-lived URL of the asset listener signed
  * for that object (decision 0020). A stand-in for the network between them (ASSET_INTERNAL_URL)
  * alters the URLs the gateway follows: a tampered or expired one is refused by the asset listener
- * with 403 and its code, which the client receives through the gateway (issue 17, item 12).
+ * with 403 and its code, which the client receives through the gateway.
  */
 type Mode = 'pass' | 'tamper-signature' | 'tamper-parameter' | 'other-object' | 'expire';
 

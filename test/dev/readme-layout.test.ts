@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { repositoryRoot } from './repository-root.js';
 
-/** The README's layout table matches the tree (issue 16): what it names exists, and it names everything. */
+/** The README's layout table matches the tree: what it names exists, and it names everything. */
 interface Row {
   paths: string[];
   mentions: string[];

@@ -5,7 +5,7 @@ import { ESLint } from 'eslint';
 import { repositoryRoot } from './repository-root.js';
 
 /**
- * The size limits of issue 16 (decisions 0063 and 0127): eslint's `max-lines` and
+ * The size limits (decisions 0063 and 0127): eslint's `max-lines` and
  * `max-lines-per-function` in eslint.config.js, which the lint of every workspace runs. These
  * tests hold the rules to the limits, and check the whole tree, files no workspace lints included.
  */

@@ -10,7 +10,7 @@ import { launchBrowser, screenshot, violationsOf, watchedPage, type PageWatch } 
 import { analysedInLibrary, libraryTenant, songWithAudio } from './library-fixture.js';
 
 /**
- * The library page `/app` (issue 30, item 4; decision 0139) in headless Chromium against the running
+ * The library page `/app` (decision 0139) in headless Chromium against the running
  * system: sign in with a key, search, open a track and see its waveform with cue points, play it
  * through the download, upload a new song with progress; labels, landmarks and a sensible tab
  * order; no policy violation, the key in session storage only and never in a URL.

@@ -3,7 +3,7 @@ import { useSystem } from '../support/use-system.js';
 import { launchBrowser, screenshot, violationsOf, watchedPage } from './browser.js';
 
 /**
- * `/docs` (issue 30, item 3; decision 0139): the gateway serves Redoc from its own node_modules and
+ * `/docs` (decision 0139): the gateway serves Redoc from its own node_modules and
  * the page renders the gateway's OpenAPI document under a strict Content-Security-Policy, asking
  * no other origin for anything.
  */

@@ -3,7 +3,7 @@ import { DmrnValue, EntityTypeName } from './catalog.js';
 import { Cursor, Line, Page, Timestamp, Uuid } from './common.js';
 
 /**
- * Jobs of the catalog (issue 26, decision 0134): an import of entities from a JSON Lines or CSV
+ * Jobs of the catalog (decision 0134): an import of entities from a JSON Lines or CSV
  * file (a standalone asset of kind DATA), run on the bus and readable while it runs.
  */
 export const JOB_TYPES = ['import'] as const;
