@@ -18,8 +18,8 @@ afterAll(async () => {
 });
 
 /**
- * The feed's 60 requests a minute per key hold across gateway replicas when the requests race
- *: the admission is one statement on the shared row (decision 0033).
+ * The feed's 60 requests a minute per key hold across gateway replicas when the requests race:
+ * the admission is one statement on the shared row (decision 0033).
  */
 test('61 concurrent feed requests of one key split across two gateways: exactly 60 answered 200 and one 429 rate_limited with Retry-After', async () => {
   const { key } = await apiClient(system.baseUrl).tenant();
