@@ -9,9 +9,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
-import type { KeyMode } from '@catalog/contracts';
-import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeySettings } from '@catalog/analysis/analyzers';
+import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
 import { corpus, type Piece } from './corpus.js';
+import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
+import { learnWeights, profilesOf } from './learn-profiles.js';
 import { learnOctaveWeights, type OctaveExample } from './learn-octave.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
@@ -62,25 +63,10 @@ export function scoreKey(settings: KeySettings, subset = pieces): { mirex: numbe
   return { mirex: mirex / subset.length, exact: exact / subset.length };
 }
 
-type Profile = Record<KeyMode, number[]>;
-export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS): { bass: Profile; treble: Profile } {
-  const sums = {
-    bass: { major: Array(12).fill(0), minor: Array(12).fill(0) },
-    treble: { major: Array(12).fill(0), minor: Array(12).fill(0) },
-  };
-  for (const piece of subset) {
-    const features = keyOf(piece, settings).features();
-    for (const register of ['bass', 'treble'] as const) {
-      const chroma = features[register];
-      const total = chroma.reduce((a, b) => a + b, 0) || 1;
-      for (let i = 0; i < 12; i++) sums[register][piece.truth.mode][i] += chroma[(i + piece.truth.tonic) % 12]! / total;
-    }
-  }
-  const normalise = (values: number[]) => values.map((v) => Math.round((v / Math.max(...values)) * 100) / 100);
-  return {
-    bass: { major: normalise(sums.bass.major), minor: normalise(sums.bass.minor) },
-    treble: { major: normalise(sums.treble.major), minor: normalise(sums.treble.minor) },
-  };
+/** Profiles and register weights learned on `subset` (learn-profiles.ts). */
+export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS): KeyProfiles {
+  const examples = subset.map((piece) => ({ chroma: keyOf(piece, settings).features(), tonic: piece.truth.tonic, mode: piece.truth.mode }));
+  return { ...profilesOf(learnWeights(examples)), mode: modeProfilesOf(learnModeWeights(examples)) };
 }
 
 function tempoOf(piece: Piece): TempoAnalyzer {
@@ -150,7 +136,9 @@ if (what === 'key') {
   console.log('current settings', scoreKey(KEY_SETTINGS));
   const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings>>;
   for (const change of grid) console.log(JSON.stringify(change), crossValidated({ ...KEY_SETTINGS, ...change }));
-  console.log('profiles learned on the whole tuning split', JSON.stringify(learnProfiles(pieces)));
+  const profiles = learnProfiles(pieces);
+  console.log('profiles learned on the whole tuning split', JSON.stringify(profiles));
+  console.log('learned on the whole tuning split, scored on it', scoreKey({ ...KEY_SETTINGS, profiles }));
 } else {
   console.log(scoreTempo());
   learnOctave();

@@ -5,4 +5,5 @@ export { compareFingerprints, DUPLICATE_SIMILARITY, fingerprintSimilarity, type 
 export { compressFingerprint } from './fingerprint/chromaprint-codec.js';
 /** The key and tempo analyzers alone, for the accuracy benchmark's tuning (bench/accuracy/tune.ts). */
 export { KeyAnalyzer, KEY_SETTINGS, type KeySettings } from './key/key-analyzer.js';
+export type { KeyProfiles } from './key/key-profiles.js';
 export { TempoAnalyzer } from './tempo/tempo-analyzer.js';

@@ -1,24 +1,24 @@
 import { KEY_MODES, type KeyMode, type KeyResult } from '@catalog/contracts';
 import { FrameSlicer } from '../dsp/frame-slicer.js';
 import { MagnitudeSpectrum } from '../dsp/spectrum.js';
-import { camelot, correlation, KEY_PROFILES, tonicName, type KeyProfiles } from './key-profiles.js';
-import { FINE_BINS, foldChroma, PitchHistogram, tuningOffset } from './pitch-histogram.js';
+import {
+  camelot,
+  correlation,
+  KEY_PROFILES,
+  MODE_REGISTERS,
+  REGISTERS,
+  tonicName,
+  type KeyProfiles,
+  type ModeRegister,
+  type Register,
+} from './key-profiles.js';
+import { FINE_BINS, foldChroma, PitchHistogram, tuningOffset, type PeakRange } from './pitch-histogram.js';
 
-export interface KeySettings {
+export interface KeySettings extends PeakRange {
   frame: number;
   hop: number;
-  /** Pitches read (MIDI): lowest … highest; below bassBelow is the bass register. */
-  lowest: number;
-  bassBelow: number;
-  highest: number;
-  /** Peak weight: log(1 + compression × magnitude). */
-  compression: number;
-  /** Frames whose summed peak weight is below this carry no pitch. */
-  silent: number;
-  /** A peak counts if it is this many times the mean magnitude of the bins around it. */
-  prominence: number;
-  /** Weight of the bass chroma's correlation beside the treble's. */
-  bassWeight: number;
+  /** Seconds of sounding frames at the end whose bass is the end chroma (where the piece comes to rest). */
+  endSeconds: number;
   profiles: KeyProfiles;
 }
 
@@ -31,16 +31,19 @@ export const KEY_SETTINGS: KeySettings = {
   compression: 1000,
   silent: 1e-3,
   prominence: 2.5,
-  bassWeight: 0.25,
+  endSeconds: 2,
   profiles: KEY_PROFILES,
 };
 
 /**
  * `key` from the mono stream: pitch-class histograms at 10-cent resolution of the spectral peaks
- * (bass register and above, every sounding frame weighted alike) summed over the whole file; the
- * tuning (how far off A440 the peaks sit) read from them before they are folded into two chroma
- * vectors; each of the 24 keys scored by the correlation of the treble chroma with its profile
- * plus a share of the bass chroma's with its bass profile (decision 0121).
+ * (bass register and above, every sounding frame weighted alike) summed over the whole file, and
+ * the bass of the last seconds and the lead (each frame's strongest peak above the bass) apart; the
+ * tuning (how far off A440 the peaks sit) read from them before they are folded into chroma
+ * vectors; the tonic that of the best of the 24 keys, each scored by the weighted sum of the
+ * treble's, bass's and end bass's correlations with its profiles, the mode at that tonic from the
+ * lead and the treble; profiles and weights learned discriminatively on the accuracy benchmark's
+ * tuning split (decisions 0121, 0140, 0143).
  */
 export class KeyAnalyzer {
   private readonly slicer: FrameSlicer;
@@ -52,7 +55,8 @@ export class KeyAnalyzer {
     private readonly settings: KeySettings = KEY_SETTINGS,
   ) {
     this.spectrum = new MagnitudeSpectrum(settings.frame);
-    this.histogram = new PitchHistogram(sampleRate, settings.frame, settings);
+    const endFrames = Math.max(1, Math.round((settings.endSeconds * sampleRate) / settings.hop));
+    this.histogram = new PitchHistogram(sampleRate, settings.frame, { ...settings, endFrames });
     this.slicer = new FrameSlicer(settings.frame, settings.hop, (frame) => this.histogram.add(this.spectrum.compute(frame)));
   }
 
@@ -60,34 +64,57 @@ export class KeyAnalyzer {
     this.slicer.write(samples, count);
   }
 
-  /** The tuning (cents off A440) and the two chroma vectors (C first), tuning applied. */
-  features(): { tuningCents: number; bass: Float64Array; treble: Float64Array } {
+  /** The tuning (cents off A440) and the chroma vectors (C first), tuning applied. */
+  features(): { tuningCents: number } & Record<Register | ModeRegister, Float64Array> {
+    const { bass, treble, lead } = this.histogram;
     const all = new Float64Array(FINE_BINS);
-    for (let j = 0; j < FINE_BINS; j++) all[j] = this.histogram.bass[j]! + this.histogram.treble[j]!;
+    for (let j = 0; j < FINE_BINS; j++) all[j] = bass[j]! + treble[j]!;
     const offset = tuningOffset(all);
-    return { tuningCents: offset * 10, bass: foldChroma(this.histogram.bass, offset), treble: foldChroma(this.histogram.treble, offset) };
-  }
-
-  result(): KeyResult {
-    const { bass, treble } = this.features();
-    const { profiles, bassWeight } = this.settings;
-    let best = { tonic: -1, mode: 'major' as KeyMode, r: -Infinity };
-    for (const mode of KEY_MODES) {
-      for (let tonic = 0; tonic < 12; tonic++) {
-        const r =
-          (correlation(treble, profiles.treble[mode], tonic) + bassWeight * correlation(bass, profiles.bass[mode], tonic)) /
-          (1 + bassWeight);
-        if (r > best.r) best = { tonic, mode, r };
-      }
-    }
-    if (best.tonic < 0 || !(best.r > 0)) return { key: null, tonic: null, mode: null, camelot: null, strength: 0 };
-    const tonic = tonicName(best.tonic, best.mode);
     return {
-      key: `${tonic} ${best.mode}`,
-      tonic,
-      mode: best.mode,
-      camelot: camelot(best.tonic, best.mode),
-      strength: Math.round(best.r * 100) / 100,
+      tuningCents: offset * 10,
+      bass: foldChroma(bass, offset),
+      treble: foldChroma(treble, offset),
+      endBass: foldChroma(this.histogram.endBass(), offset),
+      lead: foldChroma(lead, offset),
     };
   }
+
+  /**
+   * The tonic of the best of the 24 keys' scores; then the mode at that tonic from the evidence of
+   * the lead and the treble, which a bass note's overtones barely reach (decision 0143).
+   */
+  result(): KeyResult {
+    const chroma = this.features();
+    let best = { tonic: -1, score: -Infinity };
+    for (const mode of KEY_MODES)
+      for (let tonic = 0; tonic < 12; tonic++) {
+        const score = this.keyScore(chroma, tonic, mode);
+        if (score > best.score) best = { tonic, score };
+      }
+    if (best.tonic < 0) return NO_KEY;
+    const mode = this.modeAt(chroma, best.tonic);
+    const weights = this.settings.profiles.weights[mode];
+    const r = this.keyScore(chroma, best.tonic, mode) / REGISTERS.reduce((sum, register) => sum + weights[register], 0);
+    if (!(r > 0)) return NO_KEY;
+    const tonic = tonicName(best.tonic, mode);
+    return { key: `${tonic} ${mode}`, tonic, mode, camelot: camelot(best.tonic, mode), strength: Math.round(Math.min(1, r) * 100) / 100 };
+  }
+
+  /** A key's score: each register's correlation with the key's profile, times the register's weight. */
+  private keyScore(chroma: Record<Register, Float64Array>, tonic: number, mode: KeyMode): number {
+    const { profiles } = this.settings;
+    let score = 0;
+    for (const register of REGISTERS)
+      score += profiles.weights[mode][register] * correlation(chroma[register], profiles[register][mode], tonic);
+    return score;
+  }
+
+  private modeAt(chroma: Record<ModeRegister, Float64Array>, tonic: number): KeyMode {
+    const { profiles, weights, bias } = this.settings.profiles.mode;
+    let score = bias;
+    for (const register of MODE_REGISTERS) score += weights[register] * correlation(chroma[register], profiles[register], tonic);
+    return score > 0 ? 'minor' : 'major';
+  }
 }
+
+const NO_KEY: KeyResult = { key: null, tonic: null, mode: null, camelot: null, strength: 0 };

@@ -1,9 +1,30 @@
 import { KEY_TONICS, type KeyMode } from '@catalog/contracts';
 
-/** Key profiles of each mode, from the tonic up in semitones: one for the bass register, one above. */
-export interface KeyProfiles {
-  bass: Record<KeyMode, readonly number[]>;
-  treble: Record<KeyMode, readonly number[]>;
+/** The chroma vectors a key is read from: above the bass register, the bass register, the bass of the last seconds. */
+export const REGISTERS = ['treble', 'bass', 'endBass'] as const;
+export type Register = (typeof REGISTERS)[number];
+
+/**
+ * Key profiles of each mode and register, from the tonic up in semitones, and the weight of each
+ * register's correlation in a key's score.
+ */
+export type KeyProfiles = Record<Register, Record<KeyMode, readonly number[]>> & {
+  weights: Record<KeyMode, Record<Register, number>>;
+  mode: ModeProfiles;
+};
+
+/** The chroma vectors the mode is read from once the tonic is chosen: the lead and all above the bass. */
+export const MODE_REGISTERS = ['lead', 'treble'] as const;
+export type ModeRegister = (typeof MODE_REGISTERS)[number];
+
+/**
+ * Evidence of the mode at a chosen tonic: minor when `bias` plus each register's correlation with
+ * its profile (from the tonic up), times its weight, is above zero (decision 0143).
+ */
+export interface ModeProfiles {
+  profiles: Record<ModeRegister, readonly number[]>;
+  weights: Record<ModeRegister, number>;
+  bias: number;
 }
 
 /**
@@ -16,19 +37,38 @@ export const KRUMHANSL_PROFILES: Record<KeyMode, readonly number[]> = {
 };
 
 /**
- * Profiles learned on the tuning split of bench/accuracy (generator v1; FluidR3 and TimGM6mb, 96
- * pieces): the mean peak chroma of each mode rotated to its tonic, bass register and above apart,
- * scaled to a maximum of 1 (bench/accuracy/tune.ts prints them; decision 0121). Never learned on the
- * held-out split.
+ * Profiles and register weights learned discriminatively on the tuning split of bench/accuracy
+ * (generator v1; FluidR3 and TimGM6mb, 192 pieces each): the weights of a logistic regression over
+ * the 24 keys, each register's scaled to 0…1, and their lengths (bench/accuracy/tune.ts prints
+ * them; decision 0140). They tell a key from its neighbours rather than describe it, so their
+ * largest values need not sit on the scale's degrees. The mode's profiles likewise, of a logistic
+ * regression of minor against major at the true tonic (bench/accuracy/learn-mode.ts; decision
+ * 0143). Never learned on the held-out split.
  */
 export const KEY_PROFILES: KeyProfiles = {
-  bass: {
-    major: [1, 0.08, 0.28, 0.13, 0.3, 0.42, 0.05, 0.57, 0.05, 0.21, 0.03, 0.11],
-    minor: [1, 0.08, 0.16, 0.15, 0.07, 0.37, 0.03, 0.59, 0.47, 0.06, 0.18, 0.11],
-  },
   treble: {
-    major: [0.86, 0.07, 0.68, 0.05, 0.68, 0.36, 0.16, 1, 0.06, 0.62, 0.05, 0.51],
-    minor: [1, 0.03, 0.55, 0.68, 0.16, 0.54, 0.09, 0.97, 0.38, 0.18, 0.31, 0.28],
+    major: [0.89, 0.46, 0.6, 0.24, 0.8, 0.56, 0.21, 1, 0.37, 0.54, 0, 0.61],
+    minor: [1, 0, 0.62, 0.91, 0.13, 0.38, 0.32, 0.88, 0.52, 0.02, 0.27, 0.43],
+  },
+  bass: {
+    major: [0.91, 0.55, 0.62, 0.55, 0.92, 0.5, 0.38, 1, 0.64, 0.57, 0, 0.56],
+    minor: [1, 0, 0.57, 0.54, 0.43, 0.38, 0.1, 0.67, 0.62, 0.24, 0.36, 0.43],
+  },
+  endBass: {
+    major: [0.87, 0.24, 1, 0.22, 0.27, 0.21, 0.48, 0, 0.37, 0.27, 0.35, 0.31],
+    minor: [1, 0.22, 0.22, 0.05, 0.27, 0.06, 0, 0.27, 0.13, 0.29, 0.19, 0.13],
+  },
+  weights: {
+    major: { treble: 10.09, bass: 2.57, endBass: 2.75 },
+    minor: { treble: 10.86, bass: 2.12, endBass: 2.57 },
+  },
+  mode: {
+    profiles: {
+      lead: [0.58, 0.52, 0.46, 1, 0, 0.48, 0.52, 0.6, 0.87, 0, 0.64, 0.4],
+      treble: [0.65, 0.44, 0.38, 1, 0, 0.53, 0.45, 0.55, 0.71, 0.1, 0.68, 0.33],
+    },
+    weights: { lead: 4.8, treble: 6.85 },
+    bias: -0.18,
   },
 };
 

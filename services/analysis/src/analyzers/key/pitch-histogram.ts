@@ -4,9 +4,24 @@ export const FINE_BINS = 12 * FINE;
 /** Bins either side of a peak whose mean magnitude it must stand above (by the prominence factor). */
 const PROMINENCE_BINS = 16;
 
+/** Which spectral peaks count and how much. */
+export interface PeakRange {
+  /** Pitches read (MIDI): lowest … highest; below bassBelow is the bass register. */
+  lowest: number;
+  bassBelow: number;
+  highest: number;
+  /** Peak weight: log(1 + compression × magnitude). */
+  compression: number;
+  /** Frames whose summed peak weight is below this carry no pitch. */
+  silent: number;
+  /** A peak counts if it is this many times the mean magnitude of the bins around it. */
+  prominence: number;
+}
+
 /**
  * Pitch-class histograms at 10-cent resolution of the spectral peaks of magnitude spectra, one of
- * the bass register and one above it. A peak's frequency is interpolated (parabola through the log
+ * the bass register, one above it, the bass of the last frames, and the lead (each frame's strongest
+ * peak above the bass). A peak's frequency is interpolated (parabola through the log
  * magnitudes of its bin and its neighbours), so a tone between two bins, or off A440, lands where
  * it is; its weight is its log-compressed magnitude over the frame's total, so each sounding frame
  * counts alike whatever its level.
@@ -14,6 +29,14 @@ const PROMINENCE_BINS = 16;
 export class PitchHistogram {
   readonly bass = new Float64Array(FINE_BINS);
   readonly treble = new Float64Array(FINE_BINS);
+  /**
+   * The lead: one count a sounding frame for the pitch of its strongest peak above the bass register
+   * (mostly the melody's or the top voice's fundamental, seldom a bass note's overtone).
+   */
+  readonly lead = new Float64Array(FINE_BINS);
+  /** The bass histograms of the last `endFrames` sounding frames, a ring (frame f at row f % endFrames). */
+  private readonly recentBass: Float64Array;
+  private sounding = 0;
   private readonly frameBins: Int32Array;
   private readonly frameWeights: Float64Array;
   private readonly frameBass: Uint8Array;
@@ -22,8 +45,9 @@ export class PitchHistogram {
   constructor(
     private readonly sampleRate: number,
     private readonly frameSize: number,
-    private readonly range: { lowest: number; bassBelow: number; highest: number; compression: number; silent: number; prominence: number },
+    private readonly range: PeakRange & { endFrames: number },
   ) {
+    this.recentBass = new Float64Array(range.endFrames * FINE_BINS);
     const capacity = frameSize / 2;
     this.prefix = new Float64Array(capacity + 2);
     this.frameBins = new Int32Array(capacity);
@@ -33,14 +57,36 @@ export class PitchHistogram {
 
   /** Adds the peaks of one frame's magnitudes |X(k)|, k = 0 … size / 2. */
   add(magnitudes: Float32Array): void {
-    const { lowest, bassBelow, highest, compression, silent, prominence } = this.range;
+    const peaks = this.findPeaks(magnitudes);
+    let total = 0;
+    for (let p = 0; p < peaks; p++) total += this.frameWeights[p]!;
+    if (total < this.range.silent) return;
+    const row = (this.sounding++ % this.range.endFrames) * FINE_BINS;
+    const recent = this.recentBass.fill(0, row, row + FINE_BINS);
+    let lead = -1;
+    for (let p = 0; p < peaks; p++) {
+      const bin = this.frameBins[p]!;
+      const weight = this.frameWeights[p]! / total;
+      if (this.frameBass[p]) {
+        this.bass[bin]! += weight;
+        recent[row + bin]! += weight;
+      } else {
+        this.treble[bin]! += weight;
+        if (lead < 0 || this.frameWeights[p]! > this.frameWeights[lead]!) lead = p;
+      }
+    }
+    if (lead >= 0) this.lead[this.frameBins[lead]!]! += 1;
+  }
+
+  /** The frame's peaks into frameBins, frameWeights and frameBass; returns how many. */
+  private findPeaks(magnitudes: Float32Array): number {
+    const { lowest, bassBelow, highest, compression, prominence } = this.range;
     const prefix = this.prefix;
     for (let k = 0; k < magnitudes.length; k++) prefix[k + 1] = prefix[k]! + magnitudes[k]!;
     const binHz = this.sampleRate / this.frameSize;
     const first = Math.max(1, Math.floor((440 * 2 ** ((lowest - 1 - 69) / 12)) / binHz));
     const last = Math.min(magnitudes.length - 2, Math.ceil((440 * 2 ** ((highest + 1 - 69) / 12)) / binHz));
     let peaks = 0;
-    let total = 0;
     for (let k = first; k <= last; k++) {
       const m = magnitudes[k]!;
       if (!(m > magnitudes[k - 1]! && m >= magnitudes[k + 1]!) || m <= 0) continue;
@@ -59,13 +105,15 @@ export class PitchHistogram {
       this.frameWeights[peaks] = weight;
       this.frameBass[peaks] = midi < bassBelow ? 1 : 0;
       peaks++;
-      total += weight;
     }
-    if (total < silent) return;
-    for (let p = 0; p < peaks; p++) {
-      const into = this.frameBass[p] ? this.bass : this.treble;
-      into[this.frameBins[p]!]! += this.frameWeights[p]! / total;
-    }
+    return peaks;
+  }
+
+  /** The bass histogram of the last `endFrames` sounding frames (where a piece comes to rest). */
+  endBass(): Float64Array {
+    const out = new Float64Array(FINE_BINS);
+    for (let i = 0; i < this.recentBass.length; i++) out[i % FINE_BINS]! += this.recentBass[i]!;
+    return out;
   }
 }
 
