@@ -25,7 +25,9 @@ const MINOR_NAMES = ['C', 'C#', 'D', 'Eb', 'E', 'F', 'F#', 'G', 'G#', 'A', 'Bb',
  * 28 read wrong: the D major pieces as G major or E minor, the G minor ones as G major or Bb major
  * (the keys of the issue), the others as their parallel major. The pieces with `exactTempo`,
  * without drums, must read their tempo without an octave error: the octave rule of decision 0121
- * read the MuseScore ones at half and at twice their tempo (decision 0140).
+ * read the MuseScore ones at half and at twice their tempo (decision 0140). The last five the
+ * key analyzer of decision 0121 read wrong: E major as B major (a fifth off), F minor as Ab major,
+ * C# minor as Db major (parallel), Eb minor as F# major and C# minor as E major (decision 0143).
  */
 const PIECES: Array<{ font: SoundFontName; seed: number; fixed: Partial<SongSpec>; exactTempo?: boolean }> = [
   { font: 'fluidr3', seed: 70_110, fixed: { tonic: 2, mode: 'major' } },
@@ -38,6 +40,11 @@ const PIECES: Array<{ font: SoundFontName; seed: number; fixed: Partial<SongSpec
   { font: 'timgm6mb', seed: 70_502, fixed: { tonic: 10, mode: 'major' }, exactTempo: true },
   { font: 'musescore', seed: 70_603, fixed: { tonic: 3, mode: 'minor' }, exactTempo: true },
   { font: 'musescore', seed: 70_612, fixed: { tonic: 0, mode: 'major' }, exactTempo: true },
+  { font: 'fluidr3', seed: 70_708, fixed: { tonic: 4, mode: 'major' } },
+  { font: 'timgm6mb', seed: 70_801, fixed: { tonic: 5, mode: 'minor' } },
+  { font: 'timgm6mb', seed: 70_805, fixed: { tonic: 1, mode: 'minor' } },
+  { font: 'musescore', seed: 70_923, fixed: { tonic: 3, mode: 'minor' } },
+  { font: 'musescore', seed: 70_925, fixed: { tonic: 1, mode: 'minor' } },
 ];
 const specs = PIECES.map(({ seed, fixed }) => randomSongSpec(seededRandom(seed), 16, fixed));
 const results: Array<AnalysisResults<'key' | 'tempo'>> = [];
