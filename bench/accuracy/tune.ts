@@ -1,10 +1,10 @@
 /**
  * bench/accuracy/tune.ts: what tuning the key and tempo analyzers may read: the tuning split only
  * (corpus(['tuning'])). Decodes each piece once as the analysis pipeline does (mono, 11 025 Hz;
- * cached beside it), then scores analyzer settings in this process, learns key profiles (the mean
- * chroma of each mode, rotated to the tonic, bass and treble apart) and the tempo's octave weights
- * (learn-octave.ts). Learned on one sound font and scored on the other too, to see whether they
- * carry over.
+ * cached beside it), then scores analyzer settings in this process, learns the key's profiles
+ * (the 24-key regression of learn-profiles.ts and the mode stage of learn-mode.ts) and the tempo's
+ * octave weights (learn-octave.ts). Learned on one sound font and scored on the other too, to see
+ * whether they carry over.
  *   node --conditions=source --import tsx bench/accuracy/tune.ts
  */
 import { execFileSync } from 'node:child_process';
