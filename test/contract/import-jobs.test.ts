@@ -1,3 +1,4 @@
+import type { FeedEvent, Job } from '@catalog/contracts';
 import { eventually, type ApiResponse } from '@catalog/testing';
 import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
@@ -10,6 +11,14 @@ import { useSystem } from '../support/use-system.js';
  */
 
 const sut = useSystem({ env: { CATALOG_IMPORT_CHUNK_ROWS: '1000' } });
+
+/** An event of an import's feed; `data.processed` is read from job.progressed events only, which carry it. */
+type ImportEvent = FeedEvent & { data: { processed: number } };
+interface EventsPage {
+  events: ImportEvent[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
 
 const ROWS = 10_000;
 const EXISTING = 40;
@@ -49,9 +58,9 @@ async function uploadFile(key: string, text: string, contentType = 'application/
   return asset.body.assetId as string;
 }
 
-async function finished(key: string, jobId: string): Promise<any> {
+async function finished(key: string, jobId: string): Promise<Job> {
   return eventually(async () => {
-    const job = await sut.api.request('GET', `/api/v1/catalog/jobs/${jobId}`, { key });
+    const job = await sut.api.request<Job>('GET', `/api/v1/catalog/jobs/${jobId}`, { key });
     expect(job.status).toBe(200);
     return job.body.state === 'succeeded' || job.body.state === 'failed' ? job.body : undefined;
   }, 120_000);
@@ -60,13 +69,13 @@ async function finished(key: string, jobId: string): Promise<any> {
 const FEED_TYPES = 'job.created,job.progressed,job.succeeded,job.failed,entity.created,entity.updated';
 
 /** The events of the feed (these types) from `cursor` until `lastType` of job `jobId` was read. */
-async function feedUntil(key: string, cursor: string | null, jobId: string): Promise<{ events: any[]; cursor: string | null }> {
-  const events: any[] = [];
+async function feedUntil(key: string, cursor: string | null, jobId: string): Promise<{ events: ImportEvent[]; cursor: string | null }> {
+  const events: ImportEvent[] = [];
   let after = cursor;
   await eventually(async () => {
     for (;;) {
       const query = `types=${FEED_TYPES}&limit=500${after ? `&after=${after}` : ''}`;
-      const page: ApiResponse = await sut.api.request('GET', `/api/v1/catalog/events?${query}`, { key });
+      const page: ApiResponse<EventsPage> = await sut.api.request<EventsPage>('GET', `/api/v1/catalog/events?${query}`, { key });
       expect(page.status).toBe(200);
       events.push(...page.body.events);
       if (page.body.nextCursor) after = page.body.nextCursor;
@@ -88,7 +97,7 @@ test('a 10,000-row import: DMRNs of existing entities update them, bad rows and 
   expect(batch.status).toBe(201);
   // The feed from after the existing entities' events on.
   const start = await eventually(async () => {
-    const page = await sut.api.request('GET', `/api/v1/catalog/events?types=${FEED_TYPES}&limit=500`, { key });
+    const page = await sut.api.request<EventsPage>('GET', `/api/v1/catalog/events?types=${FEED_TYPES}&limit=500`, { key });
     return page.body.events.length === EXISTING ? page : undefined;
   }, 30_000);
   const assetId = await uploadFile(key, `${Array.from({ length: ROWS }, (_, i) => JSON.stringify(row(i + 1))).join('\n')}\n`);
@@ -115,7 +124,7 @@ test('a 10,000-row import: DMRNs of existing entities update them, bad rows and 
     { row: 50, code: 'invalid_row', message: expect.stringContaining('/type') },
     { row: 100, code: 'invalid_row', message: '/title is required' },
   ]);
-  expect(job.errors.find((e: any) => e.row === 1000)).toEqual({
+  expect(job.errors.find((e) => e.row === 1000)).toEqual({
     row: 1000,
     code: 'duplicate_in_file',
     message: `row ${repeated(1000)} of this file already wrote this entity`,

@@ -1,3 +1,4 @@
+import type { FeedEvent } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
 import { confirmedVersion } from '../support/analyses.js';
 import { expectError } from '../support/api.js';
@@ -140,17 +141,17 @@ test('a molecule of analysed audio: timeline from cue points, primary change, en
 
   // The events, in the feed's order: the deletion's molecule events are in the entity's transaction, before entity.deleted.
   const feed = await eventually(async () => {
-    const page = await sut.api.request('GET', `/api/v1/catalog/events?types=${MOLECULE_EVENTS}`, { key });
+    const page = await sut.api.request<{ events?: FeedEvent[] }>('GET', `/api/v1/catalog/events?types=${MOLECULE_EVENTS}`, { key });
     return page.body.events?.length === 5 ? page.body.events : undefined;
   }, 30_000);
-  expect(feed.map((e: any) => [e.type, e.resourceKind, e.resourceId, e.dmrn, e.data])).toEqual([
+  expect(feed.map((e) => [e.type, e.resourceKind, e.resourceId, e.dmrn, e.data])).toEqual([
     ['molecule.created', 'molecule', moleculeId, null, { elementCount: 2 }],
     ['molecule.created', 'molecule', onlyJingle.body.id, null, { elementCount: 1 }],
     ['molecule.updated', 'molecule', moleculeId, null, { changedFields: ['elements'], elementCount: 1 }],
     ['molecule.deleted', 'molecule', onlyJingle.body.id, null, { elementCount: 1, reason: 'entity_deleted' }],
     ['entity.deleted', 'entity', jingle.entityId, 'DM-MOLECULE-JINGLE', {}],
   ]);
-  expect(new Set(feed.slice(2).map((e: { batchId: string | null }) => e.batchId)).size).toBe(1);
+  expect(new Set(feed.slice(2).map((e) => e.batchId)).size).toBe(1);
 });
 
 test('bad elements are a 4xx: another tenant’s entity like a missing one, a negative offset from the start, too many elements', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FeedEvent } from '@catalog/contracts';
 import { eventually, sineWav, type ApiResponse } from '@catalog/testing';
 import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
@@ -9,6 +10,13 @@ import { useSystem } from '../support/use-system.js';
  * Idempotency-Key of the create, and the library's side (track detail, relatedTo).
  */
 const sut = useSystem();
+
+interface EventsPage {
+  events: FeedEvent[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
 const BOTH = { products: ['catalog', 'library'], permissions: ['catalog:api', 'library:api'] };
 
 let wav: Buffer;
@@ -26,14 +34,13 @@ const relationsOf = async (key: string, entityId: string, query = ''): Promise<A
   (await sut.api.request('GET', `/api/v1/catalog/entities/${entityId}/relations${query}`, { key })).body.relations;
 
 /** The tenant's catalog feed of these types, every page, once it holds `count` events. */
-async function feedOf(key: string, types: string, count: number): Promise<Array<{ type: string; resourceId: string; data: any }>> {
+async function feedOf(key: string, types: string, count: number): Promise<FeedEvent[]> {
   return eventually(async () => {
-    const events = [];
+    const events: FeedEvent[] = [];
     let after: string | null = null;
     do {
-      const page: ApiResponse = await sut.api.request('GET', `/api/v1/catalog/events?types=${types}${after ? `&after=${after}` : ''}`, {
-        key,
-      });
+      const path = `/api/v1/catalog/events?types=${types}${after ? `&after=${after}` : ''}`;
+      const page: ApiResponse<EventsPage> = await sut.api.request<EventsPage>('GET', path, { key });
       expect(page.status).toBe(200);
       events.push(...page.body.events);
       after = page.body.hasMore ? page.body.nextCursor : null;

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, sineWav } from '@catalog/testing';
-import type { Browser, Page } from 'puppeteer-core';
+import type { AnalysisJobPage, VersionList } from '@catalog/contracts';
+import type { Browser, Page, SerializedAXNode } from 'puppeteer-core';
 import { PATIENT_CALLS } from '../support/system.js';
 import { useSystem } from '../support/use-system.js';
 import { launchBrowser, screenshot, violationsOf, watchedPage, type PageWatch } from './browser.js';
@@ -176,10 +177,10 @@ test('upload: a new song goes up to the signed URL with a progress bar, is confi
 
   const href = await page.$eval('#uploaded-track', (a) => a.getAttribute('href')!);
   const entityId = href.split('/').pop()!;
-  const versions = await sut.api.request('GET', `/api/v1/catalog/entities/${entityId}/versions`, { key });
-  expect(versions.body.versions.map((v: any) => [v.label, v.asset.status])).toEqual([['Original', 'ONLINE']]);
-  const jobs = await sut.api.request('GET', `/api/v1/catalog/analyses?entityId=${entityId}`, { key });
-  expect(jobs.body.analyses.map((job: any) => job.type).sort()).toEqual(['cue_points', 'waveform']);
+  const versions = await sut.api.request<VersionList>('GET', `/api/v1/catalog/entities/${entityId}/versions`, { key });
+  expect(versions.body.versions.map((v) => [v.label, v.asset.status])).toEqual([['Original', 'ONLINE']]);
+  const jobs = await sut.api.request<AnalysisJobPage>('GET', `/api/v1/catalog/analyses?entityId=${entityId}`, { key });
+  expect(jobs.body.analyses.map((job) => job.type).sort()).toEqual(['cue_points', 'waveform']);
 
   await page.click('#uploaded-track');
   await page.waitForSelector('#waveform[data-drawn="true"]', { timeout: 90_000 });
@@ -193,11 +194,11 @@ test('keyboard and screen reader basics: landmarks, every control named, a sensi
   await page.waitForSelector('#results tbody tr');
   const tree = await page.accessibility.snapshot({ interestingOnly: false });
   const nodes: Array<{ role: string; name?: string }> = [];
-  const walk = (node: any) => {
+  const walk = (node: SerializedAXNode) => {
     nodes.push({ role: node.role, name: node.name });
     for (const child of node.children ?? []) walk(child);
   };
-  walk(tree);
+  walk(tree!);
   const roles = new Set(nodes.map((n) => n.role));
   for (const landmark of ['banner', 'navigation', 'main', 'contentinfo', 'search'])
     expect({ landmark, present: roles.has(landmark) }).toEqual({ landmark, present: true });
@@ -230,11 +231,11 @@ test('keyboard and screen reader basics: landmarks, every control named, a sensi
   await page.goto(`${sut.system.baseUrl}/app#/upload`, { waitUntil: 'networkidle0' });
   const upload = await page.accessibility.snapshot({ interestingOnly: true });
   const names: string[] = [];
-  const collect = (node: any) => {
+  const collect = (node: SerializedAXNode) => {
     if (['textbox', 'button', 'checkbox', 'progressbar'].includes(node.role)) names.push(`${node.role}: ${node.name}`);
     for (const child of node.children ?? []) collect(child);
   };
-  collect(upload);
+  collect(upload!);
   expect(names).toEqual(
     expect.arrayContaining([
       'textbox: Title',

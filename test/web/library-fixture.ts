@@ -1,3 +1,4 @@
+import type { Track } from '@catalog/contracts';
 import type { ApiClient } from '@catalog/testing';
 import { eventually } from '@catalog/testing';
 
@@ -33,14 +34,14 @@ export async function songWithAudio(api: ApiClient, key: string, song: { title: 
 }
 
 /** Runs the waveform and cue-point analyses of the entity and waits until the library's track shows both. */
-export async function analysedInLibrary(api: ApiClient, key: string, entityId: string): Promise<any> {
+export async function analysedInLibrary(api: ApiClient, key: string, entityId: string): Promise<Track> {
   for (const type of ['waveform', 'cue_points']) {
     const job = await api.request('POST', '/api/v1/catalog/analyses', { key, body: { type, source: { entityId } } });
     if (job.status !== 202) throw new Error(`analysis ${type}: ${job.status} ${JSON.stringify(job.body)}`);
   }
   return eventually(
     async () => {
-      const track = await api.request('GET', `/api/v1/library/tracks/${entityId}`, { key });
+      const track = await api.request<Track | null>('GET', `/api/v1/library/tracks/${entityId}`, { key });
       const analysis = track.body?.analysis;
       return analysis?.waveform?.available && analysis?.cuePoints ? track.body : undefined;
     },

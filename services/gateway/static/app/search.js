@@ -3,6 +3,12 @@
 import { call, problem, withQuery } from './api.js';
 import { announce, field, h, time } from './dom.js';
 
+/**
+ * A track as the listing shows it: the fields the table reads.
+ * @typedef {{ entityId: string, entityType: string, title: string, artist: string | null, durationMs: number | null, bpm: number | null, key: string | null, camelot: string | null, integratedLufs: number | null }} TrackSummary
+ * @typedef {{ tracks: TrackSummary[], nextCursor: string | null, hasMore: boolean }} TracksPage
+ */
+
 const SORTS = ['relevance', 'title', 'artist', 'bpm', 'duration', 'updated'];
 
 /** @param {string} id @param {Record<string, string>} [attributes] */
@@ -24,7 +30,7 @@ function searchFields() {
   };
 }
 
-/** @param {any} track */
+/** @param {TrackSummary} track */
 function row(track) {
   const title = h('a', { href: `#/tracks/${track.entityId}` }, track.title);
   return h(
@@ -67,7 +73,9 @@ export function renderSearch(main) {
   let query = {};
   const load = async (/** @type {boolean} */ next) => {
     try {
-      const page = await call('GET', withQuery('/api/v1/library/tracks', { ...query, limit: 50, after: next ? cursor : null }));
+      const page = /** @type {TracksPage} */ (
+        await call('GET', withQuery('/api/v1/library/tracks', { ...query, limit: 50, after: next ? cursor : null }))
+      );
       if (!next) body.replaceChildren();
       body.append(...page.tracks.map(row));
       cursor = page.nextCursor;

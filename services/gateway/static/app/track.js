@@ -4,6 +4,19 @@ import { call, download, problem } from './api.js';
 import { announce, h, time } from './dom.js';
 import { drawWaveform } from './waveform.js';
 
+/**
+ * What the page reads of the library's track and of the analyses.
+ * @typedef {import('./waveform.js').Waveform} Waveform
+ * @typedef {{ type: string, positionMs: number, label?: string }} Marker
+ * @typedef {Record<string, number | null>} CuePoints the cue_points result, or the library's summary of it
+ * @typedef {{ label: string, versionType: string, markers: Marker[], downloadPath: string }} TrackVersion
+ * @typedef {{ available: true, resultPath: string } | { available: false, resultPath: null }} WaveformFacts
+ * @typedef {{ cuePoints: CuePoints | null, waveform: WaveformFacts }} TrackAnalysis
+ * @typedef {import('./search.js').TrackSummary & { versions: { AUDIO: TrackVersion }, analysis: TrackAnalysis }} Track
+ * @typedef {{ jobId: string, type: string, status: string, error: { message: string } | null, result: Waveform | CuePoints | null }} AnalysisJob
+ * @typedef {{ analyses: Array<{ jobId: string, type: string, status: string }> }} AnalysisPage
+ */
+
 /** Names of the cue points, by marker type and by field of the cue_points result. */
 const CUE_NAMES = /** @type {Record<string, string>} */ ({
   cue_in: 'Cue in',
@@ -22,16 +35,16 @@ const CUE_NAMES = /** @type {Record<string, string>} */ ({
 
 /**
  * The cue points to mark: the version's markers when it has any, else the cue_points analysis.
- * @param {any} track
- * @param {Record<string, number | null> | null} cuePoints
+ * @param {Track} track
+ * @param {CuePoints | null} cuePoints
  * @returns {import('./waveform.js').CueMark[]}
  */
 export function cueMarks(track, cuePoints) {
   const markers = track.versions?.AUDIO?.markers ?? [];
   if (markers.length > 0)
     return markers
-      .map((/** @type {any} */ m) => ({ positionMs: m.positionMs, label: m.label ?? CUE_NAMES[m.type] ?? m.type }))
-      .sort((/** @type {any} */ a, /** @type {any} */ b) => a.positionMs - b.positionMs);
+      .map((m) => ({ positionMs: m.positionMs, label: m.label ?? CUE_NAMES[m.type] ?? m.type }))
+      .sort((a, b) => a.positionMs - b.positionMs);
   return Object.entries(cuePoints ?? {})
     .filter(([name, ms]) => CUE_NAMES[name] && typeof ms === 'number')
     .map(([name, ms]) => ({ positionMs: /** @type {number} */ (ms), label: CUE_NAMES[name] ?? name }))
@@ -44,8 +57,10 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Waits (at most two minutes) for an analysis job to finish; its result.
  * @param {string} jobId
+ * @returns {Promise<AnalysisJob['result']>}
  */
 async function finished(jobId) {
+  /** @type {AnalysisJob} */
   let job = await call('GET', `/api/v1/catalog/analyses/${jobId}`);
   for (let attempt = 0; attempt < 120 && job.status !== 'SUCCEEDED' && job.status !== 'FAILED'; attempt++) {
     await pause(1000);
@@ -63,6 +78,7 @@ async function finished(jobId) {
  * @returns {Promise<Record<string, string>>} job id by type
  */
 async function jobsUnderWay(entityId, types) {
+  /** @type {AnalysisPage} */
   const page = await call('GET', `/api/v1/catalog/analyses?entityId=${entityId}&limit=50`);
   /** @type {Record<string, string>} */
   const jobs = {};
@@ -70,7 +86,7 @@ async function jobsUnderWay(entityId, types) {
   return jobs;
 }
 
-/** @param {any} track */
+/** @param {Track} track */
 function facts(track) {
   const audio = track.versions.AUDIO;
   const entries = [
@@ -88,7 +104,7 @@ function facts(track) {
 /**
  * The player: a Play button that downloads the file once (the API's download, with the key) and
  * plays it from memory; the audio element's own controls pause and seek.
- * @param {any} track
+ * @param {Track} track
  */
 function player(track) {
   const audio = h('audio', { id: 'player', controls: true, preload: 'none', 'aria-label': `Playback of ${track.title}` });
@@ -114,7 +130,7 @@ function player(track) {
 /**
  * The waveform figure: the canvas (an image to assistive technology, described by its cue points)
  * and the cue points as buttons that seek the player.
- * @param {any} track
+ * @param {Track} track
  * @param {HTMLAudioElement} audio
  */
 function waveformFigure(track, audio) {
@@ -122,12 +138,12 @@ function waveformFigure(track, audio) {
   const marks = h('ul', { id: 'cue-points', 'aria-label': 'Cue points' });
   const note = h('p', { id: 'waveform-note' });
   const figure = h('figure', { class: 'waveform' }, canvas, h('figcaption', {}, 'Waveform and cue points'), note, marks);
-  /** @type {{ waveform: any, marks: import('./waveform.js').CueMark[] }} */
+  /** @type {{ waveform: Waveform | null, marks: import('./waveform.js').CueMark[] }} */
   const state = { waveform: null, marks: [] };
   const redraw = () => {
     if (state.waveform) drawWaveform(canvas, state.waveform, state.marks, audio.src ? audio.currentTime * 1000 : null);
   };
-  const show = (/** @type {any} */ waveform, /** @type {import('./waveform.js').CueMark[]} */ cues) => {
+  const show = (/** @type {Waveform | null} */ waveform, /** @type {import('./waveform.js').CueMark[]} */ cues) => {
     state.waveform = waveform ?? state.waveform;
     state.marks = cues;
     const seek = (/** @type {number} */ ms) => () => {
@@ -151,12 +167,13 @@ function waveformFigure(track, audio) {
 
 /**
  * Loads what the library's facts point to (the waveform result), or offers to analyse what is missing.
- * @param {any} track
+ * @param {Track} track
  * @param {ReturnType<typeof waveformFigure>} view
  */
 async function fillWaveform(track, view) {
   const analysis = track.analysis;
   const cuePoints = analysis.cuePoints;
+  /** @type {Waveform | null} */
   const waveform = analysis.waveform.available ? (await call('GET', analysis.waveform.resultPath)).result : null;
   view.show(waveform, cueMarks(track, cuePoints));
   if (waveform && (cuePoints || track.versions.AUDIO.markers.length > 0)) {
@@ -204,13 +221,14 @@ const analysisOf = (entityId, type) => ({ body: { type, source: { entityId } }, 
  * Reads the track, retrying while it is not in the library yet (a new upload takes a moment).
  * @param {string} entityId
  * @param {(text: string) => void} wait
+ * @returns {Promise<Track>}
  */
 async function readTrack(entityId, wait) {
   for (let attempt = 0; ; attempt++) {
     try {
       return await call('GET', `/api/v1/library/tracks/${entityId}`);
     } catch (error) {
-      if (!(/** @type {any} */ (error).status === 404) || attempt >= 30) throw error;
+      if (!(/** @type {{ status?: unknown }} */ (error).status === 404) || attempt >= 30) throw error;
       wait('This track is not in the library yet (its file may still be processed); checking again…');
       await pause(2000);
     }
