@@ -1,3 +1,4 @@
+import type { Assignment } from '@catalog/contracts';
 import { addUploadVersion, errorOf, startHarness, type CatalogHarness, type Caller, type OutboxRow } from './support.js';
 
 /** Assignments of entities to playout integrations and their sync state (decision 0132). */
@@ -80,8 +81,8 @@ describe('assignments', () => {
     const failed = await sync(s, { state: 'failed', error: 'disk full' });
     expect(failed.ok && failed.body).toMatchObject({ syncState: 'failed', error: 'disk full', externalId: 'CART-1' });
     const list = (syncState?: string) =>
-      s.a.ok('listAssignments', { params: { id: s.integrationId }, query: syncState ? { syncState } : {} });
-    expect((await list('failed')).assignments.map((x: any) => x.entityId)).toEqual([s.entityId]);
+      s.a.ok<{ assignments: Assignment[] }>('listAssignments', { params: { id: s.integrationId }, query: syncState ? { syncState } : {} });
+    expect((await list('failed')).assignments.map((x) => x.entityId)).toEqual([s.entityId]);
     expect((await list('synced')).assignments).toEqual([]);
     expect(await stateChanges(s)).toEqual([
       {
@@ -137,7 +138,7 @@ describe('assignments', () => {
     const bogus = await sync(s, { state: 'synced', versionIds: [s.versionId] });
     expect(bogus.ok && (bogus.body as { syncState: string }).syncState).toBe('pending');
     await sync(s, { state: 'synced' });
-    expect((await stateChanges(s)).map((d: any) => d.state)).toEqual(['synced']);
+    expect((await stateChanges(s)).map((d) => d.state)).toEqual(['synced']);
     const stale = await sync(s, { state: 'failed', versionIds: [s.versionId], error: 'gone' });
     expect(stale.ok && stale.body).toMatchObject({ syncState: 'pending', error: null });
     expect((await stateChanges(s)).at(-1)).toMatchObject({ state: 'pending', previous: 'synced', reason: 'stale_report' });
@@ -160,7 +161,7 @@ describe('assignments', () => {
     expect((await s.a.call('deleteAssignment', { params })).ok).toBe(true);
     const deleted = await h.outbox({ tenantId: s.a.tenantId, type: 'assignment.deleted' });
     expect(deleted.map((r) => r.data)).toEqual([{ integrationId: s.integrationId, entityId: s.entityId, reason: 'unassigned' }]);
-    expect((await s.a.ok('listAssignments', { params: { id: s.integrationId } })).assignments).toEqual([]);
+    expect((await s.a.ok<{ assignments: Assignment[] }>('listAssignments', { params: { id: s.integrationId } })).assignments).toEqual([]);
   });
 
   test("deleting the entity removes its assignments in the entity's transaction", async () => {

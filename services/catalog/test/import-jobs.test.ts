@@ -1,4 +1,5 @@
 import { AppError, newId, readConfig } from '@catalog/platform';
+import type { Entity, Job } from '@catalog/contracts';
 import { eventually, serviceEnvironment, testLogger } from '@catalog/testing';
 import { applyChunk } from '../src/domain/import-chunk.js';
 import { catalogConfig, startCatalogService, type CatalogServiceHandle, type ImportFiles } from '../src/index.js';
@@ -20,6 +21,19 @@ afterAll(async () => {
   await h?.stop();
 });
 
+/** The environment of a catalog replica a test starts itself: the harness's database and bus, a 2 s ack wait, and `extra`. */
+async function replicaEnvironment(extra: Record<string, string>): Promise<Record<string, string>> {
+  return {
+    ...(await serviceEnvironment(h.database, ['catalog'])),
+    NATS_PREFIX: h.natsPrefix,
+    CATALOG_HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
+    ...extra,
+  };
+}
+
 /** An ONLINE standalone file of the tenant with `text` as its bytes. */
 async function dataFile(caller: Caller, contentType: string, text: string): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
@@ -31,15 +45,15 @@ async function dataFile(caller: Caller, contentType: string, text: string): Prom
   return asset.assetId as string;
 }
 
-async function finished(caller: Caller, jobId: string): Promise<any> {
+async function finished(caller: Caller, jobId: string): Promise<Job> {
   return eventually(async () => {
-    const job = await caller.ok('getJob', { params: { jobId } });
+    const job = await caller.ok<Job>('getJob', { params: { jobId } });
     return job.state === 'succeeded' || job.state === 'failed' ? job : undefined;
   }, 30_000);
 }
 
-async function importFile(caller: Caller, assetId: string): Promise<any> {
-  const job = await caller.ok('createJob', { body: { type: 'import', source: { assetId } } });
+async function importFile(caller: Caller, assetId: string): Promise<Job> {
+  const job = await caller.ok<Job>('createJob', { body: { type: 'import', source: { assetId } } });
   expect(job).toMatchObject({ state: 'queued', progress: { processed: 0, total: 0 } });
   return finished(caller, job.jobId);
 }
@@ -69,21 +83,21 @@ test('a CSV import updates the entity of a known DMRN, creates the others, repor
     errorCount: 4,
     failure: null,
   });
-  expect(first.errors.map((e: any) => [e.row, e.code])).toEqual([
+  expect(first.errors.map((e) => [e.row, e.code])).toEqual([
     [3, 'invalid_row'],
     [4, 'invalid_row'],
     [5, 'duplicate_in_file'],
     [6, 'invalid_row'],
   ]);
-  const entities = (await a.ok('listEntities', { query: { limit: 10 } })).entities;
-  expect(entities.map((e: any) => [e.type, e.title, e.artist, e.externalReferences.dmrn]).sort()).toEqual(
+  const entities = (await a.ok<{ entities: Entity[] }>('listEntities', { query: { limit: 10 } })).entities;
+  expect(entities.map((e) => [e.type, e.title, e.artist, e.externalReferences.dmrn]).sort()).toEqual(
     [
       ['jingle', 'Top of the hour', null, null],
       ['song', 'Hello, World', 'Adele', 'DM-1'],
       ['song', 'New Song', null, null],
     ].sort(),
   );
-  expect(entities.find((e: any) => e.externalReferences.dmrn === 'DM-1').id).toBe(existing.id);
+  expect(entities.find((e) => e.externalReferences.dmrn === 'DM-1')!.id).toBe(existing.id);
   const events = await h.outbox({ tenantId: a.tenantId });
   const ofJob = events.filter((e) => e.batch_id === first.jobId).map((e) => e.type);
   expect(ofJob).toEqual(['job.created', 'entity.created', 'entity.created', 'entity.updated', 'job.succeeded']);
@@ -154,15 +168,7 @@ test('a job whose replica stops halfway is resumed by another from its checkpoin
   );
   const text = `${lines.join('\n')}\n`;
   const assetId = await dataFile(a, 'application/x-ndjson', text);
-  const env = {
-    ...(await serviceEnvironment(h.database, ['catalog'])),
-    NATS_PREFIX: h.natsPrefix,
-    CATALOG_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    CATALOG_IMPORT_CHUNK_ROWS: '100',
-    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
-  };
+  const env = await replicaEnvironment({ CATALOG_IMPORT_CHUNK_ROWS: '100' });
   const config = readConfig(catalogConfig, env);
   // The harness's catalog gives way to one whose second read (after counting) stops halfway.
   await h.service.stop();
@@ -237,15 +243,7 @@ test('a replica that dies mid-job (no heartbeat, nothing handed back) loses its 
   const a = h.tenant();
   const lines = Array.from({ length: 3_000 }, (_, i) => JSON.stringify({ type: 'song', title: `Tune ${i + 1}` }));
   const assetId = await dataFile(a, 'application/x-ndjson', `${lines.join('\n')}\n`);
-  const env = {
-    ...(await serviceEnvironment(h.database, ['catalog'])),
-    NATS_PREFIX: h.natsPrefix,
-    CATALOG_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    CATALOG_IMPORT_CHUNK_ROWS: '100',
-    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
-  };
+  const env = await replicaEnvironment({ CATALOG_IMPORT_CHUNK_ROWS: '100' });
   const config = readConfig(catalogConfig, env);
   let reads = 0;
   let halfway!: () => void;
@@ -294,15 +292,7 @@ test('a job whose file cannot be read for a passing reason is tried again, and f
   await h.service.stop(); // the catalog of this test takes the job, not the harness's
   const a = h.tenant();
   const assetId = await dataFile(a, 'application/x-ndjson', '{"type":"song","title":"Never read"}\n');
-  const env = {
-    ...(await serviceEnvironment(h.database, ['catalog'])),
-    NATS_PREFIX: h.natsPrefix,
-    CATALOG_HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    CATALOG_IMPORT_ACK_WAIT_MS: '2000',
-    CATALOG_IMPORT_MAX_ATTEMPTS: '3',
-  };
+  const env = await replicaEnvironment({ CATALOG_IMPORT_MAX_ATTEMPTS: '3' });
   let opened = 0;
   const failing: CatalogServiceHandle = await startCatalogService(readConfig(catalogConfig, env), {
     logger: testLogger('catalog'),

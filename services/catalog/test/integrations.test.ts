@@ -1,3 +1,4 @@
+import type { Integration } from '@catalog/contracts';
 import { eventually } from '@catalog/testing';
 import { errorOf, startHarness, type CatalogHarness, type Caller } from './support.js';
 
@@ -13,8 +14,15 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const playout = (caller: Caller, extra: Record<string, unknown> = {}): Promise<any> =>
-  caller.ok('createIntegration', { body: { name: 'playout-a', kind: 'playout', system: 'mAirList', ...extra } });
+/** A page of integrations, as listIntegrations answers. */
+interface IntegrationPage {
+  integrations: Integration[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+const playout = (caller: Caller, extra: Record<string, unknown> = {}): Promise<Integration> =>
+  caller.ok<Integration>('createIntegration', { body: { name: 'playout-a', kind: 'playout', system: 'mAirList', ...extra } });
 
 const eventsOf = async (resourceId: string) =>
   (await h.outbox({ resourceId })).map((row) => ({ type: row.type, data: row.data, source: row.source_system }));
@@ -58,8 +66,8 @@ describe('integrations', () => {
     const a = h.tenant();
     const made = [];
     for (const name of ['p1', 'p2', 'p3']) made.push(await playout(a, { name }));
-    const first = await a.ok('listIntegrations', { query: { limit: 2 } });
-    expect(first.integrations.map((i: any) => i.name)).toEqual(['p1', 'p2']);
+    const first = await a.ok<IntegrationPage>('listIntegrations', { query: { limit: 2 } });
+    expect(first.integrations.map((i) => i.name)).toEqual(['p1', 'p2']);
     expect(first.hasMore).toBe(true);
     const second = await a.ok('listIntegrations', { query: { limit: 2, after: first.nextCursor } });
     expect(second).toEqual({ integrations: [made[2]], nextCursor: null, hasMore: false });

@@ -1,3 +1,4 @@
+import type { Molecule, MoleculePage } from '@catalog/contracts';
 import { sineWav } from '@catalog/testing';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
@@ -18,18 +19,25 @@ afterAll(async () => {
   await h?.stop();
 });
 
+/** The fields of a createVersion reply this test reads. */
+interface CreatedVersion {
+  id: string;
+  asset: { id: string };
+  upload: { url: string; headers: Record<string, string> };
+}
+
 /** An entity with a confirmed AUDIO version of `wav` (primary unless another is); returns both ids. */
 async function withAudio(a: Caller, wav: Uint8Array, entityId?: string): Promise<{ entityId: string; versionId: string }> {
   const id = entityId ?? (await a.ok('createEntity', { body: { type: 'song', title: 'Song' } })).id;
-  const version = (await addUploadVersion(a, id, { size: wav.length })) as { body: any };
+  const version = (await addUploadVersion(a, id, { size: wav.length })) as { body: CreatedVersion };
   expect(await uploadBytes(h, version.body.upload, wav)).toBeLessThan(300);
   await h.assets(a).ok('confirmAsset', { params: { id: version.body.asset.id } });
   return { entityId: id, versionId: version.body.id };
 }
 
 const create = (a: Caller, elements: unknown[], title = 'Top of hour') => a.call('createMolecule', { body: { title, elements } });
-const createOk = (a: Caller, elements: unknown[], title = 'Top of hour') => a.ok('createMolecule', { body: { title, elements } });
-const spans = (molecule: any) => molecule.elements.map((e: any) => [e.startMs, e.endMs]);
+const createOk = (a: Caller, elements: unknown[], title = 'Top of hour') => a.ok<Molecule>('createMolecule', { body: { title, elements } });
+const spans = (molecule: Molecule) => molecule.elements.map((e) => [e.startMs, e.endMs]);
 
 test('a molecule resolves its elements to the primary versions, their cue points and durations, on every read', async () => {
   const a = h.tenant();
@@ -71,12 +79,12 @@ test('a molecule resolves its elements to the primary versions, their cue points
     [300, 1_300],
   ]);
   expect(molecule).toMatchObject({ durationMs: 2_200, complete: true });
-  expect(await a.ok('getMolecule', { params: { id: molecule.id } })).toEqual(molecule);
+  expect(await a.ok<Molecule>('getMolecule', { params: { id: molecule.id } })).toEqual(molecule);
 
   // A new primary version of the song: the timeline follows, no molecule write.
   const longer = await withAudio(a, twoSeconds, song.entityId);
   await a.ok('updateVersion', { params: { id: song.entityId, versionId: longer.versionId }, body: { isPrimary: true } });
-  const followed = await a.ok('getMolecule', { params: { id: molecule.id } });
+  const followed = await a.ok<Molecule>('getMolecule', { params: { id: molecule.id } });
   expect(followed.elements[0]).toMatchObject({ versionId: longer.versionId, cueInMs: 0, cueOutMs: 2_000, nextTrackStartMs: 2_000 });
   expect(spans(followed)).toEqual([
     [0, 2_000],
@@ -94,7 +102,7 @@ test('an entity without an AUDIO version is an unresolved element that takes no 
   const jingle = await withAudio(a, oneSecond);
   const empty = await a.ok('createEntity', { body: { type: 'song', title: 'No audio yet' } });
   const molecule = await createOk(a, [{ entityId: empty.id }, { entityId: jingle.entityId, offsetMs: 50 }]);
-  expect(molecule.elements.map((e: any) => [e.versionId, e.unresolved, e.startMs, e.endMs])).toEqual([
+  expect(molecule.elements.map((e) => [e.versionId, e.unresolved, e.startMs, e.endMs])).toEqual([
     [null, 'no_primary_version', null, null],
     [jingle.versionId, null, 50, 1_050],
   ]);
@@ -123,12 +131,12 @@ test('PATCH changes title and elements with one molecule.updated naming them; a 
   const a = h.tenant();
   const one = await withAudio(a, oneSecond);
   const molecule = await createOk(a, [{ entityId: one.entityId }]);
-  const same = await a.ok('updateMolecule', {
+  const same = await a.ok<Molecule>('updateMolecule', {
     params: { id: molecule.id },
     body: { title: 'Top of hour', elements: [{ entityId: one.entityId }] },
   });
   expect(same).toEqual(molecule);
-  const changed = await a.ok('updateMolecule', {
+  const changed = await a.ok<Molecule>('updateMolecule', {
     params: { id: molecule.id },
     body: { title: 'Half past', elements: [{ entityId: one.entityId }, { entityId: one.entityId, offsetMs: 10 }] },
   });
@@ -157,10 +165,10 @@ test('deleting an entity removes its elements in the same transaction: molecule.
   const untouched = await createOk(a, [{ entityId: song.entityId }]);
 
   await a.ok('deleteEntity', { params: { id: jingle.entityId } });
-  const left = await a.ok('getMolecule', { params: { id: mixed.id } });
-  expect(left.elements.map((e: any) => [e.position, e.entityId, e.startMs, e.endMs])).toEqual([[0, song.entityId, 0, 2_000]]);
+  const left = await a.ok<Molecule>('getMolecule', { params: { id: mixed.id } });
+  expect(left.elements.map((e) => [e.position, e.entityId, e.startMs, e.endMs])).toEqual([[0, song.entityId, 0, 2_000]]);
   expect(errorOf(await a.call('getMolecule', { params: { id: onlyJingle.id } }))).toMatchObject({ status: 404 });
-  expect(await a.ok('getMolecule', { params: { id: untouched.id } })).toEqual(untouched);
+  expect(await a.ok<Molecule>('getMolecule', { params: { id: untouched.id } })).toEqual(untouched);
 
   const deletion = await h.outbox({ tenantId: a.tenantId });
   const entityDeleted = deletion.find((row) => row.type === 'entity.deleted')!;
@@ -190,7 +198,7 @@ test('an entity deleted while molecules naming it are created: every molecule ho
   answers.push(
     ...(await Promise.all(
       more.flatMap((entity, i) => [
-        a.call('updateMolecule', { params: { id: patched[i].id }, body: { elements: [{ entityId: entity.id }, { entityId: keep.id }] } }),
+        a.call('updateMolecule', { params: { id: patched[i]!.id }, body: { elements: [{ entityId: entity.id }, { entityId: keep.id }] } }),
         a.call('deleteEntity', { params: { id: entity.id } }),
       ]),
     )),
@@ -202,8 +210,8 @@ test('an entity deleted while molecules naming it are created: every molecule ho
     [a.tenantId],
   );
   expect(rows[0].dangling).toBe(0);
-  const page = await a.ok('listMolecules', { query: {} });
-  expect(page.molecules.every((m: any) => m.elements.map((e: any) => e.entityId).join() === keep.id)).toBe(true);
+  const page = await a.ok<MoleculePage>('listMolecules', { query: {} });
+  expect(page.molecules.every((m) => m.elements.map((e) => e.entityId).join() === keep.id)).toBe(true);
 });
 
 test('the listing pages by id within the tenant', async () => {
@@ -211,12 +219,12 @@ test('the listing pages by id within the tenant', async () => {
   const one = await withAudio(a, oneSecond);
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push((await createOk(a, [{ entityId: one.entityId }], `M${i}`)).id);
-  const first = await a.ok('listMolecules', { query: { limit: 2 } });
-  expect(first.molecules.map((m: any) => m.id)).toEqual(ids.slice(0, 2));
+  const first = await a.ok<MoleculePage>('listMolecules', { query: { limit: 2 } });
+  expect(first.molecules.map((m) => m.id)).toEqual(ids.slice(0, 2));
   expect(first.hasMore).toBe(true);
-  const second = await a.ok('listMolecules', { query: { limit: 2, after: first.nextCursor } });
+  const second = await a.ok<MoleculePage>('listMolecules', { query: { limit: 2, after: first.nextCursor } });
   expect(second).toMatchObject({ hasMore: false, nextCursor: null });
-  expect(second.molecules.map((m: any) => [m.id, m.durationMs])).toEqual([[ids[2], 1_000]]);
-  expect((await h.tenant().ok('listMolecules', { query: {} })).molecules).toEqual([]);
+  expect(second.molecules.map((m) => [m.id, m.durationMs])).toEqual([[ids[2], 1_000]]);
+  expect((await h.tenant().ok<MoleculePage>('listMolecules', { query: {} })).molecules).toEqual([]);
   expect(errorOf(await a.call('listMolecules', { query: { after: 'bogus' } }))).toMatchObject({ status: 400, code: 'invalid_cursor' });
 });

@@ -1,5 +1,6 @@
 import { newId } from '@catalog/platform';
 import type { RpcReply } from '@catalog/platform';
+import type { Relation, RelationList } from '@catalog/contracts';
 import { startHarness, type CatalogHarness, type Caller } from './support.js';
 
 let h: CatalogHarness;
@@ -16,15 +17,18 @@ async function entity(caller: Caller, title: string): Promise<string> {
   return (await caller.ok('createEntity', { body: { type: 'song', title } })).id as string;
 }
 
-/** A reply as status, body (a success) and error (a failure). */
+/** A reply as status, body (a success's relation; undefined on a failure) and error (a failure). */
 interface Answer {
   status: number;
-  body: any;
+  body: Relation;
   error?: { status: number; code: string; message: string };
 }
 
-const answer = (reply: RpcReply): Answer =>
-  reply.ok ? { status: reply.status, body: reply.body } : { status: reply.error.status, body: undefined, error: reply.error };
+const answer = (reply: RpcReply): Answer => ({
+  status: reply.ok ? reply.status : reply.error.status,
+  body: (reply.ok ? reply.body : undefined) as Relation,
+  ...(reply.ok ? {} : { error: reply.error }),
+});
 
 const relate = async (caller: Caller, sourceId: string, body: Record<string, unknown>): Promise<Answer> =>
   answer(await caller.call('createRelation', { params: { id: sourceId }, body }));
@@ -32,7 +36,7 @@ const relate = async (caller: Caller, sourceId: string, body: Record<string, unk
 const errorOf = (reply: RpcReply | Answer) => ('ok' in reply ? answer(reply) : reply).error!;
 
 const list = (caller: Caller, entityId: string, query: Record<string, unknown> = {}) =>
-  caller.ok('listRelations', { params: { id: entityId }, query });
+  caller.ok<RelationList>('listRelations', { params: { id: entityId }, query });
 
 describe('relations (decision 0136)', () => {
   test('a relation is created once (201), the same type and target again answer it (200), its event in the outbox', async () => {
@@ -70,7 +74,7 @@ describe('relations (decision 0136)', () => {
       [album, 'incoming'],
     ] as const) {
       const page = await list(a, end, { direction });
-      expect(page.relations.map((r: any) => [r.id, r.direction])).toEqual([[created.body.id, 'symmetric']]);
+      expect(page.relations.map((r) => [r.id, r.direction])).toEqual([[created.body.id, 'symmetric']]);
     }
   });
 
@@ -144,7 +148,7 @@ describe('relations (decision 0136)', () => {
     const out1 = (await relate(a, hub, { type: 'samples', targetId: p })).body;
     const in1 = (await relate(a, q, { type: 'jingle_for', targetId: hub })).body;
     const out2 = (await relate(a, hub, { type: 'cover_of', targetId: r })).body;
-    const ids = (page: any) => page.relations.map((x: any) => [x.id, x.direction]);
+    const ids = (page: RelationList) => page.relations.map((x) => [x.id, x.direction]);
     expect(ids(await list(a, hub))).toEqual([
       [out1.id, 'outgoing'],
       [in1.id, 'incoming'],
@@ -203,8 +207,8 @@ describe('relations (decision 0136)', () => {
       ['entity.deleted', doomed],
     ]);
     expect(new Set(rows.map((e) => e.tx_id)).size).toBe(1);
-    expect((await list(a, p)).relations.map((r: any) => r.id)).toEqual([kept.id]);
-    expect((await list(a, q)).relations.map((r: any) => r.id)).toEqual([kept.id]);
+    expect((await list(a, p)).relations.map((r) => r.id)).toEqual([kept.id]);
+    expect((await list(a, q)).relations.map((r) => r.id)).toEqual([kept.id]);
   });
 
   test('entities deleted while relations to them are created: no relation outlives its entities, every relation deleted has its event', async () => {
