@@ -15,6 +15,7 @@ export * from './service/start.js';
 export * from './support/backoff.js';
 export * from './support/canonical-json.js';
 export * from './support/cursor.js';
+export * from './bus/id-page.js';
 export * from './support/errors.js';
 export * from './support/ids.js';
 export * from './support/periodic.js';

@@ -11,11 +11,10 @@ import {
 import {
   canonicalJson,
   conflict,
-  cursorCodec,
-  fitPage,
+  afterId,
+  idPage,
   inTenantScope,
   inTenantTransaction,
-  isUuid,
   newId,
   notFound,
   type CallContext,
@@ -126,12 +125,6 @@ export async function getAnalysis(
   return { body: jobView(row) };
 }
 
-/** The listing's `after` cursor: the id of the last job of the previous page (newest first). */
-const jobCursor = cursorCodec<{ id: string }>({
-  version: 1,
-  check: (payload): payload is { id: string } => isUuid(payload.id) && Object.keys(payload).length === 1,
-});
-
 /** Jobs newest first, by entity and/or asset, type and status; pages end early to fit one reply (decision 0052). */
 export async function listAnalyses(
   deps: Pick<JobDeps, 'db'>,
@@ -139,16 +132,10 @@ export async function listAnalyses(
   query: ListAnalysesQuery,
   maxBytes: number,
 ): Promise<AnalysisJobPage> {
-  const beforeId = query.after !== undefined ? jobCursor.decode(query.after).id : undefined;
   const limit = query.limit ?? 50;
   const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
-    listJobRows(db, call.tenantId, { ...query, beforeId, limit: limit + 1 }),
+    listJobRows(db, call.tenantId, { ...query, beforeId: afterId(query.after), limit: limit + 1 }),
   );
-  const page = fitPage(rows.map(listedJob), limit, maxBytes - 512);
-  const last = page.items[page.items.length - 1];
-  return {
-    analyses: page.items,
-    nextCursor: page.hasMore && last ? jobCursor.encode({ id: last.jobId }) : null,
-    hasMore: page.hasMore,
-  };
+  const { items, nextCursor, hasMore } = idPage(rows.map(listedJob), limit, maxBytes - 512, (job) => job.jobId);
+  return { analyses: items, nextCursor, hasMore };
 }

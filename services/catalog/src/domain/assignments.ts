@@ -7,9 +7,11 @@
  */
 import type { Assignment, ListAssignmentsQuery, ReportSyncBody } from '@catalog/contracts';
 import {
+  afterId,
   badRequest,
   conflict,
   executeWithEvents,
+  idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -32,7 +34,7 @@ import { catalogEvent, catalogEventsFor } from '../persistence/events.js';
 import { findIntegration, type IntegrationRecord } from '../persistence/integrations.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { lockEntity } from './entity-lock.js';
-import { assignmentCursor, idPage } from './integration-cursor.js';
+
 import { assignmentView } from './integration-view.js';
 import { integrationNotFound } from './integrations.js';
 
@@ -97,12 +99,16 @@ export async function listAssignments(
   maxBytes: number,
 ): Promise<{ assignments: Assignment[]; nextCursor: string | null; hasMore: boolean }> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const afterId = query.after !== undefined ? assignmentCursor.decode(query.after).id : undefined;
   const rows = await inTenantScope(deps.db, call.tenantId, async (db) => {
     if (!(await findIntegration(db, call.tenantId, integrationId))) throw integrationNotFound();
-    return listAssignmentRows(db, call.tenantId, { integrationId, syncState: query.syncState, afterId, limit: limit + 1 });
+    return listAssignmentRows(db, call.tenantId, {
+      integrationId,
+      syncState: query.syncState,
+      afterId: afterId(query.after),
+      limit: limit + 1,
+    });
   });
-  const { items, nextCursor, hasMore } = idPage(rows.map(assignmentView), limit, maxBytes, assignmentCursor);
+  const { items, nextCursor, hasMore } = idPage(rows.map(assignmentView), limit, maxBytes, (assignment) => assignment.id);
   return { assignments: items, nextCursor, hasMore };
 }
 

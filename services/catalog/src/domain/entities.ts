@@ -1,9 +1,10 @@
 import type { CreateEntityBody, EntitiesRead, Entity, EntityBatch, UpdateEntityBody } from '@catalog/contracts';
 import {
+  afterId,
   badRequest,
   conflict,
   executeWithEvents,
-  fitPage,
+  idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -28,7 +29,7 @@ import { findEntityView, findEntityViews, listEntityViews } from '../persistence
 import type { CatalogDb } from '../persistence/tables.js';
 import { listVersionsOfEntity } from '../persistence/versions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { entityCursor } from './entity-cursor.js';
+
 import { removeAssignmentsOfEntity } from './assignment-cascades.js';
 import { entityView } from './entity-view.js';
 import { removeEntityFromMolecules } from './molecule-cascade.js';
@@ -150,17 +151,11 @@ export async function listEntities(
   maxBytes: number,
 ): Promise<EntityPage> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const afterId = query.after !== undefined ? entityCursor.decode(query.after).id : undefined;
   const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
-    listEntityViews(db, call.tenantId, { limit: limit + 1, afterId, type: query.type }),
+    listEntityViews(db, call.tenantId, { limit: limit + 1, afterId: afterId(query.after), type: query.type }),
   );
-  const page = fitPage(rows.map(entityView), limit, maxBytes);
-  const last = page.items[page.items.length - 1];
-  return {
-    entities: page.items,
-    nextCursor: page.hasMore && last ? entityCursor.encode({ id: last.id }) : null,
-    hasMore: page.hasMore,
-  };
+  const { items, nextCursor, hasMore } = idPage(rows.map(entityView), limit, maxBytes, (entity) => entity.id);
+  return { entities: items, nextCursor, hasMore };
 }
 
 export async function getEntity(deps: EntityDeps, call: CallContext, id: string): Promise<Entity> {

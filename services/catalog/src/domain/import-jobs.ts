@@ -1,8 +1,9 @@
 import type { Asset, CreateJobBody, Job, JobPage, ListJobsQuery } from '@catalog/contracts';
 import {
+  afterId,
   conflict,
   executeWithEvents,
-  fitPage,
+  idPage,
   inTenantScope,
   newId,
   notFound,
@@ -16,7 +17,8 @@ import { catalogEvent, type CatalogEventData } from '../persistence/events.js';
 import { findJob, insertJobQuery, listJobRows, type JobRow } from '../persistence/import-jobs.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { importFormatOf } from './import-records.js';
-import { jobCursor, jobView } from './job-view.js';
+
+import { jobView } from './job-view.js';
 
 /**
  * Import jobs as the API shows them (decision 0134): created queued with their job.created event
@@ -85,9 +87,9 @@ export async function getJob(deps: Pick<JobDeps, 'db'>, call: CallContext, id: s
 /** A page of the tenant's jobs, newest first: at most `limit`, and no more than fit `maxBytes` (the bus reply's budget). */
 export async function listJobs(deps: Pick<JobDeps, 'db'>, call: CallContext, query: ListJobsQuery, maxBytes: number): Promise<JobPage> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const beforeId = query.after !== undefined ? jobCursor.decode(query.after).id : undefined;
-  const rows = await inTenantScope(deps.db, call.tenantId, (db) => listJobRows(db, call.tenantId, { limit: limit + 1, beforeId }));
-  const page = fitPage(rows.map(jobView), limit, maxBytes);
-  const last = page.items[page.items.length - 1];
-  return { jobs: page.items, nextCursor: page.hasMore && last ? jobCursor.encode({ id: last.jobId }) : null, hasMore: page.hasMore };
+  const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
+    listJobRows(db, call.tenantId, { limit: limit + 1, beforeId: afterId(query.after) }),
+  );
+  const { items, nextCursor, hasMore } = idPage(rows.map(jobView), limit, maxBytes, (job) => job.jobId);
+  return { jobs: items, nextCursor, hasMore };
 }

@@ -6,8 +6,10 @@
 import { INTEGRATION_FIELDS } from '@catalog/contracts';
 import type { CreateIntegrationBody, Integration, IntegrationField, UpdateIntegrationBody } from '@catalog/contracts';
 import {
+  afterId,
   conflict,
   executeWithEvents,
+  idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -32,7 +34,7 @@ import {
 } from '../persistence/integrations.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { idPage, integrationCursor } from './integration-cursor.js';
+
 import { recordLapse } from './integration-lapse.js';
 import { integrationView } from './integration-view.js';
 
@@ -92,11 +94,10 @@ export async function listIntegrations(
   maxBytes: number,
 ): Promise<{ integrations: Integration[]; nextCursor: string | null; hasMore: boolean }> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const afterId = query.after !== undefined ? integrationCursor.decode(query.after).id : undefined;
   const views = await inTenantScope(deps.db, call.tenantId, async (db) =>
-    integrationViews(db, call.tenantId, await listIntegrationRows(db, call.tenantId, { afterId, limit: limit + 1 })),
+    integrationViews(db, call.tenantId, await listIntegrationRows(db, call.tenantId, { afterId: afterId(query.after), limit: limit + 1 })),
   );
-  const { items, nextCursor, hasMore } = idPage(views, limit, maxBytes, integrationCursor);
+  const { items, nextCursor, hasMore } = idPage(views, limit, maxBytes, (integration) => integration.id);
   return { integrations: items, nextCursor, hasMore };
 }
 

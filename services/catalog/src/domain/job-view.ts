@@ -1,5 +1,4 @@
 import type { Job } from '@catalog/contracts';
-import { cursorCodec, isUuid } from '@catalog/platform';
 import type { JobRow } from '../persistence/import-jobs.js';
 
 /** The public JSON of a job (decision 0134). */
@@ -19,9 +18,3 @@ export function jobView(row: JobRow): Job {
     finishedAt: row.finished_at?.toISOString() ?? null,
   };
 }
-
-/** The `after` cursor of the job listing (newest first): the id of the last job of the previous page. */
-export const jobCursor = cursorCodec<{ id: string }>({
-  version: 1,
-  check: (payload): payload is { id: string } => isUuid(payload.id) && Object.keys(payload).length === 1,
-});

@@ -7,8 +7,9 @@ import type {
   UpdateMoleculeBody,
 } from '@catalog/contracts';
 import {
+  afterId,
   badRequest,
-  fitPage,
+  idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -31,7 +32,7 @@ import {
   type NewElement,
 } from '../persistence/molecules.js';
 import type { CatalogDb } from '../persistence/tables.js';
-import { moleculeCursor } from './molecule-cursor.js';
+
 import { moleculeViews } from './molecule-view.js';
 
 /**
@@ -114,17 +115,11 @@ export async function listMolecules(
   maxBytes: number,
 ): Promise<MoleculePage> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const afterId = query.after !== undefined ? moleculeCursor.decode(query.after).moleculeId : undefined;
   const rows = await inTenantScope(deps.db, call.tenantId, (db) =>
-    selectResolvedMolecules(db, call.tenantId, { afterId, limit: limit + 1 }),
+    selectResolvedMolecules(db, call.tenantId, { afterId: afterId(query.after), limit: limit + 1 }),
   );
-  const page = fitPage(moleculeViews(rows), limit, maxBytes);
-  const last = page.items[page.items.length - 1];
-  return {
-    molecules: page.items,
-    nextCursor: page.hasMore && last ? moleculeCursor.encode({ moleculeId: last.id }) : null,
-    hasMore: page.hasMore,
-  };
+  const { items, nextCursor, hasMore } = idPage(moleculeViews(rows), limit, maxBytes, (molecule) => molecule.id);
+  return { molecules: items, nextCursor, hasMore };
 }
 
 export async function getMolecule(deps: MoleculeDeps, call: CallContext, id: string): Promise<Molecule> {

@@ -8,9 +8,10 @@ import {
   type RelationType,
 } from '@catalog/contracts';
 import {
+  afterId,
   badRequest,
   conflict,
-  fitPage,
+  idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
@@ -33,7 +34,6 @@ import {
   type RelationRow,
 } from '../persistence/relations.js';
 import type { CatalogDb } from '../persistence/tables.js';
-import { entityCursor } from './entity-cursor.js';
 
 /**
  * Relations between entities (decision 0136): typed and directed, the entity of the path their
@@ -135,23 +135,24 @@ export async function listRelations(
   maxBytes: number,
 ): Promise<RelationList> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const afterId = query.after !== undefined ? entityCursor.decode(query.after).id : undefined;
   const id = entityId.toLowerCase();
   return inTenantScope(deps.db, call.tenantId, async (db) => {
-    const filter = { entityId: id, direction: query.direction ?? 'both', type: query.type, afterId, limit: limit + 1 };
+    const filter = {
+      entityId: id,
+      direction: query.direction ?? 'both',
+      type: query.type,
+      afterId: afterId(query.after),
+      limit: limit + 1,
+    };
     const rows = await listRelationRows(db, call.tenantId, filter);
     if (rows.length === 0 && !(await findEntity(db, call.tenantId, id))) throw notFound('entity');
-    const page = fitPage(
+    const page = idPage(
       rows.map((row) => relationView(row, id)),
       limit,
       maxBytes,
+      (relation) => relation.id,
     );
-    const last = page.items[page.items.length - 1];
-    return {
-      relations: page.items,
-      nextCursor: page.hasMore && last ? entityCursor.encode({ id: last.id }) : null,
-      hasMore: page.hasMore,
-    };
+    return { relations: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };
   });
 }
 
