@@ -52,7 +52,7 @@ async function errorOf(response) {
  * @param {string} method
  * @param {string} path with its query
  * @param {{ body?: unknown, idempotent?: boolean, key?: string }} [options]
- * @returns {Promise<any>}
+ * @returns {Promise<unknown>}
  */
 export async function call(method, path, options = {}) {
   const key = options.key ?? apiKey();

@@ -2,7 +2,7 @@
 /* DOM building without markup strings: the page's policy allows none (Trusted Types, decision 0139). */
 
 /**
- * @typedef {string | number | boolean | null | undefined | ((event: any) => void)} AttributeValue
+ * @typedef {string | number | boolean | null | undefined | ((event: Event) => void)} AttributeValue
  * @typedef {Node | string | null | undefined | false} Child
  */
 

@@ -60,11 +60,10 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @returns {Promise<AnalysisJob['result']>}
  */
 async function finished(jobId) {
-  /** @type {AnalysisJob} */
-  let job = await call('GET', `/api/v1/catalog/analyses/${jobId}`);
+  let job = /** @type {AnalysisJob} */ (await call('GET', `/api/v1/catalog/analyses/${jobId}`));
   for (let attempt = 0; attempt < 120 && job.status !== 'SUCCEEDED' && job.status !== 'FAILED'; attempt++) {
     await pause(1000);
-    job = await call('GET', `/api/v1/catalog/analyses/${jobId}`);
+    job = /** @type {AnalysisJob} */ (await call('GET', `/api/v1/catalog/analyses/${jobId}`));
   }
   if (job.status !== 'SUCCEEDED') throw new Error(`the ${job.type} analysis did not succeed (${job.error?.message ?? job.status})`);
   return job.result;
@@ -78,8 +77,7 @@ async function finished(jobId) {
  * @returns {Promise<Record<string, string>>} job id by type
  */
 async function jobsUnderWay(entityId, types) {
-  /** @type {AnalysisPage} */
-  const page = await call('GET', `/api/v1/catalog/analyses?entityId=${entityId}&limit=50`);
+  const page = /** @type {AnalysisPage} */ (await call('GET', `/api/v1/catalog/analyses?entityId=${entityId}&limit=50`));
   /** @type {Record<string, string>} */
   const jobs = {};
   for (const job of page.analyses) if (types.includes(job.type) && !jobs[job.type] && job.status !== 'FAILED') jobs[job.type] = job.jobId;
@@ -173,8 +171,9 @@ function waveformFigure(track, audio) {
 async function fillWaveform(track, view) {
   const analysis = track.analysis;
   const cuePoints = analysis.cuePoints;
-  /** @type {Waveform | null} */
-  const waveform = analysis.waveform.available ? (await call('GET', analysis.waveform.resultPath)).result : null;
+  const waveform = analysis.waveform.available
+    ? /** @type {{ result: Waveform }} */ (await call('GET', analysis.waveform.resultPath)).result
+    : null;
   view.show(waveform, cueMarks(track, cuePoints));
   if (waveform && (cuePoints || track.versions.AUDIO.markers.length > 0)) {
     view.note.textContent = '';
@@ -202,7 +201,10 @@ async function fillWaveform(track, view) {
     announce('Analysing…');
     try {
       const requested = await Promise.all(
-        missing.map(async (type) => [type, (await call('POST', '/api/v1/catalog/analyses', analysisOf(track.entityId, type))).jobId]),
+        missing.map(async (type) => [
+          type,
+          /** @type {AnalysisJob} */ (await call('POST', '/api/v1/catalog/analyses', analysisOf(track.entityId, type))).jobId,
+        ]),
       );
       await complete(Object.fromEntries(requested));
     } catch (error) {
@@ -226,7 +228,7 @@ const analysisOf = (entityId, type) => ({ body: { type, source: { entityId } }, 
 async function readTrack(entityId, wait) {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await call('GET', `/api/v1/library/tracks/${entityId}`);
+      return /** @type {Track} */ (await call('GET', `/api/v1/library/tracks/${entityId}`));
     } catch (error) {
       if (!(/** @type {{ status?: unknown }} */ (error).status === 404) || attempt >= 30) throw error;
       wait('This track is not in the library yet (its file may still be processed); checking again…');

@@ -65,16 +65,21 @@ function put(target, file, progress) {
  */
 async function uploadSong(song, step, progress) {
   step('Creating the song…');
-  const entity = await call('POST', '/api/v1/catalog/entities', {
-    body: { type: 'song', title: song.title, ...(song.artist ? { artist: song.artist } : {}) },
-    idempotent: true,
-  });
+  const entity = /** @type {{ id: string }} */ (
+    await call('POST', '/api/v1/catalog/entities', {
+      body: { type: 'song', title: song.title, ...(song.artist ? { artist: song.artist } : {}) },
+      idempotent: true,
+    })
+  );
   const sum = await checksum(song.file);
   const upload = { filename: song.file.name, contentType: contentType(song.file), size: song.file.size, ...(sum ? { checksum: sum } : {}) };
-  const version = await call('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
-    body: { label: 'Original', versionType: 'full_length', source: { upload } },
-    idempotent: true,
-  });
+  /** @typedef {{ id: string, asset: { id: string }, upload: { url: string, method: string, headers: Record<string, string> } }} CreatedVersion */
+  const version = /** @type {CreatedVersion} */ (
+    await call('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+      body: { label: 'Original', versionType: 'full_length', source: { upload } },
+      idempotent: true,
+    })
+  );
   step('Uploading…');
   await put(version.upload, song.file, progress);
   step('Confirming the upload…');
