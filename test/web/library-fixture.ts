@@ -34,16 +34,16 @@ export async function songWithAudio(api: ApiClient, key: string, song: { title: 
 }
 
 /** Runs the waveform and cue-point analyses of the entity and waits until the library's track shows both. */
-export async function analysedInLibrary(api: ApiClient, key: string, entityId: string): Promise<Track> {
+export async function analysedInLibrary(api: ApiClient, key: string, entityId: string): Promise<void> {
   for (const type of ['waveform', 'cue_points']) {
     const job = await api.request('POST', '/api/v1/catalog/analyses', { key, body: { type, source: { entityId } } });
     if (job.status !== 202) throw new Error(`analysis ${type}: ${job.status} ${JSON.stringify(job.body)}`);
   }
-  return eventually(
+  await eventually(
     async () => {
       const track = await api.request<Track | null>('GET', `/api/v1/library/tracks/${entityId}`, { key });
       const analysis = track.body?.analysis;
-      return analysis?.waveform?.available && analysis?.cuePoints ? track.body : undefined;
+      return analysis?.waveform?.available && analysis?.cuePoints ? true : undefined;
     },
     90_000,
     250,
