@@ -1,7 +1,8 @@
 /**
  * bench/accuracy/corpus.ts: the evaluation set, as specs (the audio is rendered from them into a
  * cache, never committed). Two splits that never share a seed or a sound font:
- *   tuning    FluidR3 (the font the analyzers were first tuned on) and TimGM6mb, 192 pieces each;
+ *   tuning    FluidR3 (the font the analyzers were first tuned on), TimGM6mb, CSound's GM bank and
+ *             OPL3 FM (decision 0144), 192 pieces each;
  *   heldout   MuseScore General, 72 pieces: what the targets are judged on; nothing but this
  *             benchmark reads it (services/analysis/test/analyzers/heldout-split.test.ts).
  * Every piece: one of the 24 keys in turn (minor ones natural or harmonic), 60–190 BPM, straight
@@ -22,6 +23,8 @@ const PIECE_SECONDS = 30;
 const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number }> = [
   { split: 'tuning', font: 'fluidr3', seedBase: 1_000, count: 192 },
   { split: 'tuning', font: 'timgm6mb', seedBase: 2_000, count: 192 },
+  { split: 'tuning', font: 'csound', seedBase: 3_000, count: 192 },
+  { split: 'tuning', font: 'opl3', seedBase: 4_000, count: 192 },
   { split: 'heldout', font: 'musescore', seedBase: 9_000, count: 72 },
 ];
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/accuracy/setup.sh: installs what the accuracy benchmark needs and prints the Python of
-# Essentia's virtual environment on its last line. Debian's packages: fluidsynth, ffmpeg, the three
+# Essentia's virtual environment on its last line. Debian's packages: fluidsynth, ffmpeg, the five
 # General MIDI sound fonts, espeak-ng. Essentia from PyPI in its own virtual environment under the
 # tool cache (CATALOG_TOOLS_DIR, default ~/.cache/catalog-tools): a benchmark tool, never a
 # dependency of the services.
@@ -17,6 +17,8 @@ command -v espeak-ng >/dev/null || need+=(espeak-ng)
 [[ -f /usr/share/sounds/sf2/FluidR3_GM.sf2 ]] || need+=(fluid-soundfont-gm)
 [[ -f /usr/share/sounds/sf3/MuseScore_General.sf3 ]] || need+=(musescore-general-soundfont)
 [[ -f /usr/share/sounds/sf2/TimGM6mb.sf2 ]] || need+=(timgm6mb-soundfont)
+[[ -f /usr/share/sounds/sf2/sf_GMbank.sf2 ]] || need+=(csound-soundfont)
+[[ -f /usr/share/sounds/sf2/OPL-3_FM_128M.sf2 ]] || need+=(opl3-soundfont)
 if ((${#need[@]} > 0)); then
   echo "[accuracy] apt-get install ${need[*]}" >&2
   sudo_cmd=()

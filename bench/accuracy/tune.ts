@@ -3,7 +3,7 @@
  * (corpus(['tuning'])). Decodes each piece once as the analysis pipeline does (mono, 11 025 Hz;
  * cached beside it), then scores analyzer settings in this process, learns the key's profiles
  * (the 24-key regression of learn-profiles.ts and the mode stage of learn-mode.ts) and the tempo's
- * octave weights (learn-octave.ts). Learned on one sound font and scored on the other too, to see
+ * octave weights (learn-octave.ts). Learned on the other sound fonts and scored on each too, to see
  * whether they carry over.
  *   node --conditions=source --import tsx bench/accuracy/tune.ts
  */
@@ -99,16 +99,18 @@ function octaveExamples(subset: Piece[]): Array<OctaveExample & { piece: Piece }
   });
 }
 
-/** Octave choices wrong with weights learned on one sound font, on the other (both folds), and the weights learned on all. */
+const FONTS = [...new Set(pieces.map((piece) => piece.font))];
+
+/** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
 function learnOctave(): void {
   const examples = octaveExamples(pieces);
   const wrong = (weights: number[], subset: typeof examples) =>
     subset.filter(({ features, fast }) => (features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== fast).length;
-  const folds = (['fluidr3', 'timgm6mb'] as const).map((font) => {
-    const weights = learnOctaveWeights(examples.filter((e) => e.piece.font === font));
+  const folds = FONTS.map((font) => {
+    const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
     return wrong(
       weights,
-      examples.filter((e) => e.piece.font !== font),
+      examples.filter((e) => e.piece.font === font),
     );
   });
   const weights = learnOctaveWeights(examples);
@@ -119,17 +121,18 @@ function learnOctave(): void {
 }
 
 const byFont = (font: string) => pieces.filter((piece) => piece.font === font);
-/** Mean of the two folds: profiles learned on one sound font, scored on the other. */
+/** Mean over the folds of each sound font: profiles learned on the other fonts, scored on it. */
 function crossValidated(settings: KeySettings): string {
-  const folds = (['fluidr3', 'timgm6mb'] as const).map((font) => {
-    const profiles = learnProfiles(byFont(font), settings);
-    return scoreKey(
-      { ...settings, profiles },
+  const folds = FONTS.map((font) => {
+    const profiles = learnProfiles(
       pieces.filter((piece) => piece.font !== font),
+      settings,
     );
+    return scoreKey({ ...settings, profiles }, byFont(font));
   });
-  const f = (x: number) => x.toFixed(3);
-  return `mirex ${f((folds[0]!.mirex + folds[1]!.mirex) / 2)} exact ${f((folds[0]!.exact + folds[1]!.exact) / 2)}`;
+  const mean = (pick: (fold: { mirex: number; exact: number }) => number) =>
+    (folds.reduce((sum, fold) => sum + pick(fold), 0) / folds.length).toFixed(3);
+  return `mirex ${mean((fold) => fold.mirex)} exact ${mean((fold) => fold.exact)}`;
 }
 const what = process.argv[2] ?? 'key';
 if (what === 'key') {

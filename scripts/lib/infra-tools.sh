@@ -14,9 +14,11 @@ ensure_audio_tools() {
   if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then missing+=(ffmpeg); fi
   if ! command -v fluidsynth >/dev/null 2>&1; then missing+=(fluidsynth); fi
   if [[ ! -f $INFRA_SOUNDFONT ]]; then missing+=(fluid-soundfont-gm); fi
-  # The analyzer tests render pieces with Debian's other two General MIDI fonts too (decision 0121).
+  # The analyzer tests render pieces with Debian's other General MIDI fonts too (decisions 0121, 0144).
   if [[ ! -f /usr/share/sounds/sf3/MuseScore_General.sf3 ]]; then missing+=(musescore-general-soundfont); fi
   if [[ ! -f /usr/share/sounds/sf2/TimGM6mb.sf2 ]]; then missing+=(timgm6mb-soundfont); fi
+  if [[ ! -f /usr/share/sounds/sf2/sf_GMbank.sf2 ]]; then missing+=(csound-soundfont); fi
+  if [[ ! -f /usr/share/sounds/sf2/OPL-3_FM_128M.sf2 ]]; then missing+=(opl3-soundfont); fi
   if ! command -v sox >/dev/null 2>&1; then missing+=(sox); fi
   if ((${#missing[@]} > 0)); then
     infra_apt_install "${missing[@]}" || return 1
@@ -25,7 +27,7 @@ ensure_audio_tools() {
     infra_err "sound font $INFRA_SOUNDFONT missing after installing fluid-soundfont-gm"
     return 1
   fi
-  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb"
+  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb, CSound GM, OPL3 FM"
 }
 
 # _infra_npm_pack_verified SPEC SHA256 DIR : `npm pack`s SPEC into DIR and prints the tarball's

@@ -148,7 +148,12 @@ export const TempoResult = Type.Object(
     bpm: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
       description: 'beats per minute (one decimal); null when no steady beat was found',
     }),
-    confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how clearly the beat stands out of the onset envelope' }),
+    confidence: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo)',
+    }),
     firstBeatMs: Ms('first beat'),
     firstDownbeatMs: Ms('first beat of a bar (4/4 assumed)'),
     beatsMs: Type.Array(Type.Integer({ minimum: 0 }), {

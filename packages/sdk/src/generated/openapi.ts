@@ -5878,7 +5878,7 @@ export interface operations {
                 | {
                     /** @description beats per minute (one decimal); null when no steady beat was found */
                     bpm: number | null;
-                    /** @description how clearly the beat stands out of the onset envelope */
+                    /** @description how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo) */
                     confidence: number;
                     /** @description first beat */
                     firstBeatMs: number | null;
@@ -6174,7 +6174,7 @@ export interface operations {
               | {
                   /** @description beats per minute (one decimal); null when no steady beat was found */
                   bpm: number | null;
-                  /** @description how clearly the beat stands out of the onset envelope */
+                  /** @description how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo) */
                   confidence: number;
                   /** @description first beat */
                   firstBeatMs: number | null;
@@ -6505,7 +6505,7 @@ export interface operations {
               | {
                   /** @description beats per minute (one decimal); null when no steady beat was found */
                   bpm: number | null;
-                  /** @description how clearly the beat stands out of the onset envelope */
+                  /** @description how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo) */
                   confidence: number;
                   /** @description first beat */
                   firstBeatMs: number | null;

@@ -25,9 +25,14 @@ export interface RenderOptions {
   timeoutMs?: number;
 }
 
-/** The General MIDI sound fonts of Debian's packages (fluid-soundfont-gm, musescore-general-soundfont, timgm6mb-soundfont). */
+/**
+ * The General MIDI sound fonts of Debian's packages (fluid-soundfont-gm, musescore-general-soundfont,
+ * timgm6mb-soundfont, csound-soundfont, opl3-soundfont: an FM chip's sound, not samples).
+ */
 export const SOUND_FONTS = {
   fluidr3: '/usr/share/sounds/sf2/FluidR3_GM.sf2',
+  csound: '/usr/share/sounds/sf2/sf_GMbank.sf2',
+  opl3: '/usr/share/sounds/sf2/OPL-3_FM_128M.sf2',
   musescore: '/usr/share/sounds/sf3/MuseScore_General.sf3',
   timgm6mb: '/usr/share/sounds/sf2/TimGM6mb.sf2',
 } as const;

@@ -20,7 +20,7 @@ const KEY_NAMES = ['C', 'C#', 'D', 'Eb', 'E', 'F', 'F#', 'G', 'Ab', 'A', 'Bb', '
 const MINOR_NAMES = ['C', 'C#', 'D', 'Eb', 'E', 'F', 'F#', 'G', 'G#', 'A', 'Bb', 'B'];
 
 /**
- * Generated pieces from each of Debian's three General MIDI sound fonts (seeds of their own,
+ * Generated pieces from each of Debian's five General MIDI sound fonts (seeds of their own,
  * outside the accuracy benchmark's splits). The first two of each font the analyzer before issue
  * 28 read wrong: the D major pieces as G major or E minor, the G minor ones as G major or Bb major
  * (the keys of the issue), the others as their parallel major. The pieces with `exactTempo`,
@@ -28,6 +28,8 @@ const MINOR_NAMES = ['C', 'C#', 'D', 'Eb', 'E', 'F', 'F#', 'G', 'G#', 'A', 'Bb',
  * read the MuseScore ones at half and at twice their tempo (decision 0140). The last five the
  * key analyzer of decision 0121 read wrong: E major as B major (a fifth off), F minor as Ab major,
  * C# minor as Db major (parallel), Eb minor as F# major and C# minor as E major (decision 0143).
+ * The four from the CSound and OPL3 fonts, slow and without drums, must not read twice their
+ * tempo (decision 0144).
  */
 const PIECES: Array<{ font: SoundFontName; seed: number; fixed: Partial<SongSpec>; exactTempo?: boolean }> = [
   { font: 'fluidr3', seed: 70_110, fixed: { tonic: 2, mode: 'major' } },
@@ -45,6 +47,10 @@ const PIECES: Array<{ font: SoundFontName; seed: number; fixed: Partial<SongSpec
   { font: 'timgm6mb', seed: 70_805, fixed: { tonic: 1, mode: 'minor' } },
   { font: 'musescore', seed: 70_923, fixed: { tonic: 3, mode: 'minor' } },
   { font: 'musescore', seed: 70_925, fixed: { tonic: 1, mode: 'minor' } },
+  { font: 'csound', seed: 71_108, fixed: { tonic: 4, mode: 'major', drums: null }, exactTempo: true },
+  { font: 'csound', seed: 71_111, fixed: { tonic: 7, mode: 'minor', drums: null }, exactTempo: true },
+  { font: 'opl3', seed: 71_204, fixed: { tonic: 8, mode: 'major', drums: null }, exactTempo: true },
+  { font: 'opl3', seed: 71_217, fixed: { tonic: 1, mode: 'minor', drums: null }, exactTempo: true },
 ];
 const specs = PIECES.map(({ seed, fixed }) => randomSongSpec(seededRandom(seed), 16, fixed));
 const results: Array<AnalysisResults<'key' | 'tempo'>> = [];

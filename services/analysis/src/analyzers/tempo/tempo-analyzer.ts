@@ -1,6 +1,7 @@
 import { MAX_BEATS, type TempoResult } from '@catalog/contracts';
 import { trackBeats } from './beat-tracker.js';
 import { CappedSeries } from './capped-series.js';
+import { CHROMA_HOP, ChromaSeries } from './harmonic-change.js';
 import { ONSET_FRAME, ONSET_HOP, OnsetDetector } from './onset.js';
 import { StreamingAutocorrelation } from './periodicity.js';
 import {
@@ -11,11 +12,12 @@ import {
   refineTempo,
   strongestTempo,
   type OctaveEvidence,
+  type OctaveSeries,
 } from './tempo-estimate.js';
 
 /** Onset strength kept for beat tracking and octave checks: the first 10 minutes (bounded memory). */
 const TRACKED_SECONDS = 600;
-/** Below this confidence there is no steady beat to report. */
+/** Below this periodicity (the confidence before the octave choice) there is no steady beat to report. */
 const MIN_CONFIDENCE = 0.05;
 /** Where in its onset frame an attack lies when the flux peaks (share of the frame; measured on rendered drums). */
 const ONSET_LATENCY = 0.45;
@@ -28,9 +30,9 @@ const DOWNBEAT_BARS = 64;
 
 /**
  * `tempo` from the mono stream: the onset strength's autocorrelation over the whole file gives
- * the tempo (comb over four multiples of the period), a learned score on the stored strength its
- * octave (decision 0140), a dynamic-programming beat tracker the beats, and the low band's accents
- * the bar phase.
+ * the tempo (comb over four multiples of the period), a learned score on the stored strength and
+ * chroma its octave (decisions 0140, 0144), a dynamic-programming beat tracker the beats, and the
+ * low band's accents the bar phase.
  */
 export class TempoAnalyzer {
   private readonly detector: OnsetDetector;
@@ -38,6 +40,7 @@ export class TempoAnalyzer {
   private readonly acf: StreamingAutocorrelation;
   private readonly strength: CappedSeries;
   private readonly low: CappedSeries;
+  private readonly chroma: ChromaSeries;
 
   constructor(private readonly sampleRate: number) {
     this.frameRate = sampleRate / ONSET_HOP;
@@ -45,6 +48,7 @@ export class TempoAnalyzer {
     const cap = Math.ceil(TRACKED_SECONDS * this.frameRate);
     this.strength = new CappedSeries(cap);
     this.low = new CappedSeries(cap);
+    this.chroma = new ChromaSeries(sampleRate, Math.ceil((TRACKED_SECONDS * sampleRate) / CHROMA_HOP));
     this.detector = new OnsetDetector(sampleRate, (flux, lowFlux) => {
       this.acf.add(flux);
       this.strength.push(flux);
@@ -54,14 +58,19 @@ export class TempoAnalyzer {
 
   write(samples: Float32Array, count: number): void {
     this.detector.write(samples, count);
+    this.chroma.write(samples, count);
   }
 
   /** What the octave choice reads (for learning its weights: bench/accuracy/tune.ts); null without a beat. */
   octaveEvidence(): OctaveEvidence | null {
     if (!(this.acf.sums[0]! > 0)) return null;
     const { bpm } = strongestTempo(this.acf, this.frameRate);
-    const low = normalised(this.low.values());
-    return octaveEvidence(bpm, { strength: normalised(this.strength.values()), low, acf: this.acf }, this.frameRate);
+    return octaveEvidence(bpm, this.octaveSeries(normalised(this.strength.values())), this.frameRate);
+  }
+
+  private octaveSeries(strength: Float32Array): OctaveSeries {
+    const harmony = { chroma: this.chroma.values(), frameRate: this.chroma.frameRate };
+    return { strength, low: normalised(this.low.values()), acf: this.acf, harmony };
   }
 
   result(): TempoResult {
@@ -69,11 +78,13 @@ export class TempoAnalyzer {
     const energy = this.acf.sums[0]!;
     if (!(energy > 0)) return none;
     const { bpm: grid, salience } = strongestTempo(this.acf, this.frameRate);
-    const confidence = Math.min(1, Math.max(0, salience / (4 * energy)));
-    if (confidence < MIN_CONFIDENCE) return { ...none, confidence: round(confidence, 2) };
+    const periodicity = Math.min(1, Math.max(0, salience / (4 * energy)));
+    if (periodicity < MIN_CONFIDENCE) return { ...none, confidence: round(periodicity, 2) };
     const strength = normalised(this.strength.values());
-    const evidence = octaveEvidence(grid, { strength, low: normalised(this.low.values()), acf: this.acf }, this.frameRate);
-    const bpm = refineTempo(this.acf, this.frameRate, chooseOctave(grid, evidence));
+    const octave = chooseOctave(grid, octaveEvidence(grid, this.octaveSeries(strength), this.frameRate));
+    // How periodic the onsets are, times how sure the octave choice is (decision 0144).
+    const confidence = periodicity * octave.probability;
+    const bpm = refineTempo(this.acf, this.frameRate, octave.bpm);
     const beats = trackBeats(strength, periodFrames(bpm, this.frameRate));
     const toMs = (frame: number) => Math.round(((frame * ONSET_HOP + ONSET_LATENCY * ONSET_FRAME) / this.sampleRate) * 1000);
     const downbeat = barPhase(beats, this.low.values());

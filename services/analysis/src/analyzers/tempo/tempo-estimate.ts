@@ -1,3 +1,4 @@
+import { harmonicChange, normalisedAutocorrelation } from './harmonic-change.js';
 import { combSalience, type StreamingAutocorrelation } from './periodicity.js';
 
 /** The tempo range reported (beats per minute). */
@@ -12,13 +13,15 @@ const PRIOR_OCTAVES = 1;
  * The octave choice between the two levels of the comb's tempo in range, a slow one and twice it:
  * a logistic score over what the onset strength says of them (their off-beats, in all bands and
  * in the low band; the off-beats of half the slow level; the comb's salience of the fast level
- * against the slow; how fast the slow level is); the fast level is the beat when the score is
+ * against the slow; how fast the slow level is) and over where the harmony changes (at half a bar
+ * of the slow level as well as at its bar, or not); the fast level is the beat when the score is
  * positive. Weights learned on the accuracy benchmark's tuning split (bench/accuracy/tune.ts
- * tempo; decision 0140), in the order of OctaveEvidence.features, the constant last.
+ * tempo; decisions 0140, 0144), in the order of OctaveEvidence.features, the constant last.
  */
-export const OCTAVE_WEIGHTS: readonly number[] = [4.73, 2.81, 3.49, 1.89, -0.52, 4.13, -2.91, -1.11];
+export const OCTAVE_WEIGHTS: readonly number[] = [3.63, 2.73, 2.57, 2.27, 0.35, 4.44, -1.8, 3.07, 2.41, -1.42];
 const PHASE_BINS = 16;
 const FOLD_PERIODS = 8;
+const BEATS_PER_BAR = 4;
 
 export const periodFrames = (bpm: number, frameRate: number) => (60 * frameRate) / bpm;
 
@@ -62,22 +65,28 @@ export interface OctaveEvidence {
   features: number[];
 }
 
-/**
- * The evidence on the octave of a comb tempo, or null when only one octave of it lies in range.
- * `strength` and `low` are the normalised onset strengths of all bands and of the low band.
- */
-export function octaveEvidence(
-  bpm: number,
-  series: { strength: Float32Array; low: Float32Array; acf: StreamingAutocorrelation },
-  frameRate: number,
-): OctaveEvidence | null {
+/** What the octave choice reads of a stream: onset strengths, their autocorrelation and the chroma. */
+export interface OctaveSeries {
+  /** The normalised onset strengths of all bands and of the low band, at the onset frame rate. */
+  strength: Float32Array;
+  low: Float32Array;
+  acf: StreamingAutocorrelation;
+  /** Chroma vectors (12 values a frame) and their frame rate (harmonic-change.ts). */
+  harmony: { chroma: Float32Array; frameRate: number };
+}
+
+/** The evidence on the octave of a comb tempo, or null when only one octave of it lies in range. */
+export function octaveEvidence(bpm: number, series: OctaveSeries, frameRate: number): OctaveEvidence | null {
   let slow = bpm;
   while (slow / 2 >= MIN_BPM) slow /= 2;
   while (slow < MIN_BPM) slow *= 2;
   if (slow * 2 > MAX_BPM) return null;
-  const { strength, low, acf } = series;
+  const { strength, low, acf, harmony } = series;
   const period = periodFrames(slow, frameRate);
   const salience = (p: number) => Math.max(1e-3, combSalience(acf, p, HARMONICS) / acf.sums[0]!);
+  // A bar of the slow level, in chroma frames; the harmony compared over half a bar either side.
+  const bar = BEATS_PER_BAR * periodFrames(slow, harmony.frameRate);
+  const change = harmonicChange(harmony.chroma, Math.max(1, Math.round(bar / 2)));
   return {
     slow,
     features: [
@@ -88,29 +97,39 @@ export function octaveEvidence(
       Math.log2(slow / PRIOR_CENTRE),
       Math.log(salience(period / 2) / salience(period)),
       offbeatRatio(strength, period * 2),
+      offbeatRatio(change, bar, Infinity),
+      normalisedAutocorrelation(change, bar / 2) - normalisedAutocorrelation(change, bar),
       1,
     ],
   };
 }
 
-/** The beat's tempo: the fast level of the evidence when its logistic score is positive, else the slow one. */
-export function chooseOctave(bpm: number, evidence: OctaveEvidence | null, weights: readonly number[] = OCTAVE_WEIGHTS): number {
-  if (!evidence) return bpm;
+/**
+ * The beat's tempo: the fast level of the evidence when its logistic score is positive, else the
+ * slow one; and the probability the score gives that level (1 when only one level is in range).
+ */
+export function chooseOctave(
+  bpm: number,
+  evidence: OctaveEvidence | null,
+  weights: readonly number[] = OCTAVE_WEIGHTS,
+): { bpm: number; probability: number } {
+  if (!evidence) return { bpm, probability: 1 };
   const score = evidence.features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
-  return score >= 0 ? evidence.slow * 2 : evidence.slow;
+  return { bpm: score >= 0 ? evidence.slow * 2 : evidence.slow, probability: 1 / (1 + Math.exp(-Math.abs(score))) };
 }
 
 /**
- * Strength half a period after the strongest phase relative to the strongest phase, of the
- * onset strength folded onto one period. Folded in stretches of FOLD_PERIODS periods, each
- * aligned on its own strongest phase, so that a tempo slightly off does not smear the phases.
+ * Strength half a period after the strongest phase relative to the strongest phase, of a series
+ * folded onto one period. Folded in stretches of `foldPeriods` periods (Infinity: the whole
+ * series at once), each aligned on its own strongest phase, so that a tempo slightly off does not
+ * smear the phases.
  */
-function offbeatRatio(strength: Float32Array, period: number): number {
+function offbeatRatio(strength: Float32Array, period: number, foldPeriods = FOLD_PERIODS): number {
   const total = new Float64Array(PHASE_BINS);
-  const stretch = Math.round(FOLD_PERIODS * period);
+  const stretch = Number.isFinite(foldPeriods) ? Math.round(foldPeriods * period) : Math.floor(strength.length / period) * period;
   const profile = new Float64Array(PHASE_BINS);
   const counts = new Float64Array(PHASE_BINS);
-  for (let start = 0; start + stretch <= strength.length; start += stretch) {
+  for (let start = 0; stretch > 0 && start + stretch <= strength.length; start += stretch) {
     profile.fill(0);
     counts.fill(0);
     for (let t = start; t < start + stretch; t++) {
