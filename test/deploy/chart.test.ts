@@ -150,6 +150,15 @@ describe('helm chart', () => {
     await expect(render('existingSecret=catalog-secrets', 'nats.streamReplicas=6')).rejects.toThrow(/streamReplicas/);
   });
 
+  test("with the s3 backend, /app may upload to the origin of the bucket's public endpoint (decision 0145)", async () => {
+    const origins = async (...sets: string[]) =>
+      envOf(deployment(await render('existingSecret=catalog-secrets', ...sets), 'gateway')).get('APP_UPLOAD_ORIGINS')?.value;
+    expect(await origins()).toBe('http://minio:9000');
+    expect(await origins('blob.s3.publicEndpoint=https://s3.example.net/')).toBe('https://s3.example.net');
+    expect(await origins('blob.s3.publicEndpoint=https://files.example.net:8443/storage')).toBe('https://files.example.net:8443');
+    expect(await origins('blob.backend=fs')).toBeUndefined();
+  });
+
   test("the gateway reaches an analysis replica's listener at the pod's own address (large results, decision 0113)", async () => {
     const manifests = await render('existingSecret=catalog-secrets');
     const env = envOf(deployment(manifests, 'analysis'));

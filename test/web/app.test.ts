@@ -7,7 +7,7 @@ import type { AnalysisJobPage, VersionList } from '@catalog/contracts';
 import type { Browser, Page, SerializedAXNode } from 'puppeteer-core';
 import { PATIENT_CALLS } from '../support/system.js';
 import { useSystem } from '../support/use-system.js';
-import { launchBrowser, screenshot, violationsOf, watchedPage, type PageWatch } from './browser.js';
+import { fillUploadForm, launchBrowser, screenshot, violationsOf, watchedPage, type PageWatch } from './browser.js';
 import { analysedInLibrary, libraryTenant, songWithAudio } from './library-fixture.js';
 
 /**
@@ -151,12 +151,7 @@ test('play: the file comes through the download with the key, and the audio elem
 test('upload: a new song goes up to the signed URL with a progress bar, is confirmed, and opens as a track', async () => {
   const file = join(work, 'new-song.wav');
   await writeFile(file, await sineWav(30, { sampleRate: 44_100, channels: 2 }));
-  await page.click('nav a[href="#/upload"]');
-  await page.waitForSelector('#upload-title');
-  await page.type('#upload-title', 'Ceremony');
-  await page.type('#upload-artist', 'New Order');
-  const chooser = await page.$('#upload-file');
-  await (chooser as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file);
+  await fillUploadForm(page, { title: 'Ceremony', artist: 'New Order', file });
   // Every value the progress bar shows, in order.
   await page.evaluate(() => {
     const bar = document.getElementById('upload-progress') as HTMLProgressElement;

@@ -63,3 +63,13 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) as `${string}.png`, fullPage });
 }
+
+/** Opens the library page's upload form and fills it in: title, artist and the file (not sent yet). */
+export async function fillUploadForm(page: Page, song: { title: string; artist: string; file: string }): Promise<void> {
+  await page.click('nav a[href="#/upload"]');
+  await page.waitForSelector('#upload-title');
+  await page.type('#upload-title', song.title);
+  await page.type('#upload-artist', song.artist);
+  const chooser = await page.$('#upload-file');
+  await (chooser as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(song.file);
+}

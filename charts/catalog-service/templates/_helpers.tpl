@@ -32,6 +32,12 @@ app.kubernetes.io/component: {{ .name }}
 {{- printf "http://%s-asset:%v" (include "catalog.fullname" .) .Values.services.asset.port -}}
 {{- end -}}
 
+{{/* The origin clients upload to with the s3 backend (path-style URLs of the public endpoint, decision 0145). */}}
+{{- define "catalog.s3PublicOrigin" -}}
+{{- $url := urlParse (default .Values.blob.s3.endpoint .Values.blob.s3.publicEndpoint) -}}
+{{- printf "%s://%s" $url.scheme $url.host -}}
+{{- end -}}
+
 {{/* A variable of the shared Secret. */}}
 {{- define "catalog.secretEnv" -}}
 - name: {{ .key }}

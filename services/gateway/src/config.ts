@@ -92,6 +92,13 @@ export const gatewayConfig = defineConfig(
       minimum: 50,
       description: "Longest wait for an asset listener's address over NATS.",
     }),
+    appUploadOrigins: Env.string({
+      env: 'APP_UPLOAD_ORIGINS',
+      default: '',
+      description:
+        "Origins besides the gateway's own that `/app` may upload to, space-separated: with the `s3` blob backend, the origin of " +
+        '`S3_PUBLIC_ENDPOINT`, whose bucket must allow it by CORS (decision 0145).',
+    }),
     /** Connect and idle limits of the proxied uploads and downloads (decision 0050). */
     upstream: Env.group({
       connectMs: Env.integer({
@@ -108,15 +115,28 @@ export const gatewayConfig = defineConfig(
       }),
     }),
   }),
-  ({ common: commonValues, trustProxyHops, legacyTrustProxy, ...own }, check) => {
+  ({ common: commonValues, trustProxyHops, legacyTrustProxy, appUploadOrigins, ...own }, check) => {
     const built = common.build(commonValues, check);
     // The client's connection carries no byte while the gateway waits for a service: closed at
     // the idle timeout, a longer wait would reach the client as a dropped connection, not a 504.
     if (own.rpcTimeoutMs >= built.http.idleTimeoutMs) {
       check.refuse(`RPC_TIMEOUT_MS (${own.rpcTimeoutMs}) must be below HTTP_IDLE_TIMEOUT_MS (${built.http.idleTimeoutMs})`);
     }
-    return { ...built, ...own, trustProxyHops: trustProxyHops ?? (legacyTrustProxy ? 1 : 0) };
+    const uploadOrigins = appUploadOrigins.split(/\s+/).filter((origin) => origin !== '');
+    for (const origin of uploadOrigins.filter((value) => !isOrigin(value)))
+      check.refuse(`APP_UPLOAD_ORIGINS: ${origin} is not an origin (http or https, host, optional port; no path)`);
+    return { ...built, ...own, appUploadOrigins: uploadOrigins, trustProxyHops: trustProxyHops ?? (legacyTrustProxy ? 1 : 0) };
   },
 );
+
+/** Whether `value` is exactly an http(s) origin, as a Content-Security-Policy source names it. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 export type GatewayConfig = ConfigOf<typeof gatewayConfig>;

@@ -52,7 +52,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).
-    const pages = [docsPage(), appPage()];
+    const pages = [docsPage(), appPage(config.appUploadOrigins)];
     const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads, pages), {
       accessLog: true,
       proxyHops: config.trustProxyHops,

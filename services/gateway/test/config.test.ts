@@ -27,3 +27,11 @@ test('RPC_TIMEOUT_MS must be below HTTP_IDLE_TIMEOUT_MS: a longer wait would rea
   );
   expect(readConfig(gatewayConfig, { ...BASE, RPC_TIMEOUT_MS: '60000', HTTP_IDLE_TIMEOUT_MS: '90000' }).rpcTimeoutMs).toBe(60_000);
 });
+
+test('APP_UPLOAD_ORIGINS: origins /app may upload to, space-separated; anything but an http(s) origin is refused', () => {
+  expect(readConfig(gatewayConfig, BASE).appUploadOrigins).toEqual([]);
+  const origins = readConfig(gatewayConfig, { ...BASE, APP_UPLOAD_ORIGINS: ' https://s3.example.net  http://minio.local:9000 ' });
+  expect(origins.appUploadOrigins).toEqual(['https://s3.example.net', 'http://minio.local:9000']);
+  for (const bad of ['https://s3.example.net/', 'https://s3.example.net/bucket', 'ftp://s3.example.net', 's3.example.net', "'self'"])
+    expect(() => readConfig(gatewayConfig, { ...BASE, APP_UPLOAD_ORIGINS: bad })).toThrow(/APP_UPLOAD_ORIGINS: .* is not an origin/);
+});

@@ -3,23 +3,26 @@ import { extname, join } from 'node:path';
 import { policy, STATIC_ROOT, staticSite, type StaticFile } from './app-static.js';
 
 /**
- * `/app`'s policy (decision 0139): its own modules and styles only, nothing inline; API calls and
- * uploads to this origin; audio from the blob the page downloaded; no string ever becomes markup
- * or script (Trusted Types with no policy: the page builds its DOM from nodes and text).
+ * `/app`'s policy (decision 0139): its own modules and styles only, nothing inline; API calls to
+ * this origin, uploads to it and to `uploadOrigins` (an S3 bucket's, decision 0145); audio from the
+ * blob the page downloaded; no string ever becomes markup or script (Trusted Types with no policy:
+ * the page builds its DOM from nodes and text).
  */
-export const APP_CSP = policy({
-  'default-src': "'none'",
-  'script-src': "'self'",
-  'style-src': "'self'",
-  'img-src': "'self' data:",
-  'media-src': "'self' blob:",
-  'connect-src': "'self'",
-  'base-uri': "'none'",
-  'form-action': "'none'",
-  'frame-ancestors': "'none'",
-  'require-trusted-types-for': "'script'",
-  'trusted-types': "'none'",
-});
+export function appCsp(uploadOrigins: readonly string[] = []): string {
+  return policy({
+    'default-src': "'none'",
+    'script-src': "'self'",
+    'style-src': "'self'",
+    'img-src': "'self' data:",
+    'media-src': "'self' blob:",
+    'connect-src': ["'self'", ...uploadOrigins].join(' '),
+    'base-uri': "'none'",
+    'form-action': "'none'",
+    'frame-ancestors': "'none'",
+    'require-trusted-types-for': "'script'",
+    'trusted-types': "'none'",
+  });
+}
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -38,7 +41,7 @@ function appFiles(): StaticFile[] {
   return [...files, { path: '/app', file: index, type: TYPES['.html']! }, { path: '/app/', file: index, type: TYPES['.html']! }];
 }
 
-/** `/app`: the library page (static ES modules, no build step; decision 0139). */
-export function appPage() {
-  return staticSite('/app', appFiles(), APP_CSP);
+/** `/app`: the library page (static ES modules, no build step; decision 0139), uploading to `uploadOrigins` too. */
+export function appPage(uploadOrigins: readonly string[] = []) {
+  return staticSite('/app', appFiles(), appCsp(uploadOrigins));
 }
