@@ -1,3 +1,4 @@
+import type { AppliedCuePointMarkers, Entity, Version } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
@@ -22,7 +23,7 @@ async function onlineVersion(a: Caller, entityId: string, options: { isPrimary?:
   expect(await uploadBytes(h, version.body.upload, wav)).toBeLessThan(300);
   await h.assets(a).ok('confirmAsset', { params: { id: version.body.asset.id } });
   await eventually(async () => {
-    const v = await a.ok('getVersion', { params: { id: entityId, versionId: version.body.id } });
+    const v = await a.ok<Version>('getVersion', { params: { id: entityId, versionId: version.body.id } });
     return v.asset.status === 'ONLINE' ? v : undefined;
   }, 15_000);
   return { versionId: version.body.id as string, assetId: version.body.asset.id as string };
@@ -32,7 +33,7 @@ const resolve = (a: Caller, body: unknown) => a.call('resolveAnalysisSource', { 
 
 test('an entity resolves to its primary ONLINE audio version, a version to itself, with the DMRN', async () => {
   const a = h.tenant();
-  const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Tone', externalReferences: { dmrn: 'DM-TONE' } } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Tone', externalReferences: { dmrn: 'DM-TONE' } } });
   expect(errorOf(await resolve(a, { entityId: entity.id }))).toMatchObject({ status: 409, code: 'no_primary_audio_version' });
 
   const pending = (await addUploadVersion(a, entity.id, { size: wav.length })) as { body: any };
@@ -69,25 +70,25 @@ test('an entity resolves to its primary ONLINE audio version, a version to itsel
 
 test('cue points become markers only where the entity type asks for it, and never over markers set by hand', async () => {
   const a = h.tenant();
-  const entity = await a.ok('createEntity', { body: { type: 'jingle', title: 'Cue me' } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'jingle', title: 'Cue me' } });
   const { versionId } = await onlineVersion(a, entity.id);
   const markers = [
     { type: 'cue_in', positionMs: 10 },
     { type: 'cue_out', positionMs: 1_990 },
   ];
-  const apply = (list: unknown) => a.ok('applyCuePointMarkers', { body: { versionId, markers: list } });
+  const apply = (list: unknown) => a.ok<AppliedCuePointMarkers>('applyCuePointMarkers', { body: { versionId, markers: list } });
 
   expect(await apply(markers)).toEqual({ outcome: 'not_enabled' });
   await a.ok('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: ['cue_points'], cuePointMarkers: true } });
   expect(await apply(markers)).toEqual({ outcome: 'applied' });
   expect(await apply(markers)).toEqual({ outcome: 'unchanged' });
-  expect((await a.ok('getVersion', { params: { id: entity.id, versionId } })).markers).toEqual(markers);
+  expect((await a.ok<Version>('getVersion', { params: { id: entity.id, versionId } })).markers).toEqual(markers);
   const events = await h.outbox({ resourceId: versionId, type: 'markers.updated' });
   expect(events.map((e) => e.data)).toEqual([{ entityId: entity.id, count: 2, types: ['cue_in', 'cue_out'] }]);
 
   const byHand = [{ type: 'cue_in', positionMs: 500 }];
   await a.ok('putVersionMarkers', { params: { id: entity.id, versionId }, body: { markers: byHand } });
   expect(await apply(markers)).toEqual({ outcome: 'set_by_hand' });
-  expect((await a.ok('getVersion', { params: { id: entity.id, versionId } })).markers).toEqual(byHand);
+  expect((await a.ok<Version>('getVersion', { params: { id: entity.id, versionId } })).markers).toEqual(byHand);
   expect(errorOf(await h.tenant().call('applyCuePointMarkers', { body: { versionId, markers } }))).toMatchObject({ status: 404 });
 });

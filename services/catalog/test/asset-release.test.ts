@@ -1,3 +1,4 @@
+import type { Asset, CreatedVersion, Entity, VersionList } from '@catalog/contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { envelopeFromRow, subjectsFor, type BusEvent, type NatsConnection } from '@catalog/platform';
@@ -64,7 +65,7 @@ const REFUSE = "raise exception 'injected failure'";
 describe('the asset service knows which version a file belongs to', () => {
   test('both sources record the version; its deletion releases the file; a late deletion of the former version leaves the new one its file', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Reused' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Reused' } });
     const reply = await addUploadVersion(a, entity.id);
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     const first = reply.body as any;
@@ -72,7 +73,7 @@ describe('the asset service knows which version a file belongs to', () => {
 
     await a.ok('deleteVersion', { params: { id: entity.id, versionId: first.id } });
     const released = await eventually(async () => {
-      const asset = await h.assets(a).ok('getAsset', { params: { id: first.asset.id } });
+      const asset = await h.assets(a).ok<Asset>('getAsset', { params: { id: first.asset.id } });
       return asset.retention === 'standalone' ? asset : undefined;
     }, 20_000);
     expect(released).toMatchObject({ entityId: null, status: 'PENDING_UPLOAD', expiresAt: expect.any(String) });
@@ -88,12 +89,12 @@ describe('the asset service knows which version a file belongs to', () => {
     const state = await h.sql.query('select status, event_seq from catalog.asset_states where asset_id = $1', [first.asset.id]);
     expect(state.rows).toEqual([{ status: 'PENDING_UPLOAD', event_seq: String(releasedMsg.seq) }]);
 
-    const second = await a.ok('createVersion', {
+    const second = await a.ok<CreatedVersion>('createVersion', {
       params: { id: entity.id },
       body: { source: { assetId: first.asset.id }, label: 'Again', versionType: 'radio_edit' },
     });
     expect(await versionOfAsset(first.asset.id)).toBe(second.id);
-    const attached = await h.assets(a).ok('getAsset', { params: { id: first.asset.id } });
+    const attached = await h.assets(a).ok<Asset>('getAsset', { params: { id: first.asset.id } });
     expect(attached).toMatchObject({ retention: 'attached', entityId: entity.id });
 
     // The first version's deletion, delivered again (as after a relay crash): nothing changes.
@@ -110,10 +111,10 @@ describe('a version whose transaction fails after its file was attached', () => 
     const { a, entityId, assetId } = await entityAndStandaloneAsset('Doomed version');
     const failed = await whileVersionCreatedRuns(entityId, REFUSE, () => addVersionOf(a, entityId, assetId, 'Doomed'));
     expect(failed).toMatchObject({ ok: false, error: { status: 500 } });
-    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entityId } })).versions).toEqual([]);
 
     // The asset service had attached it to the version that was never written; it is standalone again.
-    const asset = await h.assets(a).ok('getAsset', { params: { id: assetId } });
+    const asset = await h.assets(a).ok<Asset>('getAsset', { params: { id: assetId } });
     expect(asset).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
     expect(await versionOfAsset(assetId)).toBeNull();
     expect(await releasedEvents(assetId)).toHaveLength(1);
@@ -121,7 +122,7 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await intentsOf(assetId)).toEqual([]);
 
     // And it can be used again.
-    const version = await a.ok('createVersion', {
+    const version = await a.ok<CreatedVersion>('createVersion', {
       params: { id: entityId },
       body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' },
     });
@@ -133,7 +134,7 @@ describe('a version whose transaction fails after its file was attached', () => 
     h.failAssetReleases(1);
     const failed = await whileVersionCreatedRuns(entityId, REFUSE, () => addVersionOf(a, entityId, assetId, 'Doomed'));
     expect(failed).toMatchObject({ ok: false, error: { status: 500 } });
-    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entityId } })).versions).toEqual([]);
 
     // Attached to a version that does not exist, not expiring: without the intent, for good.
     const unwritten = await versionOfAsset(assetId);
@@ -148,7 +149,7 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await releasedEvents(assetId)).toEqual([]);
 
     expect(await h.service.sweepAttachIntents()).toEqual({ claimed: 1, released: 1, kept: 0 });
-    const asset = await h.assets(a).ok('getAsset', { params: { id: assetId } });
+    const asset = await h.assets(a).ok<Asset>('getAsset', { params: { id: assetId } });
     expect(asset).toMatchObject({ retention: 'standalone', entityId: null, expiresAt: expect.any(String) });
     expect(await versionOfAsset(assetId)).toBeNull();
     // Released as the write that made the version: its source system.
@@ -156,7 +157,7 @@ describe('a version whose transaction fails after its file was attached', () => 
     expect(await intentsOf(assetId)).toEqual([]);
 
     // Usable for a new version; a second sweep changes nothing.
-    const version = await a.ok('createVersion', {
+    const version = await a.ok<CreatedVersion>('createVersion', {
       params: { id: entityId },
       body: { source: { assetId }, label: 'Second try', versionType: 'station_intro' },
     });
@@ -192,7 +193,7 @@ describe('a version whose transaction fails after its file was attached', () => 
     h.answerAttachesLate(1);
     const failed = await addVersionOf(a, entityId, assetId, 'Timed out');
     expect(failed).toMatchObject({ ok: false, error: { status: 504 } });
-    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entityId } })).versions).toEqual([]);
 
     // The release found nothing to do; the late attach then bound the asset to the unwritten version.
     const unwritten = await versionOfAsset(assetId);

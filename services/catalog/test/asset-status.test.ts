@@ -1,8 +1,9 @@
+import type { AssetWithUpload, CreatedVersion, Entity, Version, VersionList } from '@catalog/contracts';
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { eventually, sineWav } from '@catalog/testing';
 import { applyAssetEvent } from '../src/consumers/asset-events.js';
 import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
-import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller, type EntityPage } from './support.js';
 
 let h: CatalogHarness;
 let wav: Uint8Array;
@@ -17,7 +18,7 @@ afterAll(async () => {
 });
 
 async function versionOf(caller: Caller, entityId: string, versionId: string): Promise<any> {
-  return caller.ok('getVersion', { params: { id: entityId, versionId } });
+  return caller.ok<Version>('getVersion', { params: { id: entityId, versionId } });
 }
 
 /** Adds an AUDIO version from an upload, sends the bytes and confirms them with the asset service. */
@@ -40,7 +41,7 @@ async function untilStatus(caller: Caller, entityId: string, versionId: string, 
 describe('the upload status of versions follows asset events', () => {
   test('after confirmation the listing shows the file ONLINE with its size and duration, and the entity its primary audio version', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Tone', externalReferences: { dmrn: 'DM-TONE' } } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Tone', externalReferences: { dmrn: 'DM-TONE' } } });
     const version = await onlineAudioVersion(a, entity.id, { label: 'Radio edit' });
     expect(version.asset.status).toBe('PENDING_UPLOAD');
 
@@ -54,7 +55,7 @@ describe('the upload status of versions follows asset events', () => {
     });
     expect(Math.abs(online.durationMs - 2000)).toBeLessThanOrEqual(50);
     expect(online.durationMs).toBe(online.asset.durationMs);
-    const [listed] = (await a.ok('listVersions', { params: { id: entity.id } })).versions;
+    const [listed] = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions;
     expect(listed).toEqual(online);
 
     const expected = {
@@ -64,32 +65,32 @@ describe('the upload status of versions follows asset events', () => {
       durationMs: online.durationMs,
       assetId: version.asset.id,
     };
-    expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toEqual(expected);
-    const page = await a.ok('listEntities', {});
+    expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toEqual(expected);
+    const page = await a.ok<EntityPage>('listEntities', {});
     expect(page.entities.map((e: any) => e.primaryAudioVersion)).toEqual([expected]);
   });
 
   test('primaryAudioVersion is null while the primary audio file is not ONLINE, even when another audio version is', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Pending primary' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Pending primary' } });
     const first = await onlineAudioVersion(a, entity.id);
     await untilStatus(a, entity.id, first.id, 'ONLINE');
-    expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toMatchObject({ id: first.id });
+    expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toMatchObject({ id: first.id });
     const pending = await addUploadVersion(a, entity.id, { label: 'new primary, not uploaded', isPrimary: true });
     expect(pending).toMatchObject({ ok: true });
-    expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toBeNull();
+    expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toBeNull();
     // PATCH responses show it too.
-    const patched = await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'Pending primary (2)' } });
+    const patched = await a.ok<Entity>('updateEntity', { params: { id: entity.id }, body: { title: 'Pending primary (2)' } });
     expect(patched.primaryAudioVersion).toBeNull();
     await a.ok('updateVersion', { params: { id: entity.id, versionId: first.id }, body: { isPrimary: true } });
-    expect((await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'back' } })).primaryAudioVersion).toMatchObject({
+    expect((await a.ok<Entity>('updateEntity', { params: { id: entity.id }, body: { title: 'back' } })).primaryAudioVersion).toMatchObject({
       id: first.id,
     });
   });
 
   test('a failed confirmation shows the file FAILED', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Not audio' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Not audio' } });
     const noise = new Uint8Array(256).fill(7);
     const reply = await addUploadVersion(a, entity.id, { size: noise.length });
     const version = (reply as { body: any }).body;
@@ -100,7 +101,7 @@ describe('the upload status of versions follows asset events', () => {
     });
     const failed = await untilStatus(a, entity.id, version.id, 'FAILED');
     expect(failed).toMatchObject({ durationMs: null, isPrimary: true });
-    expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toBeNull();
+    expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toBeNull();
   });
 });
 
@@ -108,7 +109,9 @@ describe('automatic analyses', () => {
   test("an AUDIO version whose file comes ONLINE requests the entity type's automatic analyses, once", async () => {
     const a = h.tenant();
     await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo', 'loudness'] } });
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Analyse me', externalReferences: { dmrn: 'DM-AN' } } });
+    const entity = await a.ok<Entity>('createEntity', {
+      body: { type: 'song', title: 'Analyse me', externalReferences: { dmrn: 'DM-AN' } },
+    });
     const version = await onlineAudioVersion(a, entity.id);
     await untilStatus(a, entity.id, version.id, 'ONLINE');
     const requested = await eventually(async () => {
@@ -134,7 +137,7 @@ describe('automatic analyses', () => {
 
   test('no automatic analyses on the entity type: nothing is requested; ARTWORK never requests', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'jingle', title: 'Station ID' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'jingle', title: 'Station ID' } });
     const version = await onlineAudioVersion(a, entity.id);
     await untilStatus(a, entity.id, version.id, 'ONLINE');
     const { rows } = await h.sql.query('select analyses_checked_at from catalog.versions where id = $1', [version.id]);
@@ -142,11 +145,11 @@ describe('automatic analyses', () => {
     expect(await h.outbox({ tenantId: a.tenantId, type: 'version.analyses_requested' })).toEqual([]);
 
     await a.ok('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: ['loudness'] } });
-    const cover = await a.ok('createVersion', {
+    const cover = await a.ok<CreatedVersion>('createVersion', {
       params: { id: entity.id },
       body: { source: { upload: { filename: 'c.png', contentType: 'image/png', size: 8 } }, label: 'Cover', versionType: 'cover_art' },
     });
-    await uploadBytes(h, cover.upload, new Uint8Array(8));
+    await uploadBytes(h, cover.upload!, new Uint8Array(8));
     await h.assets(a).ok('confirmAsset', { params: { id: cover.asset.id } });
     await untilStatus(a, entity.id, cover.id, 'ONLINE');
     expect(await h.outbox({ tenantId: a.tenantId, type: 'version.analyses_requested' })).toEqual([]);
@@ -155,13 +158,13 @@ describe('automatic analyses', () => {
   test('adding a version from an asset that is already ONLINE requests the analyses with the version', async () => {
     const a = h.tenant();
     await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['key'] } });
-    const standalone = await h.assets(a).ok('createAsset', {
+    const standalone = await h.assets(a).ok<AssetWithUpload>('createAsset', {
       body: { retention: 'standalone', upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
     });
     await uploadBytes(h, standalone.upload, wav);
     await h.assets(a).ok('confirmAsset', { params: { id: standalone.assetId } });
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'From a file' } });
-    const version = await a.ok('createVersion', {
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'From a file' } });
+    const version = await a.ok<CreatedVersion>('createVersion', {
       params: { id: entity.id },
       body: { source: { assetId: standalone.assetId }, label: 'Analysed first', versionType: 'full_length' },
     });
@@ -172,7 +175,7 @@ describe('automatic analyses', () => {
     expect(requested).toHaveLength(1);
     expect(requested[0]!.tx_id).toBe(created.tx_id);
     expect(requested[0]!.data).toMatchObject({ analysisTypes: ['key'], assetId: standalone.assetId });
-    expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toMatchObject({ id: version.id });
+    expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toMatchObject({ id: version.id });
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Assignment } from '@catalog/contracts';
+import type { Assignment, Entity, Integration } from '@catalog/contracts';
 import { addUploadVersion, errorOf, startHarness, type CatalogHarness, type Caller, type OutboxRow } from './support.js';
 
 /** Assignments of entities to playout integrations and their sync state (decision 0132). */
@@ -28,8 +28,10 @@ async function version(a: Caller, entityId: string, options: Parameters<typeof a
 /** A tenant with a playout integration and a song with one AUDIO version, assigned. */
 async function assigned(): Promise<Setup> {
   const a = h.tenant();
-  const integration = await a.ok('createIntegration', { body: { name: 'studio-a', kind: 'playout' } });
-  const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Song', externalReferences: { dmrn: `DM-${a.tenantId}` } } });
+  const integration = await a.ok<Integration>('createIntegration', { body: { name: 'studio-a', kind: 'playout' } });
+  const entity = await a.ok<Entity>('createEntity', {
+    body: { type: 'song', title: 'Song', externalReferences: { dmrn: `DM-${a.tenantId}` } },
+  });
   const versionId = await version(a, entity.id);
   await a.ok('putAssignment', { params: { id: integration.id, entityId: entity.id } });
   return { a, integrationId: integration.id, entityId: entity.id, versionId };
@@ -44,19 +46,19 @@ const stateChanges = async (s: Setup) =>
 describe('assignments', () => {
   test('an assignment is pending, with assignment.created; assigning again answers the same and records nothing', async () => {
     const s = await assigned();
-    const again = await s.a.ok('putAssignment', { params: { id: s.integrationId, entityId: s.entityId } });
+    const again = await s.a.ok<Assignment>('putAssignment', { params: { id: s.integrationId, entityId: s.entityId } });
     expect(again).toMatchObject({ integrationId: s.integrationId, entityId: s.entityId, syncState: 'pending', versionIds: [] });
     const created = await h.outbox({ tenantId: s.a.tenantId, type: 'assignment.created' });
     expect(created.map((r) => [r.resource_id, r.resource_kind, r.dmrn, r.data])).toEqual([
       [again.id, 'assignment', `DM-${s.a.tenantId}`, { integrationId: s.integrationId, entityId: s.entityId }],
     ]);
-    const integration = await s.a.ok('getIntegration', { params: { id: s.integrationId } });
+    const integration = await s.a.ok<Integration>('getIntegration', { params: { id: s.integrationId } });
     expect(integration.assignments).toEqual({ pending: 1, synced: 0, failed: 0 });
   });
 
   test('only a playout integration carries entities (409); unknown integration or entity is 404', async () => {
     const s = await assigned();
-    const other = await s.a.ok('createIntegration', { body: { name: 'scheduler', kind: 'other' } });
+    const other = await s.a.ok<Integration>('createIntegration', { body: { name: 'scheduler', kind: 'other' } });
     expect(errorOf(await s.a.call('putAssignment', { params: { id: other.id, entityId: s.entityId } }))).toMatchObject({
       status: 409,
       code: 'not_a_playout_integration',
@@ -146,7 +148,7 @@ describe('assignments', () => {
 
   test('a report for an entity not assigned is 404', async () => {
     const s = await assigned();
-    const other = await s.a.ok('createEntity', { body: { type: 'song', title: 'Other' } });
+    const other = await s.a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Other' } });
     const reply = await s.a.call('reportAssignmentSync', {
       params: { id: s.integrationId, entityId: other.id },
       body: { state: 'synced' },
@@ -166,7 +168,7 @@ describe('assignments', () => {
 
   test("deleting the entity removes its assignments in the entity's transaction", async () => {
     const s = await assigned();
-    const second = await s.a.ok('createIntegration', { body: { name: 'studio-b', kind: 'playout' } });
+    const second = await s.a.ok<Integration>('createIntegration', { body: { name: 'studio-b', kind: 'playout' } });
     await s.a.ok('putAssignment', { params: { id: second.id, entityId: s.entityId } });
     await s.a.ok('deleteEntity', { params: { id: s.entityId } });
     const rows = await h.outbox({ tenantId: s.a.tenantId });
@@ -176,7 +178,11 @@ describe('assignments', () => {
       [s.integrationId, 'entity_deleted', true, `DM-${s.a.tenantId}`],
       [second.id, 'entity_deleted', true, `DM-${s.a.tenantId}`],
     ]);
-    expect((await s.a.ok('getIntegration', { params: { id: second.id } })).assignments).toEqual({ pending: 0, synced: 0, failed: 0 });
+    expect((await s.a.ok<Integration>('getIntegration', { params: { id: second.id } })).assignments).toEqual({
+      pending: 0,
+      synced: 0,
+      failed: 0,
+    });
   });
 
   test('deleting the integration removes its assignments, then the integration, in one batch', async () => {

@@ -1,3 +1,4 @@
+import type { VersionList } from '@catalog/contracts';
 import { sineWav } from '@catalog/testing';
 import {
   addVersionOf,
@@ -71,7 +72,9 @@ describe('adding a version from an existing asset', () => {
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     const version = reply.body as { id: string; asset: { id: string; status: string } };
     expect(version.asset).toMatchObject({ id: assetId, status: 'ONLINE' });
-    expect((await a.ok('listVersions', { params: { id: entityId } })).versions.map((v: { id: string }) => v.id)).toEqual([version.id]);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entityId } })).versions.map((v: { id: string }) => v.id)).toEqual([
+      version.id,
+    ]);
     expect(await versionOfAsset(h, assetId)).toBe(version.id);
     expect(await intentsOf(h, assetId)).toEqual([]);
     expect(await attachedEvents(assetId)).toBe(1);
@@ -95,7 +98,7 @@ describe('adding a version from an existing asset', () => {
     }
     expect(swept).toEqual({ claimed: 1, released: 1, kept: 0 });
     expect(errorOf(await pending)).toMatchObject({ status: 503, code: 'service_unavailable' });
-    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entityId } })).versions).toEqual([]);
     expect(await h.assets(a).ok('getAsset', { params: { id: assetId } })).toMatchObject({
       retention: 'standalone',
       entityId: null,

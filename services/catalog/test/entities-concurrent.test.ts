@@ -1,3 +1,4 @@
+import type { Entity } from '@catalog/contracts';
 import { startHarness, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;
@@ -23,7 +24,7 @@ test('concurrent creations and reads each get their own values', async () => {
     ...(i % 2 === 0 ? { artist: `Artist ${i}` } : {}),
     ...(i % 4 === 0 ? { externalReferences: { dmrn: `DM-COMPILED-${i}` } } : {}),
   }));
-  const created = await Promise.all(inputs.map((body) => a.ok('createEntity', { body })));
+  const created = await Promise.all(inputs.map((body) => a.ok<Entity>('createEntity', { body })));
   created.forEach((entity, i) => {
     expect(entity).toMatchObject({
       type: inputs[i]!.type,
@@ -32,7 +33,7 @@ test('concurrent creations and reads each get their own values', async () => {
       externalReferences: { dmrn: inputs[i]!.externalReferences?.dmrn ?? null },
     });
   });
-  const read = await Promise.all(created.map((entity) => a.ok('getEntity', { params: { id: entity.id } })));
+  const read = await Promise.all(created.map((entity) => a.ok<Entity>('getEntity', { params: { id: entity.id } })));
   expect(read).toEqual(created);
   for (const [i, entity] of created.entries()) {
     const [event] = await h.outbox({ resourceId: entity.id });
@@ -48,7 +49,7 @@ test('concurrent creations and reads each get their own values', async () => {
 test("another tenant's id read is 404, as a missing one", async () => {
   const owner = h.tenant();
   const other = h.tenant();
-  const entity = await owner.ok('createEntity', { body: { type: 'song', title: 'Mine' } });
+  const entity = await owner.ok<Entity>('createEntity', { body: { type: 'song', title: 'Mine' } });
   const reply = await other.call('getEntity', { params: { id: entity.id } });
   expect(reply.ok ? reply.status : reply.error.status).toBe(404);
 });

@@ -1,5 +1,6 @@
+import type { EntitiesRead, Entity, EntityBatch } from '@catalog/contracts';
 import { newId } from '@catalog/platform';
-import { errorOf, startHarness, type CatalogHarness } from './support.js';
+import { errorOf, startHarness, type CatalogHarness, type EntityPage } from './support.js';
 
 let h: CatalogHarness;
 
@@ -17,11 +18,11 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 describe('entity CRUD', () => {
   test('readEntities (internal): the entities found in the order asked, and the ids the tenant has not', async () => {
     const [a, b] = [h.tenant(), h.tenant()];
-    const first = await a.ok('createEntity', { body: { type: 'song', title: 'First' } });
-    const second = await a.ok('createEntity', { body: { type: 'jingle', title: 'Second', artist: 'S' } });
-    const elsewhere = await b.ok('createEntity', { body: { type: 'song', title: 'Of another tenant' } });
+    const first = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'First' } });
+    const second = await a.ok<Entity>('createEntity', { body: { type: 'jingle', title: 'Second', artist: 'S' } });
+    const elsewhere = await b.ok<Entity>('createEntity', { body: { type: 'song', title: 'Of another tenant' } });
     const gone = newId();
-    const read = await a.ok('readEntities', { body: { ids: [second.id, gone, elsewhere.id, first.id] } });
+    const read = await a.ok<EntitiesRead>('readEntities', { body: { ids: [second.id, gone, elsewhere.id, first.id] } });
     expect(read).toEqual({ entities: [second, first], missing: [gone, elsewhere.id] });
     expect(errorOf(await a.call('readEntities', { body: { ids: [] } }))).toMatchObject({ status: 400 });
     expect(errorOf(await a.call('readEntities', { body: { ids: Array.from({ length: 51 }, () => newId()) } }))).toMatchObject({
@@ -48,7 +49,7 @@ describe('entity CRUD', () => {
 
     expect(await a.call('getEntity', { params: { id: entity.id } })).toEqual({ ok: true, status: 200, body: entity });
 
-    const updated = await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'Blue Monday 88', artist: null } });
+    const updated = await a.ok<Entity>('updateEntity', { params: { id: entity.id }, body: { title: 'Blue Monday 88', artist: null } });
     expect(updated).toMatchObject({ id: entity.id, type: 'song', title: 'Blue Monday 88', artist: null, createdAt: entity.createdAt });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThanOrEqual(Date.parse(entity.updatedAt));
     expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(updated);
@@ -60,9 +61,11 @@ describe('entity CRUD', () => {
 
   test('create with a DMRN; artist defaults to null', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'jingle', title: 'Station ID', externalReferences: { dmrn: 'DMRN-0001' } } });
+    const entity = await a.ok<Entity>('createEntity', {
+      body: { type: 'jingle', title: 'Station ID', externalReferences: { dmrn: 'DMRN-0001' } },
+    });
     expect(entity).toMatchObject({ type: 'jingle', artist: null, externalReferences: { dmrn: 'DMRN-0001' } });
-    const empty = await a.ok('createEntity', { body: { type: 'jingle', title: 'Other', externalReferences: {} } });
+    const empty = await a.ok<Entity>('createEntity', { body: { type: 'jingle', title: 'Other', externalReferences: {} } });
     expect(empty.externalReferences).toEqual({ dmrn: null });
   });
 
@@ -94,7 +97,7 @@ describe('entity CRUD', () => {
       code: 'invalid_body',
     });
     expect(errorOf(await a.call('createEntity', {}))).toMatchObject({ status: 400, code: 'invalid_body' });
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 't' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 't' } });
     expect(errorOf(await a.call('updateEntity', { params: { id: entity.id }, body: {} }))).toMatchObject({
       status: 400,
       code: 'invalid_body',
@@ -157,7 +160,7 @@ describe('batch creation', () => {
       ['song', 'Ceremony', null, null],
     ]);
     for (const entity of batch.entities) expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);
-    expect((await a.ok('listEntities', {})).entities).toEqual(batch.entities);
+    expect((await a.ok<EntityPage>('listEntities', {})).entities).toEqual(batch.entities);
 
     const events = await h.outbox({ tenantId: a.tenantId });
     expect(events.map((e) => [e.type, e.resource_id, e.dmrn, e.batch_id, e.data])).toEqual([
@@ -168,14 +171,14 @@ describe('batch creation', () => {
     expect(new Set(events.map((e) => e.tx_id)).size).toBe(1);
 
     // A single creation's event has a batch id of its own.
-    const single = await a.ok('createEntity', { body: { type: 'song', title: 'Alone' } });
+    const single = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Alone' } });
     const [own] = await h.outbox({ resourceId: single.id });
     expect(own!.batch_id).not.toBe(batch.batchId);
   });
 
   test('100 entities at once; 0 or 101 is 400 with nothing written', async () => {
     const a = h.tenant();
-    const batch = await a.ok('createEntities', { body: batchOf(100) });
+    const batch = await a.ok<EntityBatch>('createEntities', { body: batchOf(100) });
     expect(batch.entities.map((e: any) => e.title)).toEqual(Array.from({ length: 100 }, (_, i) => `Track ${i}`));
     const b = h.tenant();
     for (const body of [batchOf(0), batchOf(101), {}, { entities: {} }, { entities: [], extra: 1 }]) {
@@ -191,7 +194,7 @@ describe('batch creation', () => {
     );
     expect(error).toMatchObject({ status: 400, code: 'invalid_body' });
     expect(error.details).toEqual({ fields: [{ location: 'body', path: '/entities/2/title', message: 'is required' }] });
-    expect((await a.ok('listEntities', {})).entities).toEqual([]);
+    expect((await a.ok<EntityPage>('listEntities', {})).entities).toEqual([]);
     expect(await h.outbox({ tenantId: a.tenantId })).toEqual([]);
   });
 
@@ -209,7 +212,7 @@ describe('batch creation', () => {
       details: { dmrn: 'D-TWICE', indexes: [1, 3] },
     });
 
-    const holder = await a.ok('createEntity', { body: { type: 'song', title: 'Holder', externalReferences: { dmrn: 'D-HELD' } } });
+    const holder = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Holder', externalReferences: { dmrn: 'D-HELD' } } });
     const inUse = errorOf(
       await a.call('createEntities', {
         body: {
@@ -226,13 +229,15 @@ describe('batch creation', () => {
       message: 'this DMRN is already attached to another entity',
       details: { dmrn: 'D-HELD', entityId: holder.id },
     });
-    expect((await a.ok('listEntities', {})).entities.map((e: any) => e.id)).toEqual([holder.id]);
+    expect((await a.ok<EntityPage>('listEntities', {})).entities.map((e: any) => e.id)).toEqual([holder.id]);
     expect((await h.outbox({ tenantId: a.tenantId })).map((e) => e.resource_id)).toEqual([holder.id]);
 
     // Another tenant's DMRNs do not count.
     const b = h.tenant();
-    const ok = await b.ok('createEntities', { body: { entities: [{ type: 'song', title: 'B', externalReferences: { dmrn: 'D-HELD' } }] } });
-    expect(ok.entities[0].externalReferences.dmrn).toBe('D-HELD');
+    const ok = await b.ok<EntityBatch>('createEntities', {
+      body: { entities: [{ type: 'song', title: 'B', externalReferences: { dmrn: 'D-HELD' } }] },
+    });
+    expect(ok.entities[0]!.externalReferences.dmrn).toBe('D-HELD');
   });
 });
 
@@ -240,13 +245,13 @@ describe('listing', () => {
   test('keyset pages across the whole list, without duplicates; the last cursor is null', async () => {
     const a = h.tenant();
     const ids: string[] = [];
-    for (let i = 0; i < 7; i += 1) ids.push((await a.ok('createEntity', { body: { type: 'song', title: `Song ${i}` } })).id);
+    for (let i = 0; i < 7; i += 1) ids.push((await a.ok<Entity>('createEntity', { body: { type: 'song', title: `Song ${i}` } })).id);
 
     const seen: string[] = [];
     const pages: Array<{ count: number; hasMore: boolean; nextCursor: string | null }> = [];
     let after: string | undefined;
     do {
-      const page = await a.ok('listEntities', { query: { limit: 3, ...(after ? { after } : {}) } });
+      const page = await a.ok<EntityPage>('listEntities', { query: { limit: 3, ...(after ? { after } : {}) } });
       seen.push(...page.entities.map((e: { id: string }) => e.id));
       pages.push({ count: page.entities.length, hasMore: page.hasMore, nextCursor: page.nextCursor });
       after = page.nextCursor ?? undefined;
@@ -265,8 +270,8 @@ describe('listing', () => {
   test('a page that ends exactly at the end has no next cursor', async () => {
     const a = h.tenant();
     for (let i = 0; i < 4; i += 1) await a.ok('createEntity', { body: { type: 'song', title: `S${i}` } });
-    const first = await a.ok('listEntities', { query: { limit: 2 } });
-    const second = await a.ok('listEntities', { query: { limit: 2, after: first.nextCursor } });
+    const first = await a.ok<EntityPage>('listEntities', { query: { limit: 2 } });
+    const second = await a.ok<EntityPage>('listEntities', { query: { limit: 2, after: first.nextCursor } });
     expect(second).toMatchObject({ hasMore: false, nextCursor: null });
     expect(second.entities).toHaveLength(2);
   });
@@ -274,10 +279,10 @@ describe('listing', () => {
   test('limit defaults to 50', async () => {
     const a = h.tenant();
     for (let i = 0; i < 51; i += 1) await a.ok('createEntity', { body: { type: 'song', title: `S${i}` } });
-    const page = await a.ok('listEntities', {});
+    const page = await a.ok<EntityPage>('listEntities', {});
     expect(page.entities).toHaveLength(50);
     expect(page.hasMore).toBe(true);
-    const rest = await a.ok('listEntities', { query: { after: page.nextCursor } });
+    const rest = await a.ok<EntityPage>('listEntities', { query: { after: page.nextCursor } });
     expect(rest).toMatchObject({ hasMore: false, nextCursor: null });
     expect(rest.entities).toHaveLength(1);
   });
@@ -305,14 +310,14 @@ describe('listing', () => {
     const a = h.tenant();
     const songs: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      songs.push((await a.ok('createEntity', { body: { type: 'song', title: `Song ${i}` } })).id);
+      songs.push((await a.ok<Entity>('createEntity', { body: { type: 'song', title: `Song ${i}` } })).id);
       await a.ok('createEntity', { body: { type: 'jingle', title: `Jingle ${i}` } });
     }
-    const first = await a.ok('listEntities', { query: { type: 'song', limit: 3 } });
-    const second = await a.ok('listEntities', { query: { type: 'song', limit: 3, after: first.nextCursor } });
+    const first = await a.ok<EntityPage>('listEntities', { query: { type: 'song', limit: 3 } });
+    const second = await a.ok<EntityPage>('listEntities', { query: { type: 'song', limit: 3, after: first.nextCursor } });
     expect([...first.entities, ...second.entities].map((e: { id: string }) => e.id)).toEqual(songs);
     expect(second).toMatchObject({ hasMore: false, nextCursor: null });
-    expect((await a.ok('listEntities', { query: { type: 'station_id' } })).entities).toEqual([]);
+    expect((await a.ok<EntityPage>('listEntities', { query: { type: 'station_id' } })).entities).toEqual([]);
   });
 });
 
@@ -320,24 +325,26 @@ describe('tenant isolation', () => {
   test("another tenant's entity answers exactly like a missing one", async () => {
     const a = h.tenant();
     const b = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Only A', externalReferences: { dmrn: 'SHARED-1' } } });
+    const entity = await a.ok<Entity>('createEntity', {
+      body: { type: 'song', title: 'Only A', externalReferences: { dmrn: 'SHARED-1' } },
+    });
     const missing = { status: 404, code: 'not_found', message: 'entity not found' };
     expect(errorOf(await b.call('getEntity', { params: { id: entity.id } }))).toEqual(missing);
     expect(errorOf(await b.call('updateEntity', { params: { id: entity.id }, body: { title: 'B was here' } }))).toEqual(missing);
     expect(errorOf(await b.call('attachDmrn', { params: { id: entity.id }, body: { value: 'B-1' } }))).toEqual(missing);
     expect(errorOf(await b.call('detachDmrn', { params: { id: entity.id } }))).toEqual(missing);
     expect(errorOf(await b.call('deleteEntity', { params: { id: entity.id } }))).toEqual(missing);
-    expect((await b.ok('listEntities', {})).entities).toEqual([]);
+    expect((await b.ok<EntityPage>('listEntities', {})).entities).toEqual([]);
 
     // A cursor names a position, not a tenant: B following A's cursor still sees only B's entities.
-    const bEntity = await b.ok('createEntity', { body: { type: 'song', title: 'Only B' } });
-    const aPage = await a.ok('listEntities', { query: { limit: 1 } });
+    const bEntity = await b.ok<Entity>('createEntity', { body: { type: 'song', title: 'Only B' } });
+    const aPage = await a.ok<EntityPage>('listEntities', { query: { limit: 1 } });
     expect(aPage.entities.map((e: { id: string }) => e.id)).toEqual([entity.id]);
-    const bList = await b.ok('listEntities', {});
+    const bList = await b.ok<EntityPage>('listEntities', {});
     expect(bList.entities.map((e: { id: string }) => e.id)).toEqual([bEntity.id]);
 
     // DMRNs are unique per tenant: B may use the value A uses.
-    const bWithSame = await b.ok('createEntity', { body: { type: 'song', title: 'B', externalReferences: { dmrn: 'SHARED-1' } } });
+    const bWithSame = await b.ok<Entity>('createEntity', { body: { type: 'song', title: 'B', externalReferences: { dmrn: 'SHARED-1' } } });
     expect(bWithSame.externalReferences.dmrn).toBe('SHARED-1');
 
     expect(await a.ok('getEntity', { params: { id: entity.id } })).toEqual(entity);

@@ -1,8 +1,9 @@
+import type { Entity } from '@catalog/contracts';
 import pg from 'pg';
 import { callRpc, migrateSchema, newId, NO_TENANT, SCHEMA_OWNER_ROLE, subjectsFor, type RpcReply } from '@catalog/platform';
 import { createTestDatabase, testBus, testCallContext } from '@catalog/testing';
 import { catalogMigrations } from '../src/index.js';
-import { startHarness, type CatalogHarness } from './support.js';
+import { startHarness, type CatalogHarness, type EntityPage } from './support.js';
 
 /** `listEntityTenants` (internal; the library's rebuild walks the tenants with it, decision 0102). */
 let h: CatalogHarness;
@@ -45,7 +46,9 @@ test('lists every tenant that has had an entity, in id order, keyset paged, for 
     },
   });
   // A tenant whose only entity was deleted stays listed: the rebuild then finds no entities there.
-  const gone = await tenants[2]!.ok('getEntity', { params: { id: (await tenants[2]!.ok('listEntities')).entities[0].id } });
+  const gone = await tenants[2]!.ok<Entity>('getEntity', {
+    params: { id: (await tenants[2]!.ok<EntityPage>('listEntities')).entities[0]!.id },
+  });
   expect((await tenants[2]!.call('deleteEntity', { params: { id: gone.id } })).ok).toBe(true);
 
   const expected = tenants.map((t) => t.tenantId).sort();

@@ -1,4 +1,5 @@
-import { errorOf, startHarness, type CatalogHarness } from './support.js';
+import type { EntityType } from '@catalog/contracts';
+import { errorOf, startHarness, type CatalogHarness, type EntityTypeList } from './support.js';
 
 let h: CatalogHarness;
 
@@ -40,10 +41,10 @@ describe('entity types', () => {
     expect(await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['loudness', 'tempo'] } })).toEqual(song);
     expect(await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo', 'loudness'] } })).toEqual(song);
 
-    const changed = await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['key'] } });
+    const changed = await a.ok<EntityType>('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['key'] } });
     expect(changed).toMatchObject({ name: 'song', automaticAnalyses: ['key'], createdAt: song.createdAt });
     expect(Date.parse(changed.updatedAt)).toBeGreaterThanOrEqual(Date.parse(song.updatedAt));
-    const cleared = await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: [] } });
+    const cleared = await a.ok<EntityType>('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: [] } });
     expect(cleared.automaticAnalyses).toEqual([]);
 
     const events = await h.outbox({ tenantId: a.tenantId, type: 'entity_type.updated' });
@@ -69,9 +70,9 @@ describe('entity types', () => {
       await a.ok('putEntityType', { params: { name }, body: { automaticAnalyses: ['loudness'] } });
     }
     await b.ok('putEntityType', { params: { name: 'promo' }, body: { automaticAnalyses: [] } });
-    const list = await a.ok('listEntityTypes');
+    const list = await a.ok<EntityTypeList>('listEntityTypes');
     expect(list.entityTypes.map((t: { name: string }) => t.name)).toEqual(['ad-break', 'jingle', 'song', 'station_id']);
-    expect((await b.ok('listEntityTypes')).entityTypes.map((t: { name: string }) => t.name)).toEqual(['promo']);
+    expect((await b.ok<EntityTypeList>('listEntityTypes')).entityTypes.map((t: { name: string }) => t.name)).toEqual(['promo']);
     expect(errorOf(await b.call('getEntityType', { params: { name: 'song' } }))).toMatchObject({ status: 404 });
   });
 
@@ -112,7 +113,7 @@ describe('entity types', () => {
     });
     expect(errorOf(await a.call('getEntityType', { params: { name: 'jingle' } }))).toMatchObject({ status: 404 });
     expect((await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo'] } })).ok).toBe(true);
-    expect((await a.ok('listEntityTypes')).entityTypes).toHaveLength(1000);
+    expect((await a.ok<EntityTypeList>('listEntityTypes')).entityTypes).toHaveLength(1000);
     expect((await h.tenant().call('putEntityType', { params: { name: 'jingle' }, body: { automaticAnalyses: [] } })).ok).toBe(true);
   });
 });

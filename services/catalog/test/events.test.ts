@@ -1,4 +1,5 @@
-import { errorOf, startHarness, type CatalogHarness, type Caller } from './support.js';
+import type { Entity } from '@catalog/contracts';
+import { errorOf, startHarness, type CatalogHarness, type Caller, type EntityPage } from './support.js';
 
 let h: CatalogHarness;
 
@@ -11,7 +12,7 @@ afterAll(async () => {
 });
 
 async function song(caller: Caller, extra: Record<string, unknown> = {}): Promise<any> {
-  return caller.ok('createEntity', { body: { type: 'song', title: 'Song', artist: 'Artist', ...extra } });
+  return caller.ok<Entity>('createEntity', { body: { type: 'song', title: 'Song', artist: 'Artist', ...extra } });
 }
 
 describe('entity events in the outbox', () => {
@@ -51,7 +52,7 @@ describe('entity events in the outbox', () => {
   test('a PATCH that changes nothing records nothing and keeps updatedAt', async () => {
     const a = h.tenant();
     const entity = await song(a, { externalReferences: { dmrn: 'DM-SAME' } });
-    const same = await a.ok('updateEntity', { params: { id: entity.id }, body: { title: 'Song', artist: 'Artist', type: 'song' } });
+    const same = await a.ok<Entity>('updateEntity', { params: { id: entity.id }, body: { title: 'Song', artist: 'Artist', type: 'song' } });
     expect(same).toEqual(entity);
     const nullArtist = await song(a, { title: 'No artist', artist: undefined });
     expect(await a.ok('updateEntity', { params: { id: nullArtist.id }, body: { artist: null } })).toEqual(nullArtist);
@@ -84,7 +85,7 @@ describe('entity events in the outbox', () => {
     const before = (await h.outbox({ tenantId: a.tenantId })).map((row) => row.id);
     errorOf(await a.call('createEntity', { body: { type: 'song', title: 'dup', externalReferences: { dmrn: 'DM-TAKEN' } } }));
     expect((await h.outbox({ tenantId: a.tenantId })).map((row) => row.id)).toEqual(before);
-    expect((await a.ok('listEntities', {})).entities).toHaveLength(1);
+    expect((await a.ok<EntityPage>('listEntities', {})).entities).toHaveLength(1);
   });
 });
 
@@ -105,7 +106,7 @@ describe('DMRN', () => {
   test('attaching another value replaces the DMRN', async () => {
     const a = h.tenant();
     const entity = await song(a, { externalReferences: { dmrn: 'OLD-1' } });
-    const replaced = await a.ok('attachDmrn', { params: { id: entity.id }, body: { value: 'NEW-1' } });
+    const replaced = await a.ok<Entity>('attachDmrn', { params: { id: entity.id }, body: { value: 'NEW-1' } });
     expect(replaced.externalReferences).toEqual({ dmrn: 'NEW-1' });
     const updates = await h.outbox({ resourceId: entity.id, type: 'entity.updated' });
     expect(updates.map((r) => [r.dmrn, r.data])).toEqual([['NEW-1', { changedFields: ['externalReferences'] }]]);
@@ -126,7 +127,7 @@ describe('DMRN', () => {
     });
     const create = errorOf(await a.call('createEntity', { body: { type: 'song', title: 'x', externalReferences: { dmrn: 'HELD-1' } } }));
     expect(create).toMatchObject({ status: 409, code: 'dmrn_in_use', details: { dmrn: 'HELD-1', entityId: holder.id } });
-    expect((await a.ok('getEntity', { params: { id: other.id } })).externalReferences).toEqual({ dmrn: null });
+    expect((await a.ok<Entity>('getEntity', { params: { id: other.id } })).externalReferences).toEqual({ dmrn: null });
     expect(await h.outbox({ resourceId: other.id, type: 'entity.updated' })).toEqual([]);
   });
 
@@ -135,7 +136,7 @@ describe('DMRN', () => {
     const entity = await song(a, { externalReferences: { dmrn: 'DET-1' } });
     expect(await a.call('detachDmrn', { params: { id: entity.id } })).toEqual({ ok: true, status: 204, body: null });
     expect(await a.call('detachDmrn', { params: { id: entity.id } })).toEqual({ ok: true, status: 204, body: null });
-    expect((await a.ok('getEntity', { params: { id: entity.id } })).externalReferences).toEqual({ dmrn: null });
+    expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).externalReferences).toEqual({ dmrn: null });
     const updates = await h.outbox({ resourceId: entity.id, type: 'entity.updated' });
     expect(updates.map((r) => [r.dmrn, r.data])).toEqual([['DET-1', { changedFields: ['externalReferences'] }]]);
   });

@@ -1,4 +1,4 @@
-import type { Asset } from '@catalog/contracts';
+import type { Asset, Entity, Version } from '@catalog/contracts';
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { sineWav } from '@catalog/testing';
 import { applyAssetEvent } from '../src/consumers/asset-events.js';
@@ -29,7 +29,7 @@ const STREAM = '2025-06-01T00:00:00.000Z';
  */
 async function versionOfUnknownFile(a: Caller, createdAt: Date): Promise<{ entityId: string; versionId: string; assetId: string }> {
   await a.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo'] } });
-  const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Ordered' } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Ordered' } });
   const ids = { entityId: entity.id as string, versionId: newId(), assetId: newId() };
   const pending = { status: 'PENDING_UPLOAD', kind: 'AUDIO', contentType: 'audio/wav', size: 100, durationMs: null } as const;
   await inTenantTransaction(h.service.database.db, a.tenantId, async (trx) => {
@@ -82,7 +82,7 @@ function confirmedEvent(tenantId: string, asset: Asset, occurredAt: Date): BusEv
 
 const requests = (versionId: string) => h.outbox({ resourceId: versionId, type: 'version.analyses_requested' });
 const statusOf = async (a: Caller, ids: { entityId: string; versionId: string }) =>
-  (await a.ok('getVersion', { params: { id: ids.entityId, versionId: ids.versionId } })).asset.status;
+  (await a.ok<Version>('getVersion', { params: { id: ids.entityId, versionId: ids.versionId } })).asset.status;
 
 test('the confirmation first, the asset event after: the version is ONLINE at once and the analyses are requested once', async () => {
   const a = h.tenant();
@@ -124,13 +124,13 @@ test('the asset event first, the confirmation after: nothing more is recorded', 
 test('through the asset service: right after the confirmation the version, the entity and the analysis source see the file ONLINE', async () => {
   const a = h.tenant();
   const wav = await sineWav(1);
-  const entity = await a.ok('createEntity', { body: { type: 'jingle', title: 'At once' } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'jingle', title: 'At once' } });
   const reply = await addUploadVersion(a, entity.id, { size: wav.length });
   const version = (reply as { body: { id: string; upload: { url: string; headers: Record<string, string> }; asset: { id: string } } }).body;
   await uploadBytes(h, version.upload, wav);
   await h.assets(a).ok('confirmAsset', { params: { id: version.asset.id } });
 
   expect(await statusOf(a, { entityId: entity.id, versionId: version.id })).toBe('ONLINE');
-  expect((await a.ok('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toMatchObject({ id: version.id });
+  expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toMatchObject({ id: version.id });
   expect(await a.ok('resolveAnalysisSource', { body: { entityId: entity.id } })).toMatchObject({ versionId: version.id });
 });

@@ -1,9 +1,9 @@
 import { AppError, newId, readConfig } from '@catalog/platform';
-import type { Entity, Job } from '@catalog/contracts';
+import type { Asset, AssetWithUpload, Entity, Job } from '@catalog/contracts';
 import { eventually, serviceEnvironment, testLogger } from '@catalog/testing';
 import { applyChunk } from '../src/domain/import-chunk.js';
 import { catalogConfig, startCatalogService, type CatalogServiceHandle, type ImportFiles } from '../src/index.js';
-import { startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+import { startHarness, uploadBytes, type CatalogHarness, type Caller, type EntityPage } from './support.js';
 
 /**
  * Import jobs at the service (decision 0134): a CSV file's rows matched, created, updated and
@@ -37,11 +37,11 @@ async function replicaEnvironment(extra: Record<string, string>): Promise<Record
 /** An ONLINE standalone file of the tenant with `text` as its bytes. */
 async function dataFile(caller: Caller, contentType: string, text: string): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
-  const asset = await h.assets(caller).ok('createAsset', {
+  const asset = await h.assets(caller).ok<AssetWithUpload>('createAsset', {
     body: { retention: 'standalone', upload: { filename: 'import', contentType, size: bytes.length } },
   });
   expect(await uploadBytes(h, asset.upload, bytes)).toBeLessThan(300);
-  expect((await h.assets(caller).ok('confirmAsset', { params: { id: asset.assetId } })).status).toBe('ONLINE');
+  expect((await h.assets(caller).ok<Asset>('confirmAsset', { params: { id: asset.assetId } })).status).toBe('ONLINE');
   return asset.assetId as string;
 }
 
@@ -72,7 +72,7 @@ const CSV = [
 
 test('a CSV import updates the entity of a known DMRN, creates the others, reports bad rows; a rerun changes nothing', async () => {
   const a = h.tenant();
-  const existing = await a.ok('createEntity', { body: { type: 'song', title: 'Old', externalReferences: { dmrn: 'DM-1' } } });
+  const existing = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Old', externalReferences: { dmrn: 'DM-1' } } });
   const assetId = await dataFile(a, 'text/csv', CSV);
 
   const first = await importFile(a, assetId);
@@ -104,7 +104,7 @@ test('a CSV import updates the entity of a known DMRN, creates the others, repor
 
   const again = await importFile(a, assetId);
   expect(again).toMatchObject({ state: 'succeeded', counts: { created: 0, updated: 0, unchanged: 3, skipped: 4 } });
-  expect((await a.ok('listEntities', { query: { limit: 10 } })).entities).toEqual(entities);
+  expect((await a.ok<EntityPage>('listEntities', { query: { limit: 10 } })).entities).toEqual(entities);
   const rerunEvents = (await h.outbox({ tenantId: a.tenantId })).filter((e) => e.batch_id === again.jobId).map((e) => e.type);
   expect(rerunEvents).toEqual(['job.created', 'job.succeeded']);
 });
@@ -184,10 +184,10 @@ test('a job whose replica stops halfway is resumed by another from its checkpoin
   });
   let second: CatalogServiceHandle | undefined;
   try {
-    const job = await a.ok('createJob', { body: { type: 'import', source: { assetId } } });
+    const job = await a.ok<Job>('createJob', { body: { type: 'import', source: { assetId } } });
     await reachedHalfway;
     const stopped = await eventually(async () => {
-      const now = await a.ok('getJob', { params: { jobId: job.jobId } });
+      const now = await a.ok<Job>('getJob', { params: { jobId: job.jobId } });
       return now.progress.processed === 1_500 ? now : undefined;
     }, 15_000);
     expect(stopped).toMatchObject({ state: 'running', progress: { total: 3_000 }, counts: { created: 1_500 } });
@@ -261,10 +261,10 @@ test('a replica that dies mid-job (no heartbeat, nothing handed back) loses its 
   });
   let second: CatalogServiceHandle | undefined;
   try {
-    const job = await a.ok('createJob', { body: { type: 'import', source: { assetId } } });
+    const job = await a.ok<Job>('createJob', { body: { type: 'import', source: { assetId } } });
     await reachedHalfway;
     await eventually(async () =>
-      (await a.ok('getJob', { params: { jobId: job.jobId } })).progress.processed === 1_500 ? true : undefined,
+      (await a.ok<Job>('getJob', { params: { jobId: job.jobId } })).progress.processed === 1_500 ? true : undefined,
     );
     // The replica's bus is gone: no more working(), no nak; its message comes again after the ack wait.
     await dying.nc.close();
@@ -279,7 +279,7 @@ test('a replica that dies mid-job (no heartbeat, nothing handed back) loses its 
       [a.tenantId],
     );
     expect(rows[0]).toEqual({ n: 3_000, titles: 3_000 });
-    const after = await a.ok('getJob', { params: { jobId: job.jobId } });
+    const after = await a.ok<Job>('getJob', { params: { jobId: job.jobId } });
     expect(after).toMatchObject({ state: 'succeeded', progress: { processed: 3_000 }, counts: { created: 3_000 } });
   } finally {
     open();
@@ -304,7 +304,7 @@ test('a job whose file cannot be read for a passing reason is tried again, and f
     }),
   });
   try {
-    const job = await a.ok('createJob', { body: { type: 'import', source: { assetId } } });
+    const job = await a.ok<Job>('createJob', { body: { type: 'import', source: { assetId } } });
     const done = await finished(a, job.jobId);
     expect(done).toMatchObject({ state: 'failed', failure: { code: 'max_attempts_exceeded' }, counts: { created: 0 } });
     expect(opened).toBe(3);

@@ -52,7 +52,7 @@ describe('integrations', () => {
     const again = errorOf(await a.call('createIntegration', { body: { name: 'playout-a', kind: 'other' } }));
     expect(again).toMatchObject({ status: 409, code: 'integration_name_in_use', details: { name: 'playout-a' } });
     await playout(h.tenant());
-    const other = await a.ok('createIntegration', { body: { name: 'scheduler', kind: 'other' } });
+    const other = await a.ok<Integration>('createIntegration', { body: { name: 'scheduler', kind: 'other' } });
     const renamed = errorOf(await a.call('updateIntegration', { params: { id: other.id }, body: { name: 'playout-a' } }));
     expect(renamed).toMatchObject({ status: 409, code: 'integration_name_in_use' });
   });
@@ -69,9 +69,9 @@ describe('integrations', () => {
     const first = await a.ok<IntegrationPage>('listIntegrations', { query: { limit: 2 } });
     expect(first.integrations.map((i) => i.name)).toEqual(['p1', 'p2']);
     expect(first.hasMore).toBe(true);
-    const second = await a.ok('listIntegrations', { query: { limit: 2, after: first.nextCursor } });
+    const second = await a.ok<IntegrationPage>('listIntegrations', { query: { limit: 2, after: first.nextCursor } });
     expect(second).toEqual({ integrations: [made[2]], nextCursor: null, hasMore: false });
-    expect((await h.tenant().ok('listIntegrations')).integrations).toEqual([]);
+    expect((await h.tenant().ok<IntegrationPage>('listIntegrations')).integrations).toEqual([]);
     expect(errorOf(await a.call('listIntegrations', { query: { after: 'bm90LWEtY3Vyc29y' } }))).toMatchObject({
       status: 400,
       code: 'invalid_cursor',
@@ -81,12 +81,12 @@ describe('integrations', () => {
   test('a PATCH records the changed fields; one that changes nothing records nothing', async () => {
     const a = h.tenant();
     const created = await playout(a);
-    const changed = await a.ok('updateIntegration', {
+    const changed = await a.ok<Integration>('updateIntegration', {
       params: { id: created.id },
       body: { name: 'playout-b', system: null, heartbeatSeconds: 60 },
     });
     expect(changed).toMatchObject({ name: 'playout-b', sourceSystem: 'playout-b', system: null, heartbeatSeconds: 60 });
-    const same = await a.ok('updateIntegration', { params: { id: created.id }, body: { name: 'playout-b' } });
+    const same = await a.ok<Integration>('updateIntegration', { params: { id: created.id }, body: { name: 'playout-b' } });
     expect(same.updatedAt).toBe(changed.updatedAt);
     expect((await eventsOf(created.id)).map((e) => [e.type, e.data])).toEqual([
       ['integration.created', { name: 'playout-a', kind: 'playout' }],
@@ -108,11 +108,14 @@ describe('health', () => {
   test('a report changes the status (health_changed with the previous one); the same status again records nothing', async () => {
     const a = h.tenant();
     const created = await playout(a);
-    const healthy = await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
+    const healthy = await a.ok<Integration>('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
     expect(healthy.health).toEqual({ status: 'healthy', since: expect.any(String) });
-    const again = await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy', message: 'ok' } });
+    const again = await a.ok<Integration>('reportIntegrationHealth', {
+      params: { id: created.id },
+      body: { status: 'healthy', message: 'ok' },
+    });
     expect(again.health).toEqual({ status: 'healthy', since: healthy.health.since, message: 'ok' });
-    const degraded = await a.ok('reportIntegrationHealth', {
+    const degraded = await a.ok<Integration>('reportIntegrationHealth', {
       params: { id: created.id },
       body: { status: 'degraded', message: 'disk 95 % full' },
     });
@@ -128,14 +131,14 @@ describe('health', () => {
     const created = await playout(a, { heartbeatSeconds: 1 });
     await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
     const down = await eventually(async () => {
-      const read = await a.ok('getIntegration', { params: { id: created.id } });
+      const read = await a.ok<Integration>('getIntegration', { params: { id: created.id } });
       return read.health.status === 'down' ? read : undefined;
     });
     expect(down.health).toEqual({ status: 'down', since: expect.any(String), message: 'no health report within 1 s (heartbeatSeconds)' });
     expect(await h.service.sweepHeartbeats()).toBeGreaterThanOrEqual(1);
     await h.service.sweepHeartbeats();
     expect(await a.ok('getIntegration', { params: { id: created.id } })).toEqual(down);
-    const back = await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
+    const back = await a.ok<Integration>('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
     expect(back.health.status).toBe('healthy');
     const changes = (await eventsOf(created.id)).filter((e) => e.type === 'integration.health_changed');
     expect(changes.map((e) => [e.data, e.source])).toEqual([
@@ -151,7 +154,7 @@ describe('health', () => {
     await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'degraded' } });
     // As if an hour passed without a report and without a sweep.
     await h.sql.query("update catalog.integrations set heartbeat_due_at = now() - interval '1 second' where id = $1", [created.id]);
-    const read = await a.ok('getIntegration', { params: { id: created.id } });
+    const read = await a.ok<Integration>('getIntegration', { params: { id: created.id } });
     expect(read.health).toMatchObject({ status: 'down', message: 'no health report within 3600 s (heartbeatSeconds)' });
     await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
     expect(await h.service.sweepHeartbeats()).toBe(0);
@@ -168,7 +171,7 @@ describe('health', () => {
     const created = await playout(a, { heartbeatSeconds: 60 });
     await a.ok('reportIntegrationHealth', { params: { id: created.id }, body: { status: 'healthy' } });
     await h.sql.query("update catalog.integrations set heartbeat_due_at = now() - interval '1 second' where id = $1", [created.id]);
-    const patched = await a.ok('updateIntegration', { params: { id: created.id }, body: { heartbeatSeconds: 3600 } });
+    const patched = await a.ok<Integration>('updateIntegration', { params: { id: created.id }, body: { heartbeatSeconds: 3600 } });
     expect(patched.health).toMatchObject({ status: 'down', message: 'no health report within 60 s (heartbeatSeconds)' });
     expect((await eventsOf(created.id)).slice(2).map((e) => [e.type, e.data])).toEqual([
       ['integration.health_changed', { status: 'down', previous: 'healthy', reason: 'heartbeat_missed' }],

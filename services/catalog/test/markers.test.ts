@@ -1,3 +1,4 @@
+import type { CreatedVersion, Entity, Version, VersionList } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
 import { validateMarkers } from '../src/domain/markers.js';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
@@ -134,13 +135,13 @@ describe('PUT markers', () => {
 
   test('markers are checked against the duration of the confirmed file, replaced as a set, and listed', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Cue me', externalReferences: { dmrn: 'DM-CUE' } } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Cue me', externalReferences: { dmrn: 'DM-CUE' } } });
     const version = (await addUploadVersion(a, entity.id, { size: wav.length })) as { body: any };
     await uploadBytes(h, version.body.upload, wav);
     await h.assets(a).ok('confirmAsset', { params: { id: version.body.asset.id } });
     const durationMs: number = await eventually(async () => {
-      const v = await a.ok('getVersion', { params: { id: entity.id, versionId: version.body.id } });
-      return v.asset.status === 'ONLINE' ? v.durationMs : undefined;
+      const v = await a.ok<Version>('getVersion', { params: { id: entity.id, versionId: version.body.id } });
+      return v.asset.status === 'ONLINE' ? v.durationMs! : undefined; // an ONLINE audio file has its duration
     }, 15_000);
 
     const tooLate = errorOf(
@@ -158,7 +159,7 @@ describe('PUT markers', () => {
       },
     });
 
-    const set = await a.ok('putVersionMarkers', {
+    const set = await a.ok<Version>('putVersionMarkers', {
       params: { id: entity.id, versionId: version.body.id },
       body: {
         markers: [
@@ -173,8 +174,8 @@ describe('PUT markers', () => {
       { type: 'intro_end', positionMs: 400, label: 'ramp' },
       { type: 'cue_out', positionMs: durationMs },
     ]);
-    const [listed] = (await a.ok('listVersions', { params: { id: entity.id } })).versions;
-    expect(listed.markers).toEqual(set.markers);
+    const [listed] = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions;
+    expect(listed!.markers).toEqual(set.markers);
 
     // The same set again writes nothing; another set replaces it.
     expect(
@@ -183,12 +184,15 @@ describe('PUT markers', () => {
         body: { markers: [...set.markers].reverse() },
       }),
     ).toEqual(set);
-    const replaced = await a.ok('putVersionMarkers', {
+    const replaced = await a.ok<Version>('putVersionMarkers', {
       params: { id: entity.id, versionId: version.body.id },
       body: { markers: [{ type: 'segue', positionMs: 1500 }] },
     });
     expect(replaced.markers).toEqual([{ type: 'segue', positionMs: 1500 }]);
-    const cleared = await a.ok('putVersionMarkers', { params: { id: entity.id, versionId: version.body.id }, body: { markers: [] } });
+    const cleared = await a.ok<Version>('putVersionMarkers', {
+      params: { id: entity.id, versionId: version.body.id },
+      body: { markers: [] },
+    });
     expect(cleared.markers).toEqual([]);
 
     const events = await h.outbox({ resourceId: version.body.id, type: 'markers.updated' });
@@ -201,7 +205,7 @@ describe('PUT markers', () => {
 
   test('bad marker bodies are 400; unknown versions 404; artwork 400', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'x' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'x' } });
     const version = ((await addUploadVersion(a, entity.id)) as { body: any }).body;
     const cases: unknown[] = [
       [{ type: 'drop', positionMs: 1 }],
@@ -229,7 +233,7 @@ describe('PUT markers', () => {
       message: 'version not found',
     });
     expect(errorOf(await put(h.tenant(), entity.id, version.id, []))).toMatchObject({ status: 404 });
-    const cover = await a.ok('createVersion', {
+    const cover = await a.ok<CreatedVersion>('createVersion', {
       params: { id: entity.id },
       body: { source: { upload: { filename: 'c.png', contentType: 'image/png' } }, label: 'Cover', versionType: 'cover_art' },
     });

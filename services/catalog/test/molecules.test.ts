@@ -1,4 +1,4 @@
-import type { Molecule, MoleculePage } from '@catalog/contracts';
+import type { Entity, Molecule, MoleculePage } from '@catalog/contracts';
 import { sineWav } from '@catalog/testing';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
@@ -28,7 +28,7 @@ interface CreatedVersion {
 
 /** An entity with a confirmed AUDIO version of `wav` (primary unless another is); returns both ids. */
 async function withAudio(a: Caller, wav: Uint8Array, entityId?: string): Promise<{ entityId: string; versionId: string }> {
-  const id = entityId ?? (await a.ok('createEntity', { body: { type: 'song', title: 'Song' } })).id;
+  const id = entityId ?? (await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Song' } })).id;
   const version = (await addUploadVersion(a, id, { size: wav.length })) as { body: CreatedVersion };
   expect(await uploadBytes(h, version.body.upload, wav)).toBeLessThan(300);
   await h.assets(a).ok('confirmAsset', { params: { id: version.body.asset.id } });
@@ -100,7 +100,7 @@ test('a molecule resolves its elements to the primary versions, their cue points
 test('an entity without an AUDIO version is an unresolved element that takes no time', async () => {
   const a = h.tenant();
   const jingle = await withAudio(a, oneSecond);
-  const empty = await a.ok('createEntity', { body: { type: 'song', title: 'No audio yet' } });
+  const empty = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'No audio yet' } });
   const molecule = await createOk(a, [{ entityId: empty.id }, { entityId: jingle.entityId, offsetMs: 50 }]);
   expect(molecule.elements.map((e) => [e.versionId, e.unresolved, e.startMs, e.endMs])).toEqual([
     [null, 'no_primary_version', null, null],
@@ -112,8 +112,8 @@ test('an entity without an AUDIO version is an unresolved element that takes no 
 test('elements must name entities of the tenant; a negative offset from the start is refused', async () => {
   const a = h.tenant();
   const b = h.tenant();
-  const own = await a.ok('createEntity', { body: { type: 'song', title: 'Mine' } });
-  const other = await b.ok('createEntity', { body: { type: 'song', title: 'Theirs' } });
+  const own = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Mine' } });
+  const other = await b.ok<Entity>('createEntity', { body: { type: 'song', title: 'Theirs' } });
   const foreign = errorOf(await create(a, [{ entityId: own.id }, { entityId: other.id }]));
   const missing = errorOf(await create(a, [{ entityId: own.id }, { entityId: '0190a1b2-0000-7000-8000-000000000001' }]));
   expect(foreign).toEqual(missing);
@@ -153,7 +153,7 @@ test('PATCH changes title and elements with one molecule.updated naming them; a 
     { elementCount: 2, reason: 'deleted' },
   ]);
   // The entity stays.
-  expect((await a.ok('getEntity', { params: { id: one.entityId } })).id).toBe(one.entityId);
+  expect((await a.ok<Entity>('getEntity', { params: { id: one.entityId } })).id).toBe(one.entityId);
 });
 
 test('deleting an entity removes its elements in the same transaction: molecule.updated, or molecule.deleted for one left empty', async () => {
@@ -184,8 +184,10 @@ test('deleting an entity removes its elements in the same transaction: molecule.
 
 test('an entity deleted while molecules naming it are created: every molecule holds only entities that exist', async () => {
   const a = h.tenant();
-  const keep = await a.ok('createEntity', { body: { type: 'song', title: 'Kept' } });
-  const doomed = await Promise.all(Array.from({ length: 6 }, () => a.ok('createEntity', { body: { type: 'song', title: 'Doomed' } })));
+  const keep = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Kept' } });
+  const doomed = await Promise.all(
+    Array.from({ length: 6 }, () => a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Doomed' } })),
+  );
   const answers = await Promise.all(
     doomed.flatMap((entity) => [
       create(a, [{ entityId: keep.id }, { entityId: entity.id }]),
@@ -193,7 +195,9 @@ test('an entity deleted while molecules naming it are created: every molecule ho
     ]),
   );
   // And molecules whose elements change to name an entity while it is deleted (locks taken in one order: no deadlock).
-  const more = await Promise.all(Array.from({ length: 6 }, () => a.ok('createEntity', { body: { type: 'song', title: 'Doomed' } })));
+  const more = await Promise.all(
+    Array.from({ length: 6 }, () => a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Doomed' } })),
+  );
   const patched = await Promise.all(more.map((entity) => createOk(a, [{ entityId: keep.id }, { entityId: entity.id }])));
   answers.push(
     ...(await Promise.all(

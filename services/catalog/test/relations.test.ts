@@ -1,6 +1,6 @@
 import { newId } from '@catalog/platform';
 import type { RpcReply } from '@catalog/platform';
-import type { Relation, RelationList } from '@catalog/contracts';
+import type { Entity, Relation, RelationList } from '@catalog/contracts';
 import { startHarness, type CatalogHarness, type Caller } from './support.js';
 
 let h: CatalogHarness;
@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 async function entity(caller: Caller, title: string): Promise<string> {
-  return (await caller.ok('createEntity', { body: { type: 'song', title } })).id as string;
+  return (await caller.ok<Entity>('createEntity', { body: { type: 'song', title } })).id as string;
 }
 
 /** A reply as status, body (a success's relation; undefined on a failure) and error (a failure). */

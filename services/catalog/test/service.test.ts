@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { eventType, internalOperations, operationsOf, routesOf } from '@catalog/contracts';
+import { eventType, internalOperations, operationsOf, routesOf, type Entity } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
 import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { catalogConfig, catalogMigrations, catalogOperations, startCatalogService } from '../src/index.js';
@@ -67,7 +67,7 @@ describe('service', () => {
 
   test('changedFields names the changed fields in the registry order, whatever the order of the PATCH', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'one', artist: 'x' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'one', artist: 'x' } });
     await a.ok('updateEntity', { params: { id: entity.id }, body: { artist: 'y', title: 'two', type: 'jingle' } });
     await a.ok('updateEntity', { params: { id: entity.id }, body: { artist: null, title: 'two' } });
     const events = await h.outbox({ resourceId: entity.id, type: 'entity.updated' });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Assignment, AssetWithUpload, Entity, EntityType } from '@catalog/contracts';
 import { assetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
 import {
   AppError,
@@ -27,13 +28,28 @@ import {
 } from '@catalog/testing';
 import { catalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
 
+/** A page of a keyset-paginated list, as the contracts' `Page(itemsName, item)` describes it. */
+export type PageOf<K extends string, T> = { [P in K]: T[] } & { nextCursor: string | null; hasMore: boolean };
+/** What listEntities answers. */
+export type EntityPage = PageOf<'entities', Entity>;
+/** What listAssignments answers. */
+export type AssignmentPage = PageOf<'assignments', Assignment>;
+/** What listEntityTypes answers. */
+export interface EntityTypeList {
+  entityTypes: EntityType[];
+}
+/** What recordAssetState answers. */
+export interface RecordedAssetState {
+  analysesRequested: boolean;
+}
+
 /** A tenant calling as the gateway would for one API key. */
 export interface Caller {
   tenantId: string;
   keyId: string;
   call(operation: string, request?: Partial<RpcRequest>): Promise<RpcReply>;
   /** Like `call`, but fails unless the reply is a success; returns the body. */
-  ok<T = any>(operation: string, request?: Partial<RpcRequest>): Promise<T>;
+  ok<T = unknown>(operation: string, request?: Partial<RpcRequest>): Promise<T>;
 }
 
 export interface OutboxRow extends EventEnvelopeRow {
@@ -106,7 +122,7 @@ async function maybeHeld<T>(holds: Hold[], answer: Promise<T>): Promise<T> {
 
 export interface AssetCaller {
   call(operation: string, request?: Partial<RpcRequest>): Promise<RpcReply>;
-  ok<T = any>(operation: string, request?: Partial<RpcRequest>): Promise<T>;
+  ok<T = unknown>(operation: string, request?: Partial<RpcRequest>): Promise<T>;
 }
 
 export interface HarnessOptions {
@@ -192,10 +208,10 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
       callRpc(rpc, service, operation, { params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null }, context());
     return {
       call,
-      async ok(operation: string, request?: Partial<RpcRequest>) {
+      async ok<T = unknown>(operation: string, request?: Partial<RpcRequest>): Promise<T> {
         const reply = await call(operation, request);
         if (!reply.ok) throw new Error(`${operation} failed: ${JSON.stringify(reply.error)}`);
-        return reply.body as any;
+        return reply.body as T;
       },
     };
   };
@@ -322,10 +338,10 @@ export async function entityAndStandaloneAsset(
   wav: Uint8Array,
 ): Promise<{ a: Caller; entityId: string; assetId: string }> {
   const a = h.tenant();
-  const entity = await a.ok('createEntity', { body: { type: 'song', title } });
-  const standalone = await h
-    .assets(a)
-    .ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title } });
+  const standalone = await h.assets(a).ok<AssetWithUpload>('createAsset', {
+    body: { retention: 'standalone', upload: { filename: 'jingle.wav', contentType: 'audio/wav' } },
+  });
   expect(await uploadBytes(h, standalone.upload, wav)).toBeLessThan(300);
   await h.assets(a).ok('confirmAsset', { params: { id: standalone.assetId } });
   return { a, entityId: entity.id, assetId: standalone.assetId };

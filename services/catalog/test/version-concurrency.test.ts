@@ -1,3 +1,4 @@
+import type { Entity, VersionList } from '@catalog/contracts';
 import { addUploadVersion, startHarness, type CatalogHarness } from './support.js';
 
 let h: CatalogHarness;
@@ -27,7 +28,7 @@ async function primaryRows(entityId: string): Promise<Array<{ kind: string; coun
 describe('exactly one primary per kind under concurrent writes', () => {
   test('50 concurrent isPrimary creations on one entity: all 201, exactly one primary per kind', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Race' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Race' } });
     const replies = await Promise.all(
       Array.from({ length: 50 }, (_, i) => {
         const k = KINDS[i % KINDS.length]!;
@@ -38,7 +39,7 @@ describe('exactly one primary per kind under concurrent writes', () => {
     expect(failures).toEqual([]);
     expect(replies.every((r) => r.ok && r.status === 201)).toBe(true);
 
-    const versions = (await a.ok('listVersions', { params: { id: entity.id } })).versions as any[];
+    const versions = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions as any[];
     expect(versions).toHaveLength(50);
     expect(await primaryRows(entity.id)).toEqual([
       { kind: 'ARTWORK', count: 1 },
@@ -63,7 +64,7 @@ describe('exactly one primary per kind under concurrent writes', () => {
 
   test('concurrent promotions, creations and deletions keep exactly one primary per kind, without errors', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Mixed race' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Mixed race' } });
     const seeded: string[] = [];
     for (let i = 0; i < 10; i += 1) {
       const reply = await addUploadVersion(a, entity.id, { label: `seed ${i}` });
@@ -80,12 +81,12 @@ describe('exactly one primary per kind under concurrent writes', () => {
     const replies = await Promise.all(operations);
     expect(replies.filter((r) => !r.ok)).toEqual([]);
     expect(await primaryRows(entity.id)).toEqual([{ kind: 'AUDIO', count: 1 }]);
-    expect((await a.ok('listVersions', { params: { id: entity.id } })).versions).toHaveLength(17);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions).toHaveLength(17);
   });
 
   test('the database itself refuses a second primary of a kind (partial unique index), whatever the code does', async () => {
     const a = h.tenant();
-    const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Constraint' } });
+    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Constraint' } });
     const one = await addUploadVersion(a, entity.id, { label: 'one' });
     const two = await addUploadVersion(a, entity.id, { label: 'two' });
     if (!one.ok || !two.ok) throw new Error('setup failed');

@@ -1,3 +1,4 @@
+import type { Entity, VersionList } from '@catalog/contracts';
 import { DEFAULT_MAX_PAYLOAD } from '@catalog/platform';
 import { addUploadVersion, errorOf, startHarness, type CatalogHarness, type Caller } from './support.js';
 
@@ -32,10 +33,13 @@ async function walk(
   const sizes: number[] = [];
   let after: string | null = null;
   for (let i = 0; i < 50; i += 1) {
-    const page: { versions: Array<{ id: string }>; nextCursor: string | null; hasMore: boolean } = await caller.ok('listVersions', {
-      params: { id: entityId },
-      query: { ...query, ...(after ? { after } : {}) },
-    });
+    const page: { versions: Array<{ id: string }>; nextCursor: string | null; hasMore: boolean } = await caller.ok<VersionList>(
+      'listVersions',
+      {
+        params: { id: entityId },
+        query: { ...query, ...(after ? { after } : {}) },
+      },
+    );
     ids.push(...page.versions.map((v) => v.id));
     pages.push(page.versions.length);
     sizes.push(Buffer.byteLength(JSON.stringify(page)));
@@ -50,14 +54,14 @@ async function walk(
 
 test('limit and after page the listing in its order (kinds, then oldest first), with or without a kind; bad cursors and limits are 400', async () => {
   const a = h.tenant();
-  const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Paged' } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Paged' } });
   const audio1 = await version(a, entity.id, { label: 'a1' });
   const video = await version(a, entity.id, { filename: 'v.mp4', contentType: 'video/mp4', label: 'clip', versionType: 'video_clip' });
   const art = await version(a, entity.id, { filename: 'c.png', contentType: 'image/png', label: 'cover', versionType: 'cover_art' });
   const audio2 = await version(a, entity.id, { label: 'a2', versionType: 'full_length' });
   const order = [audio1.id, audio2.id, art.id, video.id];
 
-  const all = await a.ok('listVersions', { params: { id: entity.id } });
+  const all = await a.ok<VersionList>('listVersions', { params: { id: entity.id } });
   expect(all).toMatchObject({ hasMore: false, nextCursor: null });
   expect(all.versions.map((v: { id: string }) => v.id)).toEqual(order);
   expect(await walk(a, entity.id, { limit: 1 })).toMatchObject({ ids: order, pages: [1, 1, 1, 1] });
@@ -83,7 +87,7 @@ test('limit and after page the listing in its order (kinds, then oldest first), 
 
 test('versions with many long markers: pages end before the reply would exceed max_payload, every version is reachable', async () => {
   const a = h.tenant();
-  const entity = await a.ok('createEntity', { body: { type: 'song', title: 'Heavy' } });
+  const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Heavy' } });
   // 100 markers with labels of 100 characters of 4 bytes each: ~46 KB of JSON per version.
   const markers = Array.from({ length: 100 }, (_, i) => ({
     type: 'custom',

@@ -1,3 +1,4 @@
+import type { AssetWithUpload, Entity, VersionList } from '@catalog/contracts';
 import { errorOf, startHarness, type CatalogHarness, type Caller } from './support.js';
 
 /** createVersion and the version operations refuse bad input with 4xx and the fields in details. */
@@ -16,7 +17,7 @@ describe('bad inputs', () => {
   let entityId: string;
   beforeAll(async () => {
     a = h.tenant();
-    entityId = (await a.ok('createEntity', { body: { type: 'song', title: 'Song' } })).id;
+    entityId = (await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Song' } })).id;
   });
   const post = (body: unknown) => a.call('createVersion', { params: { id: entityId }, body });
   const upload = { filename: 'x.wav', contentType: 'audio/wav' };
@@ -70,7 +71,7 @@ describe('bad inputs', () => {
   test('an existing asset of another kind than the one given: 415', async () => {
     const art = await h
       .assets(a)
-      .ok('createAsset', { body: { retention: 'attached', upload: { filename: 'a.png', contentType: 'image/png' } } });
+      .ok<AssetWithUpload>('createAsset', { body: { retention: 'attached', upload: { filename: 'a.png', contentType: 'image/png' } } });
     const error = errorOf(await post({ source: { assetId: art.assetId }, label: 'x', versionType: 'radio_edit', kind: 'AUDIO' }));
     expect(error).toMatchObject({ status: 415, details: { kind: 'AUDIO', contentTypeKind: 'ARTWORK' } });
   });
@@ -96,7 +97,7 @@ describe('bad inputs', () => {
       const error = errorOf(await post(body));
       expect([body, error.status, error.code]).toEqual([body, 400, 'invalid_body']);
     }
-    expect((await a.ok('listVersions', { params: { id: entityId } })).versions).toEqual([]);
+    expect((await a.ok<VersionList>('listVersions', { params: { id: entityId } })).versions).toEqual([]);
   });
 
   test('a version type of another kind: 400 with the types of the kind', async () => {

@@ -1,3 +1,4 @@
+import type { Asset, AssetWithUpload, Entity, Version, VersionList } from '@catalog/contracts';
 import { addUploadVersion, errorOf, startHarness, type CatalogHarness, type Caller } from './support.js';
 
 let h: CatalogHarness;
@@ -11,7 +12,7 @@ afterAll(async () => {
 });
 
 async function song(caller: Caller, extra: Record<string, unknown> = {}): Promise<any> {
-  return caller.ok('createEntity', { body: { type: 'song', title: 'Song', ...extra } });
+  return caller.ok<Entity>('createEntity', { body: { type: 'song', title: 'Song', ...extra } });
 }
 
 async function created(caller: Caller, entityId: string, options: Parameters<typeof addUploadVersion>[2] = {}): Promise<any> {
@@ -22,7 +23,7 @@ async function created(caller: Caller, entityId: string, options: Parameters<typ
 }
 
 async function list(caller: Caller, entityId: string, kind?: string): Promise<any[]> {
-  return (await caller.ok('listVersions', { params: { id: entityId }, query: kind ? { kind } : {} })).versions;
+  return (await caller.ok<VersionList>('listVersions', { params: { id: entityId }, query: kind ? { kind } : {} })).versions;
 }
 
 const primaries = (versions: any[]): Record<string, string[]> => {
@@ -50,7 +51,7 @@ describe('adding versions', () => {
     expect(version.upload.url).toContain('/uploads/');
     expect(Date.parse(version.upload.expiresAt)).toBeGreaterThan(Date.now());
 
-    const asset = await h.assets(a).ok('getAsset', { params: { id: version.asset.id } });
+    const asset = await h.assets(a).ok<Asset>('getAsset', { params: { id: version.asset.id } });
     expect(asset).toMatchObject({ entityId: entity.id, retention: 'attached', kind: 'AUDIO', status: 'PENDING_UPLOAD' });
 
     const events = await h.outbox({ tenantId: a.tenantId });
@@ -114,9 +115,9 @@ describe('adding versions', () => {
   test('an existing asset of the tenant becomes the file of a version (source.assetId), a standalone one too', async () => {
     const a = h.tenant();
     const entity = await song(a);
-    const standalone = await h
-      .assets(a)
-      .ok('createAsset', { body: { retention: 'standalone', upload: { filename: 'promo.mp3', contentType: 'audio/mpeg' } } });
+    const standalone = await h.assets(a).ok<AssetWithUpload>('createAsset', {
+      body: { retention: 'standalone', upload: { filename: 'promo.mp3', contentType: 'audio/mpeg' } },
+    });
     const reply = await a.call('createVersion', {
       params: { id: entity.id },
       body: { source: { assetId: standalone.assetId }, label: 'Promo', versionType: 'teaser' },
@@ -129,7 +130,7 @@ describe('adding versions', () => {
       asset: { id: standalone.assetId, status: 'PENDING_UPLOAD', contentType: 'audio/mpeg' },
     });
     expect(version.upload).toBeUndefined();
-    const asset = await h.assets(a).ok('getAsset', { params: { id: standalone.assetId } });
+    const asset = await h.assets(a).ok<Asset>('getAsset', { params: { id: standalone.assetId } });
     expect(asset).toMatchObject({ retention: 'attached', entityId: entity.id });
 
     // One file, one version: using it again (on any entity) is a conflict.
@@ -152,7 +153,7 @@ describe('adding versions', () => {
     const b = h.tenant();
     const foreign = await h
       .assets(b)
-      .ok('createAsset', { body: { retention: 'attached', upload: { filename: 'b.wav', contentType: 'audio/wav' } } });
+      .ok<AssetWithUpload>('createAsset', { body: { retention: 'attached', upload: { filename: 'b.wav', contentType: 'audio/wav' } } });
     const entity = await song(a);
     const reply = errorOf(
       await a.call('createVersion', {
@@ -190,15 +191,15 @@ describe('changing, listing and deleting versions', () => {
     const first = await created(a, entity.id, { label: 'one' });
     const second = await created(a, entity.id, { label: 'two', versionType: 'clean' });
 
-    const renamed = await a.ok('updateVersion', {
+    const renamed = await a.ok<Version>('updateVersion', {
       params: { id: entity.id, versionId: second.id },
       body: { label: 'two (clean)', versionType: 'radio_edit' },
     });
     expect(renamed).toMatchObject({ id: second.id, label: 'two (clean)', versionType: 'radio_edit', isPrimary: false });
-    const promoted = await a.ok('updateVersion', { params: { id: entity.id, versionId: second.id }, body: { isPrimary: true } });
+    const promoted = await a.ok<Version>('updateVersion', { params: { id: entity.id, versionId: second.id }, body: { isPrimary: true } });
     expect(promoted.isPrimary).toBe(true);
     expect(primaries(await list(a, entity.id))).toEqual({ AUDIO: [second.id] });
-    const same = await a.ok('updateVersion', {
+    const same = await a.ok<Version>('updateVersion', {
       params: { id: entity.id, versionId: second.id },
       body: { isPrimary: true, label: 'two (clean)' },
     });
@@ -271,7 +272,7 @@ describe('changing, listing and deleting versions', () => {
     });
     expect(errorOf(await h.tenant().call('listVersions', { params: { id: entity.id } }))).toMatchObject({ status: 404 });
 
-    const single = await a.ok('getVersion', { params: { id: entity.id, versionId: art.id } });
+    const single = await a.ok<Version>('getVersion', { params: { id: entity.id, versionId: art.id } });
     expect(single).toEqual(all[1]);
   });
 
