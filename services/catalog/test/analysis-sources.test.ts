@@ -1,6 +1,6 @@
 import type { AppliedCuePointMarkers, Entity, Version } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
-import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller, type UploadedVersion } from './support.js';
 
 /**
  * The catalog's internal operations for the analysis service (decisions 0085, 0088):
@@ -19,14 +19,14 @@ afterAll(async () => {
 });
 
 async function onlineVersion(a: Caller, entityId: string, options: { isPrimary?: boolean } = {}) {
-  const version = (await addUploadVersion(a, entityId, { size: wav.length, ...options })) as { body: any };
+  const version = (await addUploadVersion(a, entityId, { size: wav.length, ...options })) as { body: UploadedVersion };
   expect(await uploadBytes(h, version.body.upload, wav)).toBeLessThan(300);
   await h.assets(a).ok('confirmAsset', { params: { id: version.body.asset.id } });
   await eventually(async () => {
     const v = await a.ok<Version>('getVersion', { params: { id: entityId, versionId: version.body.id } });
     return v.asset.status === 'ONLINE' ? v : undefined;
   }, 15_000);
-  return { versionId: version.body.id as string, assetId: version.body.asset.id as string };
+  return { versionId: version.body.id, assetId: version.body.asset.id };
 }
 
 const resolve = (a: Caller, body: unknown) => a.call('resolveAnalysisSource', { body });
@@ -36,7 +36,7 @@ test('an entity resolves to its primary ONLINE audio version, a version to itsel
   const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Tone', externalReferences: { dmrn: 'DM-TONE' } } });
   expect(errorOf(await resolve(a, { entityId: entity.id }))).toMatchObject({ status: 409, code: 'no_primary_audio_version' });
 
-  const pending = (await addUploadVersion(a, entity.id, { size: wav.length })) as { body: any };
+  const pending = (await addUploadVersion(a, entity.id, { size: wav.length })) as { body: UploadedVersion };
   expect(errorOf(await resolve(a, { entityId: entity.id }))).toMatchObject({ status: 409, code: 'source_not_online' });
   expect(errorOf(await resolve(a, { versionId: pending.body.id }))).toMatchObject({ status: 409, code: 'source_not_online' });
 
@@ -55,7 +55,7 @@ test('an entity resolves to its primary ONLINE audio version, a version to itsel
     versionType: 'cover_art',
     label: 'Cover',
   })) as {
-    body: any;
+    body: UploadedVersion;
   };
   expect(errorOf(await resolve(a, { versionId: art.body.id }))).toMatchObject({ status: 415, code: 'source_not_audio' });
 

@@ -12,6 +12,7 @@ import {
   startHarness,
   versionOfAsset as versionIn,
   type CatalogHarness,
+  type UploadedVersion,
 } from './support.js';
 
 let h: CatalogHarness;
@@ -68,7 +69,7 @@ describe('the asset service knows which version a file belongs to', () => {
     const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Reused' } });
     const reply = await addUploadVersion(a, entity.id);
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-    const first = reply.body as any;
+    const first = reply.body as UploadedVersion;
     expect(await versionOfAsset(first.asset.id)).toBe(first.id);
 
     await a.ok('deleteVersion', { params: { id: entity.id, versionId: first.id } });

@@ -3,7 +3,16 @@ import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { eventually, sineWav } from '@catalog/testing';
 import { applyAssetEvent } from '../src/consumers/asset-events.js';
 import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
-import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller, type EntityPage } from './support.js';
+import {
+  addUploadVersion,
+  errorOf,
+  startHarness,
+  uploadBytes,
+  type CatalogHarness,
+  type Caller,
+  type EntityPage,
+  type UploadedVersion,
+} from './support.js';
 
 let h: CatalogHarness;
 let wav: Uint8Array;
@@ -17,21 +26,25 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function versionOf(caller: Caller, entityId: string, versionId: string): Promise<any> {
+async function versionOf(caller: Caller, entityId: string, versionId: string): Promise<Version> {
   return caller.ok<Version>('getVersion', { params: { id: entityId, versionId } });
 }
 
 /** Adds an AUDIO version from an upload, sends the bytes and confirms them with the asset service. */
-async function onlineAudioVersion(caller: Caller, entityId: string, options: { isPrimary?: boolean; label?: string } = {}): Promise<any> {
+async function onlineAudioVersion(
+  caller: Caller,
+  entityId: string,
+  options: { isPrimary?: boolean; label?: string } = {},
+): Promise<UploadedVersion> {
   const reply = await addUploadVersion(caller, entityId, { size: wav.length, ...options });
   if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-  const version = reply.body as any;
+  const version = reply.body as UploadedVersion;
   expect(await uploadBytes(h, version.upload, wav)).toBeLessThan(300);
   await h.assets(caller).ok('confirmAsset', { params: { id: version.asset.id } });
   return version;
 }
 
-async function untilStatus(caller: Caller, entityId: string, versionId: string, status: string): Promise<any> {
+async function untilStatus(caller: Caller, entityId: string, versionId: string, status: string): Promise<Version> {
   return eventually(async () => {
     const version = await versionOf(caller, entityId, versionId);
     return version.asset.status === status ? version : undefined;
@@ -53,7 +66,7 @@ describe('the upload status of versions follows asset events', () => {
       size: wav.length,
       durationMs: expect.any(Number),
     });
-    expect(Math.abs(online.durationMs - 2000)).toBeLessThanOrEqual(50);
+    expect(Math.abs(online.durationMs! - 2000)).toBeLessThanOrEqual(50);
     expect(online.durationMs).toBe(online.asset.durationMs);
     const [listed] = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions;
     expect(listed).toEqual(online);
@@ -67,7 +80,7 @@ describe('the upload status of versions follows asset events', () => {
     };
     expect((await a.ok<Entity>('getEntity', { params: { id: entity.id } })).primaryAudioVersion).toEqual(expected);
     const page = await a.ok<EntityPage>('listEntities', {});
-    expect(page.entities.map((e: any) => e.primaryAudioVersion)).toEqual([expected]);
+    expect(page.entities.map((e) => e.primaryAudioVersion)).toEqual([expected]);
   });
 
   test('primaryAudioVersion is null while the primary audio file is not ONLINE, even when another audio version is', async () => {
@@ -93,7 +106,7 @@ describe('the upload status of versions follows asset events', () => {
     const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Not audio' } });
     const noise = new Uint8Array(256).fill(7);
     const reply = await addUploadVersion(a, entity.id, { size: noise.length });
-    const version = (reply as { body: any }).body;
+    const version = (reply as { body: UploadedVersion }).body;
     expect(await uploadBytes(h, version.upload, noise)).toBeLessThan(300);
     expect(errorOf(await h.assets(a).call('confirmAsset', { params: { id: version.asset.id } }))).toMatchObject({
       status: 409,

@@ -19,7 +19,7 @@ describe('concurrent writes of one entity take turns', () => {
       Array.from({ length: 20 }, (_, i) => a.call('updateEntity', { params: { id: entity.id }, body: { title: `title ${i}` } })),
     );
     expect(replies.every((r) => r.ok && r.status === 200)).toBe(true);
-    const bodies = replies.map((r) => (r as { body: any }).body);
+    const bodies = replies.map((r) => (r as { body: Entity }).body);
 
     const events = await h.outbox({ resourceId: entity.id, type: 'entity.updated' });
     expect(events).toHaveLength(20);
@@ -40,7 +40,7 @@ describe('concurrent writes of one entity take turns', () => {
       Array.from({ length: 20 }, () => a.call('updateEntity', { params: { id: entity.id }, body: { title: 'after', artist: 'someone' } })),
     );
     expect(replies.every((r) => r.ok && r.status === 200)).toBe(true);
-    const bodies = replies.map((r) => (r as { body: any }).body);
+    const bodies = replies.map((r) => (r as { body: Entity }).body);
     expect(new Set(bodies.map((b) => b.updatedAt)).size).toBe(1);
     const events = await h.outbox({ resourceId: entity.id, type: 'entity.updated' });
     expect(events.map((e) => e.data)).toEqual([{ changedFields: ['title', 'artist'] }]);

@@ -34,7 +34,7 @@ describe('entity CRUD', () => {
     const a = h.tenant();
     const created = await a.call('createEntity', { body: { type: 'song', title: 'Blue Monday', artist: 'New Order' } });
     expect(created).toMatchObject({ ok: true, status: 201 });
-    const entity = (created as { body: any }).body;
+    const entity = (created as { body: Entity }).body;
     expect(entity).toEqual({
       id: expect.stringMatching(UUID_V7),
       type: 'song',
@@ -152,9 +152,9 @@ describe('batch creation', () => {
       },
     });
     expect(created).toMatchObject({ ok: true, status: 201 });
-    const batch = (created as { body: any }).body;
+    const batch = (created as { body: EntityBatch }).body;
     expect(batch.batchId).toMatch(UUID_V7);
-    expect(batch.entities.map((e: any) => [e.type, e.title, e.artist, e.externalReferences.dmrn])).toEqual([
+    expect(batch.entities.map((e) => [e.type, e.title, e.artist, e.externalReferences.dmrn])).toEqual([
       ['song', 'Blue Monday', 'New Order', 'B-1'],
       ['jingle', 'Station ID', null, null],
       ['song', 'Ceremony', null, null],
@@ -164,9 +164,9 @@ describe('batch creation', () => {
 
     const events = await h.outbox({ tenantId: a.tenantId });
     expect(events.map((e) => [e.type, e.resource_id, e.dmrn, e.batch_id, e.data])).toEqual([
-      ['entity.created', batch.entities[0].id, 'B-1', batch.batchId, { entityType: 'song' }],
-      ['entity.created', batch.entities[1].id, null, batch.batchId, { entityType: 'jingle' }],
-      ['entity.created', batch.entities[2].id, null, batch.batchId, { entityType: 'song' }],
+      ['entity.created', batch.entities[0]!.id, 'B-1', batch.batchId, { entityType: 'song' }],
+      ['entity.created', batch.entities[1]!.id, null, batch.batchId, { entityType: 'jingle' }],
+      ['entity.created', batch.entities[2]!.id, null, batch.batchId, { entityType: 'song' }],
     ]);
     expect(new Set(events.map((e) => e.tx_id)).size).toBe(1);
 
@@ -179,7 +179,7 @@ describe('batch creation', () => {
   test('100 entities at once; 0 or 101 is 400 with nothing written', async () => {
     const a = h.tenant();
     const batch = await a.ok<EntityBatch>('createEntities', { body: batchOf(100) });
-    expect(batch.entities.map((e: any) => e.title)).toEqual(Array.from({ length: 100 }, (_, i) => `Track ${i}`));
+    expect(batch.entities.map((e) => e.title)).toEqual(Array.from({ length: 100 }, (_, i) => `Track ${i}`));
     const b = h.tenant();
     for (const body of [batchOf(0), batchOf(101), {}, { entities: {} }, { entities: [], extra: 1 }]) {
       expect(errorOf(await b.call('createEntities', { body }))).toMatchObject({ status: 400, code: 'invalid_body' });
@@ -229,7 +229,7 @@ describe('batch creation', () => {
       message: 'this DMRN is already attached to another entity',
       details: { dmrn: 'D-HELD', entityId: holder.id },
     });
-    expect((await a.ok<EntityPage>('listEntities', {})).entities.map((e: any) => e.id)).toEqual([holder.id]);
+    expect((await a.ok<EntityPage>('listEntities', {})).entities.map((e) => e.id)).toEqual([holder.id]);
     expect((await h.outbox({ tenantId: a.tenantId })).map((e) => e.resource_id)).toEqual([holder.id]);
 
     // Another tenant's DMRNs do not count.

@@ -26,7 +26,7 @@ describe('entity types', () => {
     const a = h.tenant();
     const created = await a.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo', 'loudness'] } });
     expect(created).toMatchObject({ ok: true, status: 200 });
-    const song = (created as { body: any }).body;
+    const song = (created as { body: EntityType }).body;
     // A set, shown in the canonical order of analysis types.
     expect(song).toEqual({
       name: 'song',

@@ -11,7 +11,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function song(caller: Caller, extra: Record<string, unknown> = {}): Promise<any> {
+async function song(caller: Caller, extra: Record<string, unknown> = {}): Promise<Entity> {
   return caller.ok<Entity>('createEntity', { body: { type: 'song', title: 'Song', artist: 'Artist', ...extra } });
 }
 

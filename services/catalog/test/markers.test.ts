@@ -1,7 +1,7 @@
 import type { CreatedVersion, Entity, Version, VersionList } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
 import { validateMarkers } from '../src/domain/markers.js';
-import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
+import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller, type UploadedVersion } from './support.js';
 
 describe('marker rules', () => {
   const audio = (durationMs: number | null) => ({ kind: 'AUDIO' as const, durationMs });
@@ -136,7 +136,7 @@ describe('PUT markers', () => {
   test('markers are checked against the duration of the confirmed file, replaced as a set, and listed', async () => {
     const a = h.tenant();
     const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Cue me', externalReferences: { dmrn: 'DM-CUE' } } });
-    const version = (await addUploadVersion(a, entity.id, { size: wav.length })) as { body: any };
+    const version = (await addUploadVersion(a, entity.id, { size: wav.length })) as { body: UploadedVersion };
     await uploadBytes(h, version.body.upload, wav);
     await h.assets(a).ok('confirmAsset', { params: { id: version.body.asset.id } });
     const durationMs: number = await eventually(async () => {
@@ -206,7 +206,7 @@ describe('PUT markers', () => {
   test('bad marker bodies are 400; unknown versions 404; artwork 400', async () => {
     const a = h.tenant();
     const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'x' } });
-    const version = ((await addUploadVersion(a, entity.id)) as { body: any }).body;
+    const version = ((await addUploadVersion(a, entity.id)) as { body: UploadedVersion }).body;
     const cases: unknown[] = [
       [{ type: 'drop', positionMs: 1 }],
       [{ type: 'cue_in', positionMs: -1 }],

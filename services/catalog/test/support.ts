@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Assignment, AssetWithUpload, Entity, EntityType } from '@catalog/contracts';
+import type { Assignment, AssetWithUpload, Entity, EntityType, UploadTarget, Version } from '@catalog/contracts';
 import { assetConfig, startAssetService, type AssetServiceHandle } from '@catalog/asset';
 import {
   AppError,
@@ -38,6 +38,8 @@ export type AssignmentPage = PageOf<'assignments', Assignment>;
 export interface EntityTypeList {
   entityTypes: EntityType[];
 }
+/** What createVersion answers for a `source.upload`: the version with its upload target. */
+export type UploadedVersion = Version & { upload: UploadTarget };
 /** What recordAssetState answers. */
 export interface RecordedAssetState {
   analysesRequested: boolean;

@@ -39,7 +39,7 @@ describe('exactly one primary per kind under concurrent writes', () => {
     expect(failures).toEqual([]);
     expect(replies.every((r) => r.ok && r.status === 201)).toBe(true);
 
-    const versions = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions as any[];
+    const versions = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions;
     expect(versions).toHaveLength(50);
     expect(await primaryRows(entity.id)).toEqual([
       { kind: 'ARTWORK', count: 1 },
@@ -58,7 +58,7 @@ describe('exactly one primary per kind under concurrent writes', () => {
         expect(link.previousVersionId).toBe(previous);
         previous = link.versionId as string | null;
       }
-      expect(versions.find((v) => v.kind === kind && v.isPrimary).id).toBe(previous);
+      expect(versions.find((v) => v.kind === kind && v.isPrimary)!.id).toBe(previous);
     }
   });
 

@@ -25,7 +25,7 @@ describe('bad inputs', () => {
   test('unknown kind: 400 naming the field', async () => {
     const error = errorOf(await post({ source: { upload }, label: 'x', versionType: 'radio_edit', kind: 'SPEECH' }));
     expect(error).toMatchObject({ status: 400, code: 'invalid_body' });
-    expect((error.details as any).fields.map((f: any) => f.path)).toContain('/kind');
+    expect((error.details as { fields: Array<{ path: string }> }).fields.map((f) => f.path)).toContain('/kind');
   });
 
   test('missing label: 400', async () => {
@@ -103,7 +103,7 @@ describe('bad inputs', () => {
   test('a version type of another kind: 400 with the types of the kind', async () => {
     const error = errorOf(await post({ source: { upload }, label: 'x', versionType: 'cover_art' }));
     expect(error).toMatchObject({ status: 400, code: 'invalid_body', details: { fields: [{ path: '/versionType' }] } });
-    expect((error.details as any).allowed).toContain('radio_edit');
+    expect((error.details as { allowed: string[] }).allowed).toContain('radio_edit');
   });
 
   test('a declared size over the asset limit: 413', async () => {

@@ -1,5 +1,5 @@
-import type { Asset, AssetWithUpload, Entity, Version, VersionList } from '@catalog/contracts';
-import { addUploadVersion, errorOf, startHarness, type CatalogHarness, type Caller } from './support.js';
+import type { Asset, AssetWithUpload, CreatedVersion, Entity, Version, VersionList } from '@catalog/contracts';
+import { addUploadVersion, errorOf, startHarness, type CatalogHarness, type Caller, type UploadedVersion } from './support.js';
 
 let h: CatalogHarness;
 
@@ -11,22 +11,22 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function song(caller: Caller, extra: Record<string, unknown> = {}): Promise<any> {
+async function song(caller: Caller, extra: Record<string, unknown> = {}): Promise<Entity> {
   return caller.ok<Entity>('createEntity', { body: { type: 'song', title: 'Song', ...extra } });
 }
 
-async function created(caller: Caller, entityId: string, options: Parameters<typeof addUploadVersion>[2] = {}): Promise<any> {
+async function created(caller: Caller, entityId: string, options: Parameters<typeof addUploadVersion>[2] = {}): Promise<UploadedVersion> {
   const reply = await addUploadVersion(caller, entityId, options);
   if (!reply.ok) throw new Error(`createVersion failed: ${JSON.stringify(reply.error)}`);
   expect(reply.status).toBe(201);
-  return reply.body;
+  return reply.body as UploadedVersion;
 }
 
-async function list(caller: Caller, entityId: string, kind?: string): Promise<any[]> {
+async function list(caller: Caller, entityId: string, kind?: string): Promise<Version[]> {
   return (await caller.ok<VersionList>('listVersions', { params: { id: entityId }, query: kind ? { kind } : {} })).versions;
 }
 
-const primaries = (versions: any[]): Record<string, string[]> => {
+const primaries = (versions: Version[]): Record<string, string[]> => {
   const byKind: Record<string, string[]> = {};
   for (const v of versions) if (v.isPrimary) (byKind[v.kind] ??= []).push(v.id);
   return byKind;
@@ -123,7 +123,7 @@ describe('adding versions', () => {
       body: { source: { assetId: standalone.assetId }, label: 'Promo', versionType: 'teaser' },
     });
     expect(reply).toMatchObject({ ok: true, status: 201 });
-    const version = (reply as { body: any }).body;
+    const version = (reply as { body: CreatedVersion }).body;
     expect(version).toMatchObject({
       kind: 'AUDIO',
       isPrimary: true,
