@@ -13,7 +13,7 @@ import {
   WaveformResult,
   WaveformSummary,
 } from './analyses.js';
-import { Cursor, Timestamp, Uuid } from './common.js';
+import { PageAfter, Timestamp, Uuid } from './common.js';
 import { DmrnValue } from './catalog.js';
 import { Marker } from './versions.js';
 
@@ -123,7 +123,7 @@ export const ListAnalysesQuery = Type.Object(
     type: Type.Optional(AnalysisTypeSchema),
     status: Type.Optional(AnalysisJobStatusSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );

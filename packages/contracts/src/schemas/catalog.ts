@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cursor, Line, Timestamp, Uuid } from './common.js';
+import { Line, PageAfter, Timestamp, Uuid } from './common.js';
 import { ANALYSIS_TYPES, AnalysisTypeSchema } from './analyses.js';
 import { PrimaryAudioVersion } from './versions.js';
 
@@ -66,7 +66,7 @@ export type UpdateEntityBody = Static<typeof UpdateEntityBody>;
 export const ListEntitiesQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
     type: Type.Optional(EntityTypeName),
   },
   { additionalProperties: false },

@@ -62,6 +62,9 @@ export function Cursor(maxLength: number, description: string) {
   return Type.String({ minLength: 1, maxLength, description, [DOCUMENTED_ONLY]: { pattern: '^[A-Za-z0-9_-]+$' } });
 }
 
+/** The `after` query parameter of a keyset-paginated list: the `nextCursor` of its previous page. */
+export const PageAfter = Type.Optional(Cursor(512, 'nextCursor of a previous page'));
+
 export const ErrorBody = Type.Object({
   error: Type.Object({
     code: Type.String({ description: 'stable snake_case code' }),

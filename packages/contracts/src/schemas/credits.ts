@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ANALYSIS_TYPES, type AnalysisType } from './analyses.js';
-import { Cursor, Line, Timestamp, Uuid } from './common.js';
+import { Line, PageAfter, Timestamp, Uuid } from './common.js';
 
 /**
  * Credits an analysis job of each type costs (decision 0086): reserved when the job is created,
@@ -78,7 +78,7 @@ const MAX_LEDGER_PAGE = 500;
 export const CreditLedgerQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LEDGER_PAGE, default: 100 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );

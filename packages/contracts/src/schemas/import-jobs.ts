@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DmrnValue, EntityTypeName } from './catalog.js';
-import { Cursor, Line, Page, Timestamp, Uuid } from './common.js';
+import { Line, Page, PageAfter, Timestamp, Uuid } from './common.js';
 
 /**
  * Jobs of the catalog (decision 0134): an import of entities from a JSON Lines or CSV
@@ -94,7 +94,7 @@ export type Job = Static<typeof Job>;
 export const ListJobsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );

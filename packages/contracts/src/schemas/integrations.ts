@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SourceSystemName } from './admin.js';
-import { Cursor, Line, Text, Timestamp, Uuid } from './common.js';
+import { Line, PageAfter, Text, Timestamp, Uuid } from './common.js';
 
 /**
  * Integrations (external systems a tenant connects, such as a playout system), the entities a
@@ -91,7 +91,7 @@ export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
 export const ListIntegrationsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );
@@ -124,7 +124,7 @@ export const ListAssignmentsQuery = Type.Object(
   {
     syncState: Type.Optional(SyncStateSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cursor, Line, Page, Uuid } from './common.js';
+import { Line, Page, PageAfter, Uuid } from './common.js';
 
 /**
  * Molecules: a named, ordered composite of entities that plays as one unit (a song with a station
@@ -118,7 +118,7 @@ export type Molecule = Static<typeof Molecule>;
 export const ListMoleculesQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'most molecules in the page' })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cursor, Line, Uuid } from './common.js';
+import { Line, PageAfter, Uuid } from './common.js';
 
 /**
  * Relations between entities (decision 0136): typed and directed, after MusicBrainz's
@@ -97,7 +97,7 @@ export const ListRelationsQuery = Type.Object(
     ),
     type: Type.Optional(RelationTypeSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RELATIONS_PAGE, default: 50, description: 'most relations in the page' })),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );

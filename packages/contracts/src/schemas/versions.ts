@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ASSET_KINDS, AssetKindSchema, AssetStatusSchema, UploadDescription, UploadTarget, type AssetKind } from './assets.js';
-import { Cursor, Line, Timestamp, Uuid } from './common.js';
+import { Line, PageAfter, Timestamp, Uuid } from './common.js';
 
 /**
  * Versions of an entity: one content item (an audio edit, an artwork, a video) with its own file.
@@ -157,7 +157,7 @@ export const ListVersionsQuery = Type.Object(
         description: 'most versions in the page; without it, every version that fits one reply',
       }),
     ),
-    after: Type.Optional(Cursor(512, 'nextCursor of a previous page')),
+    after: PageAfter,
   },
   { additionalProperties: false },
 );
