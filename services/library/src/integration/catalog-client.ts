@@ -46,19 +46,7 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
       }
       return found;
     },
-    async versions(tenantId, entityId) {
-      const all: Version[] = [];
-      let after: string | null = null;
-      do {
-        const query: Record<string, string> = after === null ? {} : { after };
-        const reply = await callRpc(rpc, 'catalog', 'listVersions', { params: { id: entityId }, query, body: null }, call(tenantId));
-        if (!reply.ok && reply.error.status === 404) return [];
-        const page = replyValue<{ versions: Version[]; nextCursor: string | null }>(reply);
-        all.push(...page.versions);
-        after = page.nextCursor;
-      } while (after !== null);
-      return all;
-    },
+    versions: (tenantId, entityId) => everyPageOf<Version>(rpc, () => call(tenantId), 'listVersions', entityId, 'versions', {}),
     async tenantPage(after) {
       const query: Record<string, string | number> = { limit: 500, ...(after === null ? {} : { after }) };
       const reply = await callRpc(rpc, 'catalog', 'listEntityTenants', { params: {}, query, body: null }, call(NO_TENANT));
@@ -70,22 +58,41 @@ export function catalogReader(rpc: RpcCallSettings): CatalogReader {
       const page = replyValue<{ entities: Entity[]; nextCursor: string | null }>(reply);
       return { ids: page.entities.map((e) => e.id), nextCursor: page.nextCursor };
     },
-    async relations(tenantId, entityId) {
-      const all: Relation[] = [];
-      let after: string | null = null;
-      do {
-        const query: Record<string, string | number> = { direction: 'outgoing', limit: 200, ...(after === null ? {} : { after }) };
-        const reply = await callRpc(rpc, 'catalog', 'listRelations', { params: { id: entityId }, query, body: null }, call(tenantId));
-        if (!reply.ok && reply.error.status === 404) return [];
-        const page = replyValue<{ relations: Relation[]; nextCursor: string | null }>(reply);
-        all.push(...page.relations);
-        after = page.nextCursor;
-      } while (after !== null);
-      return all;
-    },
+    relations: (tenantId, entityId) =>
+      everyPageOf<Relation>(rpc, () => call(tenantId), 'listRelations', entityId, 'relations', { direction: 'outgoing', limit: 200 }),
     integrationPage: (tenantId, after) => integrationPage(rpc, call(tenantId), after),
     assignmentPage: (tenantId, integrationId, after) => assignmentPage(rpc, call(tenantId), integrationId, after),
   };
+}
+
+/**
+ * Every item of an entity's listing (`operation` on the entity `entityId`), page after page, each
+ * page its own call (`call()`); none once the entity is deleted (404).
+ */
+async function everyPageOf<T>(
+  rpc: RpcCallSettings,
+  call: () => CallContext,
+  operation: string,
+  entityId: string,
+  itemsName: string,
+  query: Record<string, string | number>,
+): Promise<T[]> {
+  const all: T[] = [];
+  let after: string | null = null;
+  do {
+    const reply = await callRpc(
+      rpc,
+      'catalog',
+      operation,
+      { params: { id: entityId }, query: { ...query, ...(after === null ? {} : { after }) }, body: null },
+      call(),
+    );
+    if (!reply.ok && reply.error.status === 404) return [];
+    const page = replyValue<Record<string, unknown> & { nextCursor: string | null }>(reply);
+    all.push(...(page[itemsName] as T[]));
+    after = page.nextCursor;
+  } while (after !== null);
+  return all;
 }
 
 /** A page of the tenant's integrations (`listIntegrations`), their ids. */
