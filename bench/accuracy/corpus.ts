@@ -5,11 +5,20 @@
  *             OPL3 FM (decision 0144), 192 pieces each;
  *   heldout   MuseScore General, 72 pieces: what the targets are judged on; nothing but this
  *             benchmark reads it (services/analysis/test/analyzers/heldout-split.test.ts).
+ * Tuning also learns from each tuning piece replayed with other mixes and touch (replayed()).
  * Every piece: one of the 24 keys in turn (minor ones natural or harmonic), 60–190 BPM, straight
  * or swung, drums or none, parts in random registers, inversions and instruments, and one
  * degradation in turn (the degradations and the keys cycle with coprime periods).
  */
-import { generatedSong, randomSongSpec, seededRandom, type MidiSong, type SongSpec, type SoundFontName } from '@catalog/testing';
+import {
+  generatedSong,
+  randomSongSpec,
+  seededRandom,
+  type ChannelSettings,
+  type MidiSong,
+  type SongSpec,
+  type SoundFontName,
+} from '@catalog/testing';
 
 /** Bump when what a piece sounds like changes for the same spec (the cache is keyed by it). */
 export const GENERATOR_VERSION = 1;
@@ -45,6 +54,10 @@ export interface Piece {
   /** The spoken intro, if any. */
   speech: string | null;
   spec: SongSpec;
+  /** Each channel's gain, attack and release other than the sound font's own (replayed tuning pieces only). */
+  channels?: Partial<Record<number, ChannelSettings>>;
+  /** Exponents of each channel's velocity curve (127 · (v / 127)^γ; replayed tuning pieces only). */
+  velocityCurves?: Partial<Record<number, number>>;
   truth: { tonic: number; mode: 'major' | 'minor'; bpm: number };
 }
 
@@ -75,9 +88,38 @@ function piece(split: Split, font: SoundFontName, seed: number, index: number): 
   };
 }
 
-/** The MIDI song of a piece (its tuning included). */
+/**
+ * Other playings of a tuning piece, for learning what must not hang on one sound font's mix and
+ * touch (decision 0146): `remixed`, each part at its own gain (−15 to +4 dB), attack (×1–8) and
+ * release (×½–8); `revoiced`, also each part's velocity curve (127 · (v / 127)^γ, γ 0.4–2.5).
+ */
+export const REPLAYINGS = ['remixed', 'revoiced'] as const;
+export type Replaying = (typeof REPLAYINGS)[number];
+
+/** A tuning piece played another way (REPLAYINGS); its own seed, so the same piece plays alike every run. */
+export function replayed(piece: Piece, how: Replaying): Piece {
+  if (piece.split !== 'tuning') throw new Error('only tuning pieces are replayed');
+  const random = seededRandom(piece.spec.seed ^ 0x5f3759df);
+  const between = (low: number, high: number) => low + random() * (high - low);
+  const gain = () => 100 * 10 ** (between(-15, 4) / 40);
+  const channels: Partial<Record<number, ChannelSettings>> = {};
+  for (const channel of [0, 1, 2])
+    channels[channel] = { volume: gain(), attackCents: between(0, 3600), releaseCents: between(-1200, 3600) };
+  channels[9] = { volume: gain() };
+  if (how === 'remixed') return { ...piece, id: `${piece.id}-remixed`, channels };
+  const velocityCurves: Partial<Record<number, number>> = {};
+  for (const channel of [0, 1, 2, 9]) velocityCurves[channel] = 2 ** between(-1.3, 1.3);
+  return { ...piece, id: `${piece.id}-revoiced`, channels, velocityCurves };
+}
+
+/** The MIDI song of a piece (its tuning, and how it is replayed, included). */
 export function songOf(piece: Piece): MidiSong {
-  return { ...generatedSong(piece.spec), tuningCents: piece.tuningCents };
+  const song = generatedSong(piece.spec);
+  const curves = piece.velocityCurves;
+  const notes = curves
+    ? song.notes.map((note) => ({ ...note, velocity: Math.max(1, Math.round(127 * (note.velocity / 127) ** (curves[note.channel] ?? 1))) }))
+    : song.notes;
+  return { ...song, notes, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
 }
 
 /** Whether a piece is encoded as MP3 (128 kbit/s). */

@@ -3,14 +3,15 @@
  * (corpus(['tuning'])). Decodes each piece once as the analysis pipeline does (mono, 11 025 Hz;
  * cached beside it), then scores analyzer settings in this process, learns the key's profiles
  * (the 24-key regression of learn-profiles.ts and the mode stage of learn-mode.ts) and the tempo's
- * octave weights (learn-octave.ts). Learned on the other sound fonts and scored on each too, to see
+ * octave weights (learn-octave.ts; from each piece as written and replayed with other mixes and
+ * touch, corpus.ts replayed()). Learned on the other sound fonts and scored on each too, to see
  * whether they carry over.
- *   node --conditions=source --import tsx bench/accuracy/tune.ts
+ *   node --conditions=source --import tsx bench/accuracy/tune.ts key|tempo
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
-import { corpus, type Piece } from './corpus.js';
+import { corpus, REPLAYINGS, replayed, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { learnWeights, profilesOf } from './learn-profiles.js';
 import { learnOctaveWeights, type OctaveExample } from './learn-octave.js';
@@ -18,7 +19,10 @@ import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
 
 const RATE = 11_025;
-const pieces = corpus(['tuning']);
+const what = process.argv[2] ?? 'key';
+const written = corpus(['tuning']);
+/** The tempo learns from each piece as written and replayed (decision 0146); the key from them as written. */
+const pieces = what === 'tempo' ? [...written, ...REPLAYINGS.flatMap((how) => written.map((piece) => replayed(piece, how)))] : written;
 if (pieces.some((piece) => piece.split !== 'tuning')) throw new Error('tuning reads the tuning split only');
 const files = await renderPieces(pieces, (line) => process.stderr.write(`${line}\n`));
 
@@ -104,15 +108,26 @@ const FONTS = [...new Set(pieces.map((piece) => piece.font))];
 /** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
 function learnOctave(): void {
   const examples = octaveExamples(pieces);
+  const playings = ['written', ...REPLAYINGS];
+  const playingOf = (piece: Piece) => (piece.velocityCurves ? 'revoiced' : piece.channels ? 'remixed' : 'written');
   const wrong = (weights: number[], subset: typeof examples) =>
     subset.filter(({ features, fast }) => (features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== fast).length;
+  const byPlaying = new Map(playings.map((playing) => [playing, 0]));
   const folds = FONTS.map((font) => {
     const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
-    return wrong(
-      weights,
-      examples.filter((e) => e.piece.font === font),
-    );
+    const fold = examples.filter((e) => e.piece.font === font);
+    for (const playing of playings)
+      byPlaying.set(
+        playing,
+        byPlaying.get(playing)! +
+          wrong(
+            weights,
+            fold.filter((e) => playingOf(e.piece) === playing),
+          ),
+      );
+    return wrong(weights, fold);
   });
+  console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(byPlaying)));
   const weights = learnOctaveWeights(examples);
   console.log(
     `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${wrong(weights, examples)}`,
@@ -134,7 +149,6 @@ function crossValidated(settings: KeySettings): string {
     (folds.reduce((sum, fold) => sum + pick(fold), 0) / folds.length).toFixed(3);
   return `mirex ${mean((fold) => fold.mirex)} exact ${mean((fold) => fold.exact)}`;
 }
-const what = process.argv[2] ?? 'key';
 if (what === 'key') {
   console.log('current settings', scoreKey(KEY_SETTINGS));
   const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings>>;
@@ -143,6 +157,9 @@ if (what === 'key') {
   console.log('profiles learned on the whole tuning split', JSON.stringify(profiles));
   console.log('learned on the whole tuning split, scored on it', scoreKey({ ...KEY_SETTINGS, profiles }));
 } else {
-  console.log(scoreTempo());
+  const asWritten = pieces.filter((piece) => !piece.channels);
+  console.log('as written', scoreTempo(asWritten));
+  const { acc1: a1, acc2: a2 } = scoreTempo(pieces.filter((piece) => piece.channels));
+  console.log('replayed', { acc1: a1, acc2: a2 });
   learnOctave();
 }

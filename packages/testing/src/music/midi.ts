@@ -18,6 +18,18 @@ export interface MidiSong {
    * General MIDI default bend range is ±2 semitones): music tuned off A440.
    */
   tuningCents?: number;
+  /**
+   * How each channel is played back: its volume (controller 7, 0–127; 100 unless set) and
+   * offsets to its instruments' attack and release times (timecents: 1200 doubles them; sound font
+   * 2.01 NRPNs). A mix and an articulation other than the sound font's own.
+   */
+  channels?: Partial<Record<number, ChannelSettings>>;
+}
+
+export interface ChannelSettings {
+  volume?: number;
+  attackCents?: number;
+  releaseCents?: number;
 }
 
 /** Ticks per quarter note. */
@@ -25,6 +37,10 @@ const DIVISION = 480;
 /** Tempo of a medley file: every song's times are converted to it. */
 const MEDLEY_BPM = 120;
 const DRUMS = 9;
+const DEFAULT_VOLUME = 100;
+/** Sound font 2.01 generators an NRPN (MSB 120, LSB the generator) offsets; its data counts 2 timecents a step from 8192. */
+const NRPN_GENERATORS = { attackCents: 34, releaseCents: 38 } as const;
+const NRPN_TIMECENTS_PER_STEP = 2;
 
 interface TimedEvent {
   tick: number;
@@ -76,11 +92,28 @@ function songEvents(song: MidiSong, offset: number, scale: number): TimedEvent[]
     const bend = Math.max(0, Math.min(16_383, Math.round(8192 + ((song.tuningCents ?? 0) / 200) * 8192)));
     for (let channel = 0; channel < 16; channel++) events.push({ tick: offset, order: 1, bytes: [0xe0 | channel, bend & 0x7f, bend >> 7] });
   }
+  // A medley sets every channel, so that one song's settings do not carry into the next.
+  for (let channel = 0; channel < 16; channel++) {
+    const settings = song.channels?.[channel];
+    if (settings || scale !== 1) events.push(...channelEvents(offset, channel, settings ?? {}));
+  }
   for (const note of song.notes) {
     const on = offset + Math.round(note.start * scale * DIVISION);
     const off = Math.max(on + 1, offset + Math.round((note.start + note.length) * scale * DIVISION));
     events.push({ tick: on, order: 3, bytes: [0x90 | note.channel, note.pitch, note.velocity] });
     events.push({ tick: off, order: 2, bytes: [0x80 | note.channel, note.pitch, 0] });
+  }
+  return events;
+}
+
+function channelEvents(tick: number, channel: number, settings: ChannelSettings): TimedEvent[] {
+  const control = (number: number, value: number) => ({ tick, order: 1, bytes: [0xb0 | channel, number, value] });
+  const volume = Math.max(0, Math.min(127, Math.round(settings.volume ?? DEFAULT_VOLUME)));
+  const events = [control(7, volume)];
+  for (const [name, generator] of Object.entries(NRPN_GENERATORS)) {
+    const cents = settings[name as keyof typeof NRPN_GENERATORS] ?? 0;
+    const data = Math.max(0, Math.min(16_383, 8192 + Math.round(cents / NRPN_TIMECENTS_PER_STEP)));
+    events.push(control(99, 120), control(98, generator), control(6, data >> 7), control(38, data & 0x7f));
   }
   return events;
 }
