@@ -11,17 +11,24 @@ const PRIOR_CENTRE = 120;
 const PRIOR_OCTAVES = 1;
 /**
  * The octave choice between the two levels of the comb's tempo in range, a slow one and twice it:
- * a logistic score over what the onset strength says of them (their off-beats, in all bands and
- * in the low band; the off-beats of half the slow level; the comb's salience of the fast level
- * against the slow; how fast the slow level is) and over where the harmony changes (at half a bar
+ * a logistic score over what the onsets say of them (their off-beats, in all bands and in the low
+ * band; the off-beats of half the slow level and of twice it; the comb's salience of the fast level
+ * against the slow, of the onset strength, and of where onsets are against the slow and the slow
+ * against twice it; how fast the slow level is) and over where the harmony changes (at half a bar
  * of the slow level as well as at its bar, or not); the fast level is the beat when the score is
- * positive. Weights learned on the accuracy benchmark's tuning split (bench/accuracy/tune.ts
- * tempo; decisions 0140, 0144), in the order of OctaveEvidence.features, the constant last.
+ * positive. Off-beats and the second comb read where onsets are, not how strong they are: that
+ * hangs on the instruments' touch and the mix (decision 0146). Weights learned on the accuracy
+ * benchmark's tuning split as written and replayed (bench/accuracy/tune.ts tempo; decisions 0140,
+ * 0144, 0146), in the order of OctaveEvidence.features, the constant last.
  */
-export const OCTAVE_WEIGHTS: readonly number[] = [3.63, 2.73, 2.57, 2.27, 0.35, 4.44, -1.8, 3.07, 2.41, -1.42];
+export const OCTAVE_WEIGHTS: readonly number[] = [2.77, 2.01, 2.86, 1.32, 0.34, 3.57, -1.63, 2.78, 2.47, 3.02, -2.74, -0.98];
 const PHASE_BINS = 16;
 const FOLD_PERIODS = 8;
 const BEATS_PER_BAR = 4;
+/** A frame holds an onset when its normalised strength is this many standard deviations above the local mean. */
+const ONSET_PRESENCE = 1;
+/** Multiples of a period the presence comb reads. */
+const PRESENCE_COMB = [1, 2, 3, 4];
 
 export const periodFrames = (bpm: number, frameRate: number) => (60 * frameRate) / bpm;
 
@@ -81,7 +88,9 @@ export function octaveEvidence(bpm: number, series: OctaveSeries, frameRate: num
   while (slow / 2 >= MIN_BPM) slow /= 2;
   while (slow < MIN_BPM) slow *= 2;
   if (slow * 2 > MAX_BPM) return null;
-  const { strength, low, acf, harmony } = series;
+  const { acf, harmony } = series;
+  const onsets = onsetPresence(series.strength);
+  const lowOnsets = onsetPresence(series.low);
   const period = periodFrames(slow, frameRate);
   const salience = (p: number) => Math.max(1e-3, combSalience(acf, p, HARMONICS) / acf.sums[0]!);
   // A bar of the slow level, in chroma frames; the harmony compared over half a bar either side.
@@ -90,15 +99,17 @@ export function octaveEvidence(bpm: number, series: OctaveSeries, frameRate: num
   return {
     slow,
     features: [
-      offbeatRatio(strength, period),
-      offbeatRatio(strength, period / 2),
-      offbeatRatio(low, period),
-      offbeatRatio(low, period / 2),
+      offbeatRatio(onsets, period),
+      offbeatRatio(onsets, period / 2),
+      offbeatRatio(lowOnsets, period),
+      offbeatRatio(lowOnsets, period / 2),
       Math.log2(slow / PRIOR_CENTRE),
       Math.log(salience(period / 2) / salience(period)),
-      offbeatRatio(strength, period * 2),
+      offbeatRatio(onsets, period * 2),
       offbeatRatio(change, bar, Infinity),
       normalisedAutocorrelation(change, bar / 2) - normalisedAutocorrelation(change, bar),
+      presenceComb(onsets, period / 2) - presenceComb(onsets, period),
+      presenceComb(onsets, period) - presenceComb(onsets, period * 2),
       1,
     ],
   };
@@ -116,6 +127,16 @@ export function chooseOctave(
   if (!evidence) return { bpm, probability: 1 };
   const score = evidence.features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
   return { bpm: score >= 0 ? evidence.slow * 2 : evidence.slow, probability: 1 / (1 + Math.exp(-Math.abs(score))) };
+}
+
+/** 1 where a normalised onset strength holds an onset (ONSET_PRESENCE), else 0. */
+function onsetPresence(strength: Float32Array): Float32Array {
+  return strength.map((value) => (value > ONSET_PRESENCE ? 1 : 0));
+}
+
+/** The normalised autocorrelation of the onset presence summed over multiples of a period. */
+function presenceComb(onsets: Float32Array, period: number): number {
+  return PRESENCE_COMB.reduce((sum, multiple) => sum + normalisedAutocorrelation(onsets, multiple * period), 0);
 }
 
 /**
