@@ -54,10 +54,9 @@ export interface Piece {
   /** The spoken intro, if any. */
   speech: string | null;
   spec: SongSpec;
-  /** Each channel's gain, attack and release other than the sound font's own (replayed tuning pieces only). */
+  /** How a replayed tuning piece is played (replayed()), and each channel's settings for it. */
+  replaying?: Replaying;
   channels?: Partial<Record<number, ChannelSettings>>;
-  /** Exponents of each channel's velocity curve (127 · (v / 127)^γ; replayed tuning pieces only). */
-  velocityCurves?: Partial<Record<number, number>>;
   truth: { tonic: number; mode: 'major' | 'minor'; bpm: number };
 }
 
@@ -106,20 +105,13 @@ export function replayed(piece: Piece, how: Replaying): Piece {
   for (const channel of [0, 1, 2])
     channels[channel] = { volume: gain(), attackCents: between(0, 3600), releaseCents: between(-1200, 3600) };
   channels[9] = { volume: gain() };
-  if (how === 'remixed') return { ...piece, id: `${piece.id}-remixed`, channels };
-  const velocityCurves: Partial<Record<number, number>> = {};
-  for (const channel of [0, 1, 2, 9]) velocityCurves[channel] = 2 ** between(-1.3, 1.3);
-  return { ...piece, id: `${piece.id}-revoiced`, channels, velocityCurves };
+  if (how === 'revoiced') for (const channel of [0, 1, 2, 9]) channels[channel]!.velocityCurve = 2 ** between(-1.3, 1.3);
+  return { ...piece, id: `${piece.id}-${how}`, replaying: how, channels };
 }
 
 /** The MIDI song of a piece (its tuning, and how it is replayed, included). */
 export function songOf(piece: Piece): MidiSong {
-  const song = generatedSong(piece.spec);
-  const curves = piece.velocityCurves;
-  const notes = curves
-    ? song.notes.map((note) => ({ ...note, velocity: Math.max(1, Math.round(127 * (note.velocity / 127) ** (curves[note.channel] ?? 1))) }))
-    : song.notes;
-  return { ...song, notes, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
+  return { ...generatedSong(piece.spec), tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
 }
 
 /** Whether a piece is encoded as MP3 (128 kbit/s). */

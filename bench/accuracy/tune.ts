@@ -108,29 +108,20 @@ const FONTS = [...new Set(pieces.map((piece) => piece.font))];
 /** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
 function learnOctave(): void {
   const examples = octaveExamples(pieces);
-  const playings = ['written', ...REPLAYINGS];
-  const playingOf = (piece: Piece) => (piece.velocityCurves ? 'revoiced' : piece.channels ? 'remixed' : 'written');
-  const wrong = (weights: number[], subset: typeof examples) =>
-    subset.filter(({ features, fast }) => (features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== fast).length;
-  const byPlaying = new Map(playings.map((playing) => [playing, 0]));
-  const folds = FONTS.map((font) => {
+  const wrongWith = (weights: number[]) => (e: (typeof examples)[number]) =>
+    (e.features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== e.fast;
+  const missed = FONTS.flatMap((font) => {
     const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
-    const fold = examples.filter((e) => e.piece.font === font);
-    for (const playing of playings)
-      byPlaying.set(
-        playing,
-        byPlaying.get(playing)! +
-          wrong(
-            weights,
-            fold.filter((e) => playingOf(e.piece) === playing),
-          ),
-      );
-    return wrong(weights, fold);
+    return examples.filter((e) => e.piece.font === font).filter(wrongWith(weights));
   });
-  console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(byPlaying)));
+  const count = <T>(values: T[], of: (e: (typeof examples)[number]) => T) => values.map((v) => missed.filter((e) => of(e) === v).length);
+  const folds = count(FONTS, (e) => e.piece.font);
+  const playings = ['written', ...REPLAYINGS] as const;
+  const byPlaying = count([...playings], (e) => e.piece.replaying ?? 'written');
+  console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(playings.map((p, i) => [p, byPlaying[i]]))));
   const weights = learnOctaveWeights(examples);
   console.log(
-    `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${wrong(weights, examples)}`,
+    `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${examples.filter(wrongWith(weights)).length}`,
   );
   console.log('octave weights learned on the whole tuning split', JSON.stringify(weights));
 }
@@ -157,9 +148,8 @@ if (what === 'key') {
   console.log('profiles learned on the whole tuning split', JSON.stringify(profiles));
   console.log('learned on the whole tuning split, scored on it', scoreKey({ ...KEY_SETTINGS, profiles }));
 } else {
-  const asWritten = pieces.filter((piece) => !piece.channels);
-  console.log('as written', scoreTempo(asWritten));
-  const { acc1: a1, acc2: a2 } = scoreTempo(pieces.filter((piece) => piece.channels));
+  console.log('as written', scoreTempo(written));
+  const { acc1: a1, acc2: a2 } = scoreTempo(pieces.filter((piece) => piece.replaying));
   console.log('replayed', { acc1: a1, acc2: a2 });
   learnOctave();
 }

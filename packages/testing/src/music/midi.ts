@@ -18,18 +18,18 @@ export interface MidiSong {
    * General MIDI default bend range is ±2 semitones): music tuned off A440.
    */
   tuningCents?: number;
-  /**
-   * How each channel is played back: its volume (controller 7, 0–127; 100 unless set) and
-   * offsets to its instruments' attack and release times (timecents: 1200 doubles them; sound font
-   * 2.01 NRPNs). A mix and an articulation other than the sound font's own.
-   */
+  /** How each channel is played back: a mix, an articulation and a touch other than the sound font's own. */
   channels?: Partial<Record<number, ChannelSettings>>;
 }
 
 export interface ChannelSettings {
+  /** Controller 7, 0–127 (100 unless set). */
   volume?: number;
+  /** Offsets to the instruments' attack and release times (timecents: 1200 doubles them; sound font 2.01 NRPNs). */
   attackCents?: number;
   releaseCents?: number;
+  /** Exponent of the velocity curve: a note's velocity v is played as 127 · (v / 127)^γ (1 unless set). */
+  velocityCurve?: number;
 }
 
 /** Ticks per quarter note. */
@@ -100,11 +100,15 @@ function songEvents(song: MidiSong, offset: number, scale: number): TimedEvent[]
   for (const note of song.notes) {
     const on = offset + Math.round(note.start * scale * DIVISION);
     const off = Math.max(on + 1, offset + Math.round((note.start + note.length) * scale * DIVISION));
-    events.push({ tick: on, order: 3, bytes: [0x90 | note.channel, note.pitch, note.velocity] });
+    const velocity = played(note.velocity, song.channels?.[note.channel]?.velocityCurve);
+    events.push({ tick: on, order: 3, bytes: [0x90 | note.channel, note.pitch, velocity] });
     events.push({ tick: off, order: 2, bytes: [0x80 | note.channel, note.pitch, 0] });
   }
   return events;
 }
+
+const played = (velocity: number, curve = 1) =>
+  curve === 1 ? velocity : Math.max(1, Math.min(127, Math.round(127 * (velocity / 127) ** curve)));
 
 function channelEvents(tick: number, channel: number, settings: ChannelSettings): TimedEvent[] {
   const control = (number: number, value: number) => ({ tick, order: 1, bytes: [0xb0 | channel, number, value] });

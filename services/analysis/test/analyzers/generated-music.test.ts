@@ -65,11 +65,10 @@ const PIECES: Array<{ font: SoundFontName; seed: number; fixed: Partial<SongSpec
 function softTouch(song: MidiSong): MidiSong {
   return {
     ...song,
-    notes: song.notes.map((note) => ({ ...note, velocity: Math.max(1, Math.round(127 * (note.velocity / 127) ** 0.5)) })),
     channels: {
-      0: { volume: 127, attackCents: 2400, releaseCents: 2400 },
-      1: { volume: 60, attackCents: 1200, releaseCents: 1200 },
-      2: { volume: 80, attackCents: 2400, releaseCents: 2400 },
+      0: { volume: 127, attackCents: 2400, releaseCents: 2400, velocityCurve: 0.5 },
+      1: { volume: 60, attackCents: 1200, releaseCents: 1200, velocityCurve: 0.5 },
+      2: { volume: 80, attackCents: 2400, releaseCents: 2400, velocityCurve: 0.5 },
     },
   };
 }
