@@ -49,6 +49,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+ensure_node # the services run on the Node the tests run on (decision 0122), not the machine's older one
 ensure_node_modules
 ensure_ffmpeg || infra_log "WARNING: ffmpeg could not be installed; audio uploads cannot be probed until it is"
 
