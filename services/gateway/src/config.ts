@@ -99,6 +99,36 @@ export const gatewayConfig = defineConfig(
         "Origins besides the gateway's own that `/app` may upload to, space-separated: with the `s3` blob backend, the origin of " +
         '`S3_PUBLIC_ENDPOINT`, whose bucket must allow it by CORS (decision 0145).',
     }),
+    /** The library page's sessions (decision 0153). */
+    appSession: Env.group({
+      idleTimeoutMs: Env.integer({
+        env: 'APP_SESSION_IDLE_TIMEOUT_MS',
+        default: 1_800_000,
+        minimum: 1_000,
+        description: 'A session of the library page `/app` unused for this long has ended (decision 0153).',
+      }),
+      maxAgeMs: Env.integer({
+        env: 'APP_SESSION_MAX_AGE_MS',
+        default: 43_200_000,
+        minimum: 1_000,
+        description:
+          'A session of `/app` ends this long after sign-in however it is used; signing in again opens a new one (decision 0153).',
+      }),
+      perKey: Env.integer({
+        env: 'APP_SESSIONS_PER_KEY',
+        default: 20,
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Sessions of `/app` one API key may hold at once; signing in once more ends its oldest (decision 0153).',
+      }),
+      secureCookie: Env.oneOf(['auto', 'always'] as const, {
+        env: 'APP_SESSION_SECURE_COOKIE',
+        default: 'auto',
+        description:
+          "When the session cookie of `/app` is `Secure`: `auto`, on requests that came over TLS (the gateway's own, or " +
+          '`X-Forwarded-Proto: https` from the proxies `TRUST_PROXY_HOPS` trusts); `always`, on every request (decision 0153).',
+      }),
+    }),
     /** Connect and idle limits of the proxied uploads and downloads (decision 0050). */
     upstream: Env.group({
       connectMs: Env.integer({

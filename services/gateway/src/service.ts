@@ -1,9 +1,14 @@
 import { runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { GatewayConfig } from './config.js';
 import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
+import type { KeyStore } from './domain/authenticate.js';
 import { adminOperations } from './http/admin-operations.js';
 import { mountGateway } from './http/app.js';
 import { appPage } from './http/app-page.js';
+import { pageSessions, type PageSessions } from './http/app-session.js';
+import { sessionCookie } from './http/session-cookie.js';
+import { appSessions } from './domain/app-sessions.js';
+import { pruneSessions } from './persistence/app-sessions.js';
 import { docsPage } from './http/docs-page.js';
 import { blobProxy } from './http/blob-proxy.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
@@ -34,8 +39,11 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       assetHttpUrl: config.assetHttpUrl,
       upstream: config.upstream,
     });
+    const keyStore = { pool: runtime.database.pool, replica: keys };
+    const sessions = startPageSessions(runtime, config, keyStore);
     const router = publicRouter({
-      keys: { pool: runtime.database.pool, replica: keys },
+      keys: keyStore,
+      pageSession: sessions.presentedBy,
       stream: blobs.download,
       rpc: {
         nc: runtime.nc,
@@ -52,7 +60,8 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });
     // The public listener: no /metrics here (counters are for the internal network, decision 0053).
-    const pages = [docsPage(), appPage(config.appUploadOrigins)];
+    // The page's session (`/app/session`, `/app/api/…`) before its static files, which answer 404 for any other path under /app.
+    const pages = [docsPage(), sessions.middleware, appPage(config.appUploadOrigins)];
     const server = await runtime.listen((app) => mountGateway(app, router, ipRateLimit(config.ipRateLimit), blobs.uploads, pages), {
       accessLog: true,
       proxyHops: config.trustProxyHops,
@@ -93,4 +102,15 @@ async function startKeys(
     await keys?.sync().catch(() => undefined);
   };
   return { keys, keysChanged };
+}
+
+/** The library page's sessions (decision 0153) and the prune of those that ended. */
+function startPageSessions(runtime: ServiceRuntime<GatewayDb>, config: GatewayConfig, keys: KeyStore): PageSessions {
+  const { idleTimeoutMs: idleMs, maxAgeMs, perKey, secureCookie } = config.appSession;
+  runPeriodically(runtime, {
+    name: 'page session prune',
+    intervalMs: Math.min(idleMs, 600_000),
+    run: () => pruneSessions(runtime.database.pool, idleMs),
+  });
+  return pageSessions(appSessions({ keys, times: { idleMs, maxAgeMs }, perKey }), sessionCookie(secureCookie), idleMs);
 }

@@ -47,27 +47,40 @@ async function credentialsOf(keys: KeyStore, keyId: string, presented: Buffer): 
   return findActiveKeyCredentials(keys.pool, keyId);
 }
 
-/**
- * Reads `Authorization: Bearer sk_…` and checks it against the key, on every request: from the
- * replica in memory or the database (`credentialsOf`). With `limit`, the key is read from the
- * database in the round trip that also admits the request to the key's rate limit, which all
- * replicas share (see `findKeyCredentialsAndAdmit`); `admit` then answers for it after authorisation.
- */
-export async function authenticate(
-  keys: KeyStore,
-  authorization: string | undefined,
-  limit: AdmissionRequest | null = null,
-): Promise<Caller> {
+/** A key as a request presents it: its id and the SHA-256 of the secret it came with. */
+export interface PresentedKey {
+  keyId: string;
+  secretHash: Buffer;
+  /**
+   * Only the key's current secret counts, not the one before a rotation in its grace period: a
+   * page session (decision 0153) was made with one secret and ends when the key is rotated.
+   */
+  currentSecretOnly?: boolean;
+}
+
+/** The key of `Authorization: Bearer sk_…`; 401 when it is missing or not a key. */
+export function presentedKey(authorization: string | undefined): PresentedKey {
   if (!authorization) throw unauthorized('missing API key: send Authorization: Bearer <API_KEY>');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('malformed Authorization header: expected Bearer <API_KEY>');
   const parsed = parseKey(match[1]!);
   if (!parsed) throw unauthorized('invalid API key');
-  const presented = hashSecret(parsed.secret);
+  return { keyId: parsed.keyId, secretHash: hashSecret(parsed.secret) };
+}
+
+/**
+ * Checks the presented key on every request: from the replica in memory or the database
+ * (`credentialsOf`). With `limit`, the key is read from the database in the round trip that also
+ * admits the request to the key's rate limit, which all replicas share (see
+ * `findKeyCredentialsAndAdmit`); `admit` then answers for it after authorisation.
+ */
+export async function authenticateKey(keys: KeyStore, presented: PresentedKey, limit: AdmissionRequest | null = null): Promise<Caller> {
+  const { keyId, secretHash } = presented;
   const credentials: (KeyCredentials & Partial<Pick<KeyCredentialsWithAdmission, 'previous_secret_hash' | 'admission'>>) | undefined = limit
-    ? await findKeyCredentialsAndAdmit(keys.pool, parsed.keyId, presented, limit)
-    : await credentialsOf(keys, parsed.keyId, presented);
-  const matches = secretHashMatchesEither(presented, credentials?.secret_hash ?? null, credentials?.previous_secret_hash ?? null);
+    ? await findKeyCredentialsAndAdmit(keys.pool, keyId, secretHash, limit)
+    : await credentialsOf(keys, keyId, secretHash);
+  const previous = presented.currentSecretOnly ? null : (credentials?.previous_secret_hash ?? null);
+  const matches = secretHashMatchesEither(secretHash, credentials?.secret_hash ?? null, previous);
   if (!matches || !credentials) throw unauthorized('invalid API key');
   return {
     tenantId: credentials.organization_id,

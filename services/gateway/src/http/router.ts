@@ -17,7 +17,7 @@ import {
   type RpcRequest,
 } from '@catalog/platform';
 import { buildOpenApiDocument, routes, type RouteDefinition, type ServiceName } from '@catalog/contracts';
-import { admit, authenticate, authorize, type KeyStore } from '../domain/authenticate.js';
+import { admit, authenticateKey, authorize, presentedKey, type KeyStore, type PresentedKey } from '../domain/authenticate.js';
 import { tokensEqual } from '../domain/api-keys.js';
 import { forwardedHeaders, requireOrganization } from './forwarding.js';
 import { idempotentReply, type Reply } from './idempotency.js';
@@ -37,6 +37,11 @@ export interface RouterSettings {
   localOperations: readonly Operation[];
   /** Where the Idempotency-Keys of the create routes are kept (decision 0119). */
   idempotency: IdempotencyStore;
+  /**
+   * The key a request presents through the library page's session (decision 0153), set only on
+   * the page's own calls (`/app/api/…`); every other request presents its key in `Authorization`.
+   */
+  pageSession?: (ctx: HttpContext) => PresentedKey | undefined;
   /** Streams the answer of a `success.stream` operation (its reply body is `{location}`, from `service`) to the client. */
   stream?: (ctx: HttpContext, reply: unknown, service: ServiceName) => Promise<void>;
 }
@@ -94,7 +99,8 @@ function operationHandler(settings: RouterSettings, route: RouteDefinition, loca
   return async (ctx: HttpContext, _next: Next): Promise<void> => {
     let call: CallContext = { tenantId: NO_TENANT, keyId: null, sourceSystem: 'admin', requestId: ctx.state.requestId };
     if (route.auth.kind === 'apiKey') {
-      const caller = await authenticate(settings.keys, ctx.get('authorization') || undefined, limit);
+      const presented = settings.pageSession?.(ctx) ?? presentedKey(ctx.get('authorization') || undefined);
+      const caller = await authenticateKey(settings.keys, presented, limit);
       authorize(caller, route.auth.permission, route.auth.product, route.auth.entitlement);
       if (limit) admit(caller, limit.perMinute);
       call = {

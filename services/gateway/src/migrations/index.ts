@@ -6,6 +6,7 @@ import { apiKeyChanges } from './0004_api_key_changes.js';
 import { apiKeyChangeHorizon } from './0005_api_key_change_horizon.js';
 import { apiKeyPreviousSecret } from './0006_api_key_previous_secret.js';
 import { idempotencyKeys } from './0007_idempotency_keys.js';
+import { appSessions } from './0008_app_sessions.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
@@ -15,4 +16,5 @@ export const gatewayMigrations: Migrations = {
   '0005_api_key_change_horizon': apiKeyChangeHorizon,
   '0006_api_key_previous_secret': apiKeyPreviousSecret,
   '0007_idempotency_keys': idempotencyKeys,
+  '0008_app_sessions': appSessions,
 };

@@ -1,6 +1,6 @@
 // @ts-check
-/* Calls of the public API with the session's key as a bearer, like any client (decision 0139). */
-import { apiKey } from './session.js';
+/* Calls of the public API through the page's session (decision 0153): `/api/…` is called as
+   `/app/api/…`, where the gateway adds the session's key; the page never holds a key. */
 
 export class ApiError extends Error {
   /**
@@ -15,7 +15,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when the key is refused (401): the page signs out. @type {() => void} */
+/** Called when the session has ended (401): the page signs out. @type {() => void} */
 let onUnauthorized = () => undefined;
 
 /** @param {() => void} handler */
@@ -30,14 +30,6 @@ export function requestId() {
 }
 
 /**
- * @param {string} key
- * @param {Record<string, string>} [extra]
- */
-export function authHeaders(key, extra = {}) {
-  return { authorization: `Bearer ${key}`, ...extra };
-}
-
-/**
  * @param {Response} response
  * @returns {Promise<ApiError>}
  */
@@ -48,26 +40,49 @@ async function errorOf(response) {
 }
 
 /**
- * One API call: JSON in and out; a failure is an ApiError with the error body's code and message.
+ * A request of the page to its gateway, with the header that marks it as the page's: a failure is
+ * an ApiError with the error body's code and message.
  * @param {string} method
- * @param {string} path with its query
- * @param {{ body?: unknown, idempotent?: boolean, key?: string }} [options]
+ * @param {string} url
+ * @param {{ headers?: Record<string, string>, body?: string }} [options]
+ * @returns {Promise<Response>}
+ */
+export async function request(method, url, options = {}) {
+  const response = await fetch(url, { method, headers: { 'x-catalog-app': '1', ...options.headers }, body: options.body });
+  if (!response.ok) throw await errorOf(response);
+  return response;
+}
+
+/**
+ * A call of the API through the session; a 401 means the session has ended.
+ * @param {string} method
+ * @param {string} path
+ * @param {Record<string, string>} headers
+ * @param {string} [body]
+ * @returns {Promise<Response>}
+ */
+async function viaSession(method, path, headers, body) {
+  try {
+    return await request(method, `/app${path}`, { headers, body });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) onUnauthorized();
+    throw error;
+  }
+}
+
+/**
+ * One API call: JSON in and out.
+ * @param {string} method
+ * @param {string} path `/api/…` with its query
+ * @param {{ body?: unknown, idempotent?: boolean }} [options]
  * @returns {Promise<unknown>}
  */
 export async function call(method, path, options = {}) {
-  const key = options.key ?? apiKey();
-  if (!key) throw new ApiError(401, 'signed_out', 'sign in with an API key first');
   /** @type {Record<string, string>} */
-  const extra = {};
-  if (options.body !== undefined) extra['content-type'] = 'application/json';
-  if (options.idempotent) extra['idempotency-key'] = requestId();
-  const response = await fetch(path, {
-    method,
-    headers: authHeaders(key, extra),
-    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-  });
-  if (response.status === 401 && !options.key) onUnauthorized();
-  if (!response.ok) throw await errorOf(response);
+  const headers = {};
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.idempotent) headers['idempotency-key'] = requestId();
+  const response = await viaSession(method, path, headers, options.body === undefined ? undefined : JSON.stringify(options.body));
   return response.status === 204 ? null : response.json();
 }
 
@@ -77,11 +92,7 @@ export async function call(method, path, options = {}) {
  * @returns {Promise<Blob>}
  */
 export async function download(path) {
-  const key = apiKey();
-  if (!key) throw new ApiError(401, 'signed_out', 'sign in with an API key first');
-  const response = await fetch(path, { headers: authHeaders(key) });
-  if (!response.ok) throw await errorOf(response);
-  return response.blob();
+  return (await viaSession('GET', path, {})).blob();
 }
 
 /**

@@ -1,16 +1,19 @@
 // @ts-check
-/* The library page (decision 0139): sign-in with an API key, then the views by the URL's hash:
-   #/ search, #/tracks/<entityId> a track, #/upload the upload. */
+/* The library page (decision 0139): sign-in with an API key, exchanged for a session of the page
+   (decision 0153), then the views by the URL's hash: #/ search, #/tracks/<entityId> a track,
+   #/upload the upload. */
 import { call, problem, whenUnauthorized } from './api.js';
 import { announce, field, h } from './dom.js';
 import { renderSearch } from './search.js';
-import { apiKey, signIn, signOut } from './session.js';
+import { signedIn, signIn, signOut } from './session.js';
 import { renderTrack } from './track.js';
 import { renderUpload } from './upload.js';
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
 const signOutButton = /** @type {HTMLButtonElement} */ (document.getElementById('sign-out'));
+/** Whether the page's session is open, as the gateway last said. */
+let signed = false;
 
 /** @param {string} [notice] */
 function renderSignIn(notice) {
@@ -19,7 +22,7 @@ function renderSignIn(notice) {
   const form = h(
     'form',
     { 'aria-label': 'Sign in' },
-    field('API key', key, 'A key of your organisation (sk_…) with the library permission; kept in this tab only.'),
+    field('API key', key, 'A key of your organisation (sk_…) with the library permission; sent once to open a session, never kept.'),
     h('button', { type: 'submit' }, 'Sign in'),
     message,
   );
@@ -28,9 +31,14 @@ function renderSignIn(notice) {
     const candidate = key.value.trim();
     if (!candidate) return key.focus();
     try {
-      await call('GET', '/api/v1/library/tracks?limit=1', { key: candidate });
-      signIn(candidate);
+      await signIn(candidate);
       key.value = '';
+      // The key may open a session yet lack the library's permission: say so now, signed out.
+      await call('GET', '/api/v1/library/tracks?limit=1').catch(async (error) => {
+        await signOut();
+        throw error;
+      });
+      signed = true;
       announce('Signed in.');
       route(true);
     } catch (error) {
@@ -48,10 +56,9 @@ function renderSignIn(notice) {
  * @param {boolean} [focus]
  */
 function route(focus = false) {
-  const signedIn = apiKey() !== null;
-  nav.hidden = !signedIn;
-  signOutButton.hidden = !signedIn;
-  if (!signedIn) return renderSignIn();
+  nav.hidden = !signed;
+  signOutButton.hidden = !signed;
+  if (!signed) return renderSignIn();
   const hash = location.hash;
   const track = /^#\/tracks\/([0-9a-fA-F-]{36})$/.exec(hash);
   for (const link of nav.querySelectorAll('a')) {
@@ -65,16 +72,20 @@ function route(focus = false) {
   if (focus) main.querySelector('h2')?.focus();
 }
 
-signOutButton.addEventListener('click', () => {
-  signOut();
+signOutButton.addEventListener('click', async () => {
+  await signOut();
+  signed = false;
   announce('Signed out.');
   route(true);
 });
 whenUnauthorized(() => {
-  signOut();
-  renderSignIn('The key was refused (revoked or expired): sign in again.');
+  signed = false;
+  nav.hidden = true;
+  signOutButton.hidden = true;
+  renderSignIn('The session has ended (idle too long, signed out, or the key was revoked or rotated): sign in again.');
 });
 window.addEventListener('hashchange', () => {
   if (location.hash.startsWith('#/') || location.hash === '') route(true);
 });
+signed = await signedIn().catch(() => false);
 route();

@@ -1,17 +1,23 @@
 // @ts-check
-/* The API key of the signed-in user: in session storage only (gone with the tab), never logged. */
-const KEY = 'catalog.apiKey';
+/* The page's session (decision 0153): the key is sent once, to open it; from then on the browser
+   holds only an HttpOnly cookie no script of the page can read, and the page keeps nothing. */
+import { request } from './api.js';
 
-/** @returns {string | null} */
-export function apiKey() {
-  return sessionStorage.getItem(KEY);
+/**
+ * Exchanges the key for a session (the cookie); the key is not kept anywhere.
+ * @param {string} key
+ */
+export async function signIn(key) {
+  await request('POST', '/app/session', { headers: { authorization: `Bearer ${key}` } });
 }
 
-/** @param {string} key */
-export function signIn(key) {
-  sessionStorage.setItem(KEY, key);
+/** Whether the browser holds an open session (it cannot tell from the cookie, which it cannot read). */
+export async function signedIn() {
+  const response = await fetch('/app/session', { headers: { 'x-catalog-app': '1' } });
+  return response.ok;
 }
 
-export function signOut() {
-  sessionStorage.removeItem(KEY);
+/** Ends the session; the page is signed out whatever the gateway answers. */
+export async function signOut() {
+  await request('DELETE', '/app/session').catch(() => undefined);
 }

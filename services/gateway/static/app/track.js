@@ -100,7 +100,7 @@ function facts(track) {
 }
 
 /**
- * The player: a Play button that downloads the file once (the API's download, with the key) and
+ * The player: a Play button that downloads the file once (the API's download, through the session) and
  * plays it from memory; the audio element's own controls pause and seek.
  * @param {Track} track
  */
