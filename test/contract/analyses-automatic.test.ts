@@ -142,3 +142,50 @@ test('the same version.analyses_requested delivered twice more makes no second j
     ['grant', 10],
   ]);
 });
+
+test('only a key with the analysis permission turns automatic analyses on or changes them; its opt-in is what charges', async () => {
+  const { orgId, key: analysisKey } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
+  const { key } = await api.apiKey(orgId, { permissions: ['catalog:api'] });
+  await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 10, reason: 'test' });
+  const balance = async () => (await api.request('GET', '/api/v1/catalog/credits', { key: analysisKey })).body;
+
+  // A catalog:api-only key cannot turn them on: the type stays unconfigured, its audio costs nothing.
+  const refused = await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toMatchObject({ code: 'forbidden', details: { requiredPermission: 'catalog:analysis' } });
+  expect((await api.request('GET', '/api/v1/catalog/entity-types/song', { key })).status).toBe(404);
+  const unpaid = await versionConfirmed(key, 'song', 'DM-AUTO-PERM-1');
+  expect((await api.request('GET', `/api/v1/catalog/analyses?entityId=${unpaid.entityId}`, { key: analysisKey })).body.analyses).toEqual(
+    [],
+  );
+
+  // It may configure what costs nothing: a type without analyses, markers of the analyses chosen.
+  const plain = await api.request('PUT', '/api/v1/catalog/entity-types/jingle', { key, body: { automaticAnalyses: [] } });
+  expect(plain.status).toBe(200);
+
+  // The permitted key opts in; the other key may then change the markers, not the analyses.
+  const optIn = await api.request('PUT', '/api/v1/catalog/entity-types/song', {
+    key: analysisKey,
+    body: { automaticAnalyses: ['technical'] },
+  });
+  expect(optIn.status).toBe(200);
+  const markers = await api.request('PUT', '/api/v1/catalog/entity-types/song', {
+    key,
+    body: { automaticAnalyses: ['technical'], cuePointMarkers: true },
+  });
+  expect(markers.body).toMatchObject({ automaticAnalyses: ['technical'], cuePointMarkers: true });
+  for (const automaticAnalyses of [['technical', 'tempo'], []]) {
+    const change = await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses } });
+    expect(change.status).toBe(403);
+  }
+  expect((await api.request('GET', '/api/v1/catalog/entity-types/song', { key })).body.automaticAnalyses).toEqual(['technical']);
+
+  // Audio the catalog:api key adds afterwards runs what the permitted key opted into.
+  const paid = await versionConfirmed(key, 'song', 'DM-AUTO-PERM-2');
+  const [job] = await jobsOf(analysisKey, paid.entityId, 1);
+  expect(job).toMatchObject({ type: 'technical', status: 'SUCCEEDED', creditsCharged: 1 });
+  expect(await balance()).toMatchObject({ balance: 9, reserved: 0 });
+  expect((await api.request('GET', `/api/v1/catalog/analyses?entityId=${unpaid.entityId}`, { key: analysisKey })).body.analyses).toEqual(
+    [],
+  );
+});

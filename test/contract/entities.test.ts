@@ -86,7 +86,12 @@ describe('entities through the public API', () => {
 
   test('a key bound to a source system writes events under that name; no credential is in an event', async () => {
     const { key, keyId } = await sut.api.tenant();
-    expect((await sut.api.admin('PUT', `/admin/v1/api-keys/${keyId}/source-system`, { name: 'playout-studio-a' })).status).toBe(200);
+    const integration = await sut.api.request('POST', '/api/v1/catalog/integrations', {
+      key,
+      body: { name: 'playout-studio-a', kind: 'playout' },
+    });
+    const bound = await sut.api.admin('PUT', `/admin/v1/api-keys/${keyId}/source-system`, { integrationId: integration.body.id });
+    expect(bound.status).toBe(200);
     const id = (await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Bound' } })).body.id;
     const events = await outbox(id);
     expect(events.map((e) => e.source_system)).toEqual(['playout-studio-a']);
@@ -144,7 +149,7 @@ describe('entities through the public API', () => {
   });
 
   test('entity types configure automatic analyses', async () => {
-    const { key } = await sut.api.tenant();
+    const { key } = await sut.api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
     const put = await sut.api.request('PUT', '/api/v1/catalog/entity-types/song', {
       key,
       body: { automaticAnalyses: ['loudness', 'tempo'] },

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 describe('versions through the public API', () => {
   test('rule 2 of part 4: add a version from a new file, upload, confirm; the listing shows it ONLINE with its duration', async () => {
-    const { key } = await api.tenant();
+    const { key } = await api.tenant({ permissions: ['catalog:api', 'catalog:analysis'] });
     await api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } });
     const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Tone', artist: 'Lab' } }))
       .body;

@@ -86,6 +86,29 @@ describe('entity types', () => {
     expect(await h.outbox({ tenantId: a.tenantId })).toEqual([]);
   });
 
+  test('a key without catalog:analysis may not turn automatic analyses on or change them (403), and nothing is recorded', async () => {
+    const full = h.tenant();
+    const apiOnly = h.tenant({ permissions: ['catalog:api'] });
+    const refused = errorOf(await apiOnly.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo'] } }));
+    expect(refused).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'changing the automatic analyses of an entity type needs the catalog:analysis permission',
+      details: { requiredPermission: 'catalog:analysis' },
+    });
+    expect(errorOf(await apiOnly.call('getEntityType', { params: { name: 'song' } }))).toMatchObject({ status: 404 });
+    expect(await h.outbox({ tenantId: apiOnly.tenantId })).toEqual([]);
+    expect(
+      await apiOnly.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: [], cuePointMarkers: true } }),
+    ).toMatchObject({ automaticAnalyses: [], cuePointMarkers: true });
+    expect(errorOf(await apiOnly.call('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['key'] } }))).toMatchObject({
+      status: 403,
+    });
+    expect(await full.ok('putEntityType', { params: { name: 'song' }, body: { automaticAnalyses: ['tempo'] } })).toMatchObject({
+      automaticAnalyses: ['tempo'],
+    });
+  });
+
   test('concurrent first PUTs of one type: all succeed, one event', async () => {
     const a = h.tenant();
     const replies = await Promise.all(

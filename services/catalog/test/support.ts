@@ -69,7 +69,8 @@ export interface CatalogHarness {
   database: TestDatabase;
   /** Superuser connection to the test database (bypasses row-level security). */
   sql: pg.Client;
-  tenant(): Caller;
+  /** A tenant's key; its permissions default to every catalog one (`catalog:api`, `catalog:analysis`). */
+  tenant(options?: { permissions?: readonly string[] }): Caller;
   /** A caller of the asset service's NATS operations for the tenant of `caller`. */
   assets(caller: Caller): AssetCaller;
   outbox(filter?: { tenantId?: string; resourceId?: string; type?: string }): Promise<OutboxRow[]>;
@@ -232,10 +233,11 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
         requestId: newId(),
       }));
     },
-    tenant() {
+    tenant(options = {}) {
       const tenantId = newId();
       const keyId = newId();
-      const context = (): CallContext => ({ tenantId, keyId, sourceSystem: `public-api:${keyId}`, requestId: newId() });
+      const permissions = options.permissions ?? ['catalog:api', 'catalog:analysis'];
+      const context = (): CallContext => ({ tenantId, keyId, permissions, sourceSystem: `public-api:${keyId}`, requestId: newId() });
       return { tenantId, keyId, ...caller('catalog', context) };
     },
     async outbox(filter = {}) {

@@ -152,7 +152,8 @@ export const entityRoutes = [
     operationId: 'putEntityType',
     method: 'PUT',
     path: '/api/v1/catalog/entity-types/{name}',
-    summary: 'Configure an entity type: which analyses run automatically when audio comes online',
+    summary:
+      'Configure an entity type: which analyses run automatically when audio comes online. They consume credits, so turning them on or changing them needs catalog:analysis too (403 otherwise)',
     tag: 'Entity types',
     service: 'catalog',
     auth: catalogApi,

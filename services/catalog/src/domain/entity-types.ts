@@ -1,5 +1,14 @@
 import { ANALYSIS_TYPES, type AnalysisType, type EntityType } from '@catalog/contracts';
-import { badRequest, conflict, inTenantScope, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  inTenantScope,
+  inTenantTransaction,
+  notFound,
+  type CallContext,
+  type Kysely,
+} from '@catalog/platform';
 import {
   countEntityTypes,
   findEntityTypeRow,
@@ -70,6 +79,21 @@ export async function getEntityType(deps: EntityTypeDeps, call: CallContext, nam
   return entityTypeView(row);
 }
 
+/** Automatic analyses consume credits, so choosing them is the analysis permission's, as queuing one is. */
+const ANALYSIS_PERMISSION = 'catalog:analysis';
+
+/**
+ * 403 unless the caller may spend credits on analyses: only a key with the analysis permission
+ * turns automatic analyses on or changes them (decision 0149). A key without it may still configure
+ * the type as long as its automatic analyses stay what they are (none for a new type).
+ */
+function mayChangeAnalyses(call: CallContext, current: readonly string[], wanted: readonly string[]): void {
+  if (sameAnalyses(current, wanted) || call.permissions?.includes(ANALYSIS_PERMISSION)) return;
+  throw forbidden(`changing the automatic analyses of an entity type needs the ${ANALYSIS_PERMISSION} permission`, {
+    requiredPermission: ANALYSIS_PERMISSION,
+  });
+}
+
 /**
  * Configures an entity type (upsert): its automatic analyses and whether their cue points become
  * markers. Records entity_type.updated when the type is configured for the first time or either
@@ -97,11 +121,14 @@ export async function putEntityType(
       throw conflict('too_many_entity_types', `a tenant has at most ${MAX_ENTITY_TYPES} entity types`, { limit: MAX_ENTITY_TYPES });
     }
     if (inserted) {
+      // A refusal rolls the insert back with the transaction.
+      mayChangeAnalyses(call, [], analyses);
       await record(inserted);
       return entityTypeView(inserted);
     }
     const current = await findEntityTypeRow(trx, call.tenantId, name, { forUpdate: true });
     if (!current) throw new Error(`entity type ${name} neither inserted nor found`);
+    mayChangeAnalyses(call, normalizeStored(current.automatic_analyses), analyses);
     if (sameAnalyses(normalizeStored(current.automatic_analyses), analyses) && current.cue_point_markers === cuePointMarkers) {
       return entityTypeView(current);
     }
