@@ -68,7 +68,7 @@ async function station() {
     body: created.body,
     replayed: 'true',
   });
-  const bound = await sut.api.admin('PUT', `/admin/v1/api-keys/${connector.keyId}/source-system`, { name: created.body.sourceSystem });
+  const bound = await sut.api.admin('PUT', `/admin/v1/api-keys/${connector.keyId}/source-system`, { integrationId: created.body.id });
   expect(bound.status).toBe(200);
   return { operator, connector, integration: created.body as { id: string; name: string } };
 }

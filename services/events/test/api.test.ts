@@ -169,11 +169,13 @@ describe('GET /api/v1/catalog/events', () => {
 
   test('a key bound to a source system writes events carrying that name', async () => {
     const t = await tenant();
-    const bound = await admin('PUT', `/admin/v1/api-keys/${t.keyId}/source-system`, { name: 'playout-zetta' });
+    const integration = await request(api(), 'POST', '/api/v1/catalog/integrations', t.key, { name: 'playout-zetta', kind: 'playout' });
+    const bound = await admin('PUT', `/admin/v1/api-keys/${t.keyId}/source-system`, { integrationId: integration.body.id });
     expect(bound.status).toBe(200);
     await request(api(), 'POST', '/api/v1/catalog/entities', t.key, { type: 'song', title: 'Bound' });
-    const [event] = await eventuallyFeed(t.orgId, 1);
-    expect(event.sourceSystem).toBe('playout-zetta');
+    const [created, event] = await eventuallyFeed(t.orgId, 2);
+    expect(created).toMatchObject({ type: 'integration.created', sourceSystem: `public-api:${t.keyId}` });
+    expect(event).toMatchObject({ type: 'entity.created', sourceSystem: 'playout-zetta' });
   });
 
   test('attaching a DMRN records entity.updated with changedFields ["externalReferences"]; re-attaching records nothing', async () => {

@@ -3,6 +3,7 @@ import type { GatewayConfig } from './config.js';
 import { startKeyReplica, type KeyReplica } from './domain/key-replica.js';
 import type { KeyStore } from './domain/authenticate.js';
 import { adminOperations } from './http/admin-operations.js';
+import { catalogIntegrations } from './integration/catalog-integrations.js';
 import { mountGateway } from './http/app.js';
 import { appPage } from './http/app-page.js';
 import { pageSessions, type PageSessions } from './http/app-session.js';
@@ -34,10 +35,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   return startService<GatewayDb, GatewayHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const db = runtime.database.db;
     const { keys, keysChanged } = await startKeys(runtime, config);
+    const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext };
     const blobs = blobProxy({
       rpc: { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetDiscoveryTimeoutMs },
       assetHttpUrl: config.assetHttpUrl,
       upstream: config.upstream,
+      uploads: config.uploads,
     });
     const keyStore = { pool: runtime.database.pool, replica: keys };
     const sessions = startPageSessions(runtime, config, keyStore);
@@ -55,7 +58,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,
-      localOperations: adminOperations({ db, keysChanged }),
+      localOperations: adminOperations({ db, keysChanged, integrations: catalogIntegrations({ ...rpc, timeoutMs: config.rpcTimeoutMs }) }),
       idempotency: idempotencyStore(runtime, config),
       organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });

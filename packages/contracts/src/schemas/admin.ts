@@ -14,6 +14,19 @@ export const SourceSystemName = Type.String({
   description: "e.g. playout-studio-a; an integration's name (its sourceSystem) binds the key to that integration (decision 0132)",
 });
 
+/**
+ * Source-system names the platform writes itself (a service's own events, the admin area) or that
+ * name an API key (`public-api:<keyId>`), compared without case: no integration takes one and no key
+ * is bound to one, so an event's `sourceSystem` never claims a writer it was not (decision 0149).
+ */
+const RESERVED_SOURCE_SYSTEMS: readonly string[] = ['admin', 'gateway', 'catalog', 'asset', 'analysis', 'events', 'library'];
+const RESERVED_SOURCE_SYSTEM_PREFIXES: readonly string[] = ['public-api:', 'system:'];
+
+export function isReservedSourceSystem(name: string): boolean {
+  const lower = name.toLowerCase();
+  return RESERVED_SOURCE_SYSTEMS.includes(lower) || RESERVED_SOURCE_SYSTEM_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
 export const Organization = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -41,6 +54,9 @@ export const ApiKey = Type.Object({
   name: Type.String(),
   permissions: Type.Array(PermissionSchema),
   sourceSystem: Type.Union([Type.String(), Type.Null()]),
+  integrationId: Type.Union([Uuid, Type.Null()], {
+    description: "the integration the key is bound to (its writes carry that integration's name as sourceSystem); null when unbound",
+  }),
   createdAt: Timestamp,
   rotatedAt: Type.Union([Timestamp, Type.Null()]),
   previousKeyExpiresAt: Type.Union([Timestamp, Type.Null()], {
@@ -83,5 +99,15 @@ export const RotateApiKeyBody = Type.Object(
 );
 export type RotateApiKeyBody = Static<typeof RotateApiKeyBody>;
 
-export const BindSourceSystemBody = Type.Object({ name: SourceSystemName }, { additionalProperties: false });
+/**
+ * A key is bound to an integration of its own organisation, by id; `{name}` (an integration's name,
+ * as clients sent before) is still taken and names the same integration (decision 0149).
+ */
+export const BindSourceSystemBody = Type.Union([
+  Type.Object({ integrationId: Uuid }, { additionalProperties: false }),
+  Type.Object(
+    { name: Type.String({ ...SourceSystemName, description: "the name of an integration of the key's organisation" }) },
+    { additionalProperties: false },
+  ),
+]);
 export type BindSourceSystemBody = Static<typeof BindSourceSystemBody>;

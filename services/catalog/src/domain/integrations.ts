@@ -3,10 +3,11 @@
  * tenant and is the source system the admin area binds the integration's API keys to, so their
  * writes carry it as `sourceSystem`. Each write commits with its event.
  */
-import { INTEGRATION_FIELDS } from '@catalog/contracts';
+import { INTEGRATION_FIELDS, isReservedSourceSystem } from '@catalog/contracts';
 import type { CreateIntegrationBody, Integration, IntegrationField, UpdateIntegrationBody } from '@catalog/contracts';
 import {
   afterId,
+  badRequest,
   conflict,
   executeWithEvents,
   idPage,
@@ -50,8 +51,15 @@ const DEFAULT_PAGE_SIZE = 50;
 
 export const integrationNotFound = (): AppError => notFound('integration');
 
-/** A write that may give an integration a name the tenant uses already: 409 integration_name_in_use. */
+/**
+ * A write that may give an integration a name: 400 reserved_name for a source system of the
+ * platform's (its keys' writes would claim to be the platform's, decision 0149), 409
+ * integration_name_in_use for a name the tenant uses already.
+ */
 async function guardName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
+  if (name !== undefined && isReservedSourceSystem(name)) {
+    throw badRequest('reserved_name', `${name} is a source system of the platform and cannot name an integration`, { name });
+  }
   try {
     return await write();
   } catch (error) {

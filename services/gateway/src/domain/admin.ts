@@ -1,18 +1,30 @@
 import type { Kysely, Transaction } from 'kysely';
-import { newId, notFound, runTransaction } from '@catalog/platform';
-import type {
-  ApiKey,
-  CreateApiKeyBody,
-  CreateOrganizationBody,
-  IssuedApiKey,
-  Organization,
-  UpdateOrganizationBody,
+import { badRequest, newId, notFound, runTransaction } from '@catalog/platform';
+import {
+  isReservedSourceSystem,
+  type ApiKey,
+  type BindSourceSystemBody,
+  type CreateApiKeyBody,
+  type CreateOrganizationBody,
+  type IssuedApiKey,
+  type Organization,
+  type UpdateOrganizationBody,
 } from '@catalog/contracts';
 import { issueKey } from './api-keys.js';
 import { findOrganization, insertOrganization, updateOrganization, type OrganizationRow } from '../persistence/organizations.js';
-import { insertApiKey, listActiveKeys, replaceSecret, revokeKey, setSourceSystem, type ApiKeyRow } from '../persistence/api-keys.js';
+import {
+  findActiveKeyOrganization,
+  insertApiKey,
+  listActiveKeys,
+  replaceSecret,
+  revokeKey,
+  setSourceSystem,
+  type ApiKeyRow,
+  type SourceSystemBinding,
+} from '../persistence/api-keys.js';
 import { recordKeyChange } from '../persistence/key-changes.js';
 import type { GatewayDb } from '../persistence/tables.js';
+import type { IntegrationDirectory } from '../integration/catalog-integrations.js';
 
 function organizationJson(row: OrganizationRow): Organization {
   return {
@@ -31,6 +43,7 @@ function apiKeyJson(row: ApiKeyRow): ApiKey {
     name: row.name,
     permissions: row.permissions as ApiKey['permissions'],
     sourceSystem: row.source_system,
+    integrationId: row.integration_id,
     createdAt: row.created_at.toISOString(),
     rotatedAt: row.rotated_at ? row.rotated_at.toISOString() : null,
     previousKeyExpiresAt: row.previous_key_expires_at ? row.previous_key_expires_at.toISOString() : null,
@@ -48,6 +61,8 @@ export interface AdminDeps {
    * the change is answered, and tells the other replicas (decision 0070).
    */
   keysChanged: () => Promise<void>;
+  /** The organisations' integrations, which source-system bindings name (decision 0149). */
+  integrations: IntegrationDirectory;
 }
 
 /**
@@ -134,9 +149,37 @@ export async function revokeApiKey(deps: AdminDeps, keyId: string): Promise<void
   if (!(await changingKeys(deps, (trx) => revokeKey(trx, keyId), keyChange))) throw notFound('api key');
 }
 
-/** Binds the key to a named source system (`null`: the key's own `public-api:<keyId>` again). */
-export async function bindSourceSystem(deps: AdminDeps, keyId: string, name: string | null): Promise<ApiKey> {
-  const row = await changingKeys(deps, (trx) => setSourceSystem(trx, keyId, name), keyChange);
+/** The integration's name is what the key's writes carry: never one the platform writes itself. */
+function refuseReserved(name: string): void {
+  if (isReservedSourceSystem(name)) {
+    throw badRequest('reserved_source_system', `${name} is a source system of the platform, not an integration's`, { name });
+  }
+}
+
+/**
+ * Binds the key to an integration of its own organisation (decision 0149), named by id or, as
+ * before, by name: its writes then carry the integration's name as `sourceSystem`. 404 for a key
+ * that is not active and for an integration the organisation does not have; 400 for a reserved name.
+ */
+export async function bindSourceSystem(deps: AdminDeps, keyId: string, target: BindSourceSystemBody, requestId: string): Promise<ApiKey> {
+  const organizationId = await findActiveKeyOrganization(deps.db, keyId);
+  if (!organizationId) throw notFound('api key');
+  if ('name' in target) refuseReserved(target.name);
+  const integration =
+    'integrationId' in target
+      ? await deps.integrations.byId(organizationId, target.integrationId, requestId)
+      : await deps.integrations.byName(organizationId, target.name, requestId);
+  refuseReserved(integration.sourceSystem);
+  return bindKey(deps, keyId, { name: integration.sourceSystem, integrationId: integration.id });
+}
+
+/** The key's own `public-api:<keyId>` again. */
+export async function unbindSourceSystem(deps: AdminDeps, keyId: string): Promise<void> {
+  await bindKey(deps, keyId, null);
+}
+
+async function bindKey(deps: AdminDeps, keyId: string, binding: SourceSystemBinding | null): Promise<ApiKey> {
+  const row = await changingKeys(deps, (trx) => setSourceSystem(trx, keyId, binding), keyChange);
   if (!row) throw notFound('api key');
   return apiKeyJson(row);
 }

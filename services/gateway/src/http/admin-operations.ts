@@ -9,6 +9,7 @@ import {
   listApiKeys,
   revokeApiKey,
   rotateApiKey,
+  unbindSourceSystem,
   type AdminDeps,
 } from '../domain/admin.js';
 
@@ -29,11 +30,11 @@ export function adminOperations(deps: AdminDeps): Operation[] {
       await revokeApiKey(deps, params.keyId);
       return {};
     }),
-    defineOperation(operationById('bindSourceSystem'), async ({ params, body }) => ({
-      body: await bindSourceSystem(deps, params.keyId, body.name),
+    defineOperation(operationById('bindSourceSystem'), async ({ params, body }, call) => ({
+      body: await bindSourceSystem(deps, params.keyId, body, call.requestId),
     })),
     defineOperation(operationById('unbindSourceSystem'), async ({ params }) => {
-      await bindSourceSystem(deps, params.keyId, null);
+      await unbindSourceSystem(deps, params.keyId);
       return {};
     }),
   ];

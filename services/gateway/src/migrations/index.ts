@@ -7,6 +7,7 @@ import { apiKeyChangeHorizon } from './0005_api_key_change_horizon.js';
 import { apiKeyPreviousSecret } from './0006_api_key_previous_secret.js';
 import { idempotencyKeys } from './0007_idempotency_keys.js';
 import { appSessions } from './0008_app_sessions.js';
+import { apiKeyIntegration } from './0009_api_key_integration.js';
 
 export const gatewayMigrations: Migrations = {
   '0001_organizations_and_keys': organizationsAndKeys,
@@ -17,4 +18,5 @@ export const gatewayMigrations: Migrations = {
   '0006_api_key_previous_secret': apiKeyPreviousSecret,
   '0007_idempotency_keys': idempotencyKeys,
   '0008_app_sessions': appSessions,
+  '0009_api_key_integration': apiKeyIntegration,
 };

@@ -170,10 +170,28 @@ export function revokeKey(db: Kysely<GatewayDb>, keyId: string): Promise<ApiKeyR
     .executeTakeFirst();
 }
 
-export function setSourceSystem(db: Kysely<GatewayDb>, keyId: string, name: string | null): Promise<ApiKeyRow | undefined> {
+/** The key's organisation while it is active (not revoked). */
+export async function findActiveKeyOrganization(db: Kysely<GatewayDb>, keyId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('organization_id')
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row?.organization_id;
+}
+
+/** What a bound key's writes carry: its integration's name, and that integration. */
+export interface SourceSystemBinding {
+  name: string;
+  integrationId: string;
+}
+
+/** Binds the active key (`null`: unbinds it); the key's row, or undefined when there is no such key. */
+export function setSourceSystem(db: Kysely<GatewayDb>, keyId: string, binding: SourceSystemBinding | null): Promise<ApiKeyRow | undefined> {
   return db
     .updateTable('api_keys')
-    .set({ source_system: name })
+    .set({ source_system: binding?.name ?? null, integration_id: binding?.integrationId ?? null })
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .returningAll()

@@ -15,6 +15,8 @@ export interface ApiKeysTable {
   secret_hash: Buffer;
   permissions: string[];
   source_system: string | null;
+  /** The integration the key is bound to (decision 0149); null when unbound or bound by a name before it. */
+  integration_id: Generated<string | null>;
   created_at: Generated<Date>;
   rotated_at: Date | null;
   revoked_at: Date | null;
