@@ -103,3 +103,38 @@ describe('control characters in text fields are 400 invalid_body naming the fiel
     expect([org.status, org.body.error.code, org.body.error.details.fields[0].path]).toEqual([400, 'invalid_body', '/name']);
   });
 });
+
+describe('the offending fields an error names are bounded, whatever the request', () => {
+  test('60,000 unknown keys in a 1 MB body: 400 invalid_body naming the first 20 and counting all (was a 4 MB list, 500 reply_too_large)', async () => {
+    const { key } = await sut.api.tenant();
+    const body: Record<string, unknown> = { type: 'song', title: 'Many keys' };
+    for (let i = 0; i < 60_000; i += 1) body[`k${i}`] = 0;
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(1024 * 1024);
+    const response = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_body');
+    expect(response.body.error.details.fieldCount).toBe(60_000);
+    expect(response.body.error.details.fields).toHaveLength(20);
+    expect(response.body.error.details.fields[0]).toEqual({ location: 'body', path: '/k0', message: 'is not a known field' });
+    expect(Buffer.byteLength(JSON.stringify(response.body))).toBeLessThan(4096);
+  });
+
+  test('every entity of a batch wrong in many ways, and a field name of 500 KB: the first 20 fields, each path cut', async () => {
+    const { key } = await sut.api.tenant();
+    const entities = Array.from({ length: 100 }, () => ({ type: 'song', title: 7, artist: 8, year: 'x', colour: 'blue' }));
+    const batch = await sut.api.request('POST', '/api/v1/catalog/entities/batch', { key, body: { entities } });
+    expect([batch.status, batch.body.error.code, batch.body.error.details.fields.length]).toEqual([400, 'invalid_body', 20]);
+    expect(batch.body.error.details.fieldCount).toBeGreaterThan(300);
+    const long = 'n'.repeat(500_000);
+    const named = await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'x', [long]: 1 } });
+    expect([named.status, named.body.error.code]).toEqual([400, 'invalid_body']);
+    const [field] = named.body.error.details.fields;
+    expect(field.path).toBe(`/${'n'.repeat(198)}…`);
+    expect(named.body.error.details.fieldCount).toBeUndefined();
+    // The same in the admin area, which the gateway answers itself.
+    const org: Record<string, unknown> = { name: 'Many keys', products: ['catalog'] };
+    for (let i = 0; i < 1000; i += 1) org[`k${i}`] = 0;
+    const admin = await sut.api.admin('POST', '/admin/v1/organizations', org);
+    expect([admin.status, admin.body.error.details.fields.length, admin.body.error.details.fieldCount]).toEqual([400, 20, 1000]);
+  });
+});

@@ -17,6 +17,7 @@ export * from './support/canonical-json.js';
 export * from './support/cursor.js';
 export * from './bus/id-page.js';
 export * from './support/errors.js';
+export * from './support/field-details.js';
 export * from './support/ids.js';
 export * from './support/periodic.js';
 export * from './support/sleep.js';

@@ -1,5 +1,6 @@
 import { requestValidator, type OperationBase } from '@catalog/contracts';
 import { AppError, badRequest, notFound } from '../support/errors.js';
+import { cutPath, fieldDetails } from '../support/field-details.js';
 import { isUuid } from '../support/ids.js';
 import type { RpcRequest } from '../bus/rpc.js';
 
@@ -14,9 +15,10 @@ export interface CheckedRequest {
 /**
  * The checks of one operation's requests, compiled once from its schemas in the table: a bad path
  * parameter is an unknown resource (404, named by the operation's `resources`), a bad query or body
- * is 400 with the offending fields. Beyond the schemas, what Postgres would refuse with an error is
- * refused here first: ids must be plain UUIDs (ajv's uuid format also admits a `urn:uuid:` prefix),
- * strings must not hold NUL characters, and a tenant-scoped call must carry a UUID tenant.
+ * is 400 with the offending fields (the first of them: fieldDetails). Beyond the schemas, what
+ * Postgres would refuse with an error is refused here first: ids must be plain UUIDs (ajv's uuid
+ * format also admits a `urn:uuid:` prefix), strings must not hold NUL characters, and a
+ * tenant-scoped call must carry a UUID tenant.
  */
 export function requestChecks(operation: OperationBase): (request: unknown, tenantId: string) => CheckedRequest {
   const validator = requestValidator(operation);
@@ -36,9 +38,11 @@ export function requestChecks(operation: OperationBase): (request: unknown, tena
     });
     if (!checked.ok) {
       if (checked.part === 'params') throw notFound(resourceOf(checked.issues[0]?.path.split('/')[1]));
-      throw badRequest(`invalid_${checked.part === 'headers' ? 'header' : checked.part}`, `invalid ${checked.part}`, {
-        fields: checked.issues,
-      });
+      throw badRequest(
+        `invalid_${checked.part === 'headers' ? 'header' : checked.part}`,
+        `invalid ${checked.part}`,
+        fieldDetails(checked.issues),
+      );
     }
     for (const [name, value] of Object.entries(checked.params)) {
       if ((name === 'id' || name.endsWith('Id')) && !isUuid(value)) throw notFound(resourceOf(name));
@@ -49,7 +53,7 @@ export function requestChecks(operation: OperationBase): (request: unknown, tena
       const path = nulPath(checked[part]);
       if (path !== null) {
         throw badRequest(`invalid_${part === 'headers' ? 'header' : part}`, `invalid ${part}`, {
-          fields: [{ location: part, path, message: 'must not contain NUL characters' }],
+          fields: [{ location: part, path: cutPath(path), message: 'must not contain NUL characters' }],
         });
       }
     }

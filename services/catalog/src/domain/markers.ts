@@ -1,5 +1,5 @@
 import { MARKER_TYPES, SINGULAR_MARKER_TYPES, type AssetKind, type Marker, type MarkerType } from '@catalog/contracts';
-import { badRequest } from '@catalog/platform';
+import { badRequest, fieldDetails } from '@catalog/platform';
 
 interface Violation {
   location: 'body';
@@ -29,7 +29,7 @@ export function sortMarkers(markers: readonly Marker[]): Marker[] {
  * - cue_in < cue_out; hook_start < hook_end and one needs the other; intro_end ≤ outro_start;
  * - every other marker lies within [cue_in, cue_out] when those are set;
  * - every position ≤ the duration, when the duration is known.
- * Violations: 400 invalid_markers with every offending marker in `details.fields`.
+ * Violations: 400 invalid_markers with the offending markers in `details.fields` (the first 20).
  */
 export function validateMarkers(markers: readonly Marker[], file: { kind: AssetKind; durationMs: number | null }): Marker[] {
   if (file.kind === 'ARTWORK' && markers.length > 0) {
@@ -80,7 +80,7 @@ export function validateMarkers(markers: readonly Marker[], file: { kind: AssetK
   });
   if (violations.length > 0) {
     throw badRequest('invalid_markers', 'the markers break the marker rules', {
-      fields: violations,
+      ...fieldDetails(violations),
       ...(file.durationMs !== null ? { durationMs: file.durationMs } : {}),
     });
   }
