@@ -20,4 +20,5 @@ export * from './support/errors.js';
 export * from './support/field-details.js';
 export * from './support/ids.js';
 export * from './support/periodic.js';
+export * from './support/sealed-token.js';
 export * from './support/sleep.js';
