@@ -29,8 +29,8 @@ export const eventsConfig = defineConfig(
         minLength: 32,
         defaultText: 'a fixed development key; required when `NODE_ENV=production`',
         description:
-          'HMAC key of the feed cursors, the same on every replica (a cursor issued by one is read by another); changing it makes ' +
-          'every outstanding cursor malformed.',
+          'Key the feed cursors are sealed with (each feed derives its own, decision 0152), the same on every replica (a cursor ' +
+          'issued by one is read by another); changing it makes every outstanding cursor malformed.',
       }),
     ),
     feedWriter: Env.group({
