@@ -144,6 +144,24 @@ export const gatewayConfig = defineConfig(
         description: 'A proxied upload or download on which no byte moves for this long is cut (decision 0050).',
       }),
     }),
+    /** Limits of the proxied fs uploads (decision 0148). */
+    uploads: Env.group({
+      maxPerTenant: Env.integer({
+        env: 'UPLOAD_MAX_IN_FLIGHT_PER_TENANT',
+        default: 16,
+        minimum: 1,
+        description:
+          'Uploads of one organisation a gateway replica relays at once (fs backend); beyond it 429 with Retry-After (decision 0148).',
+      }),
+      idleMs: Env.integer({
+        env: 'UPLOAD_IDLE_TIMEOUT_MS',
+        default: 30_000,
+        minimum: 50,
+        description:
+          'A proxied upload whose body brings no byte for this long while the gateway reads it is ended with 408 (decision 0148); ' +
+          'below `HTTP_IDLE_TIMEOUT_MS`, or the gateway refuses to start.',
+      }),
+    }),
   }),
   ({ common: commonValues, trustProxyHops, legacyTrustProxy, appUploadOrigins, ...own }, check) => {
     const built = common.build(commonValues, check);
@@ -151,6 +169,10 @@ export const gatewayConfig = defineConfig(
     // the idle timeout, a longer wait would reach the client as a dropped connection, not a 504.
     if (own.rpcTimeoutMs >= built.http.idleTimeoutMs) {
       check.refuse(`RPC_TIMEOUT_MS (${own.rpcTimeoutMs}) must be below HTTP_IDLE_TIMEOUT_MS (${built.http.idleTimeoutMs})`);
+    }
+    // Past the listener's idle timeout the client would see its connection dropped, not the 408.
+    if (own.uploads.idleMs >= built.http.idleTimeoutMs) {
+      check.refuse(`UPLOAD_IDLE_TIMEOUT_MS (${own.uploads.idleMs}) must be below HTTP_IDLE_TIMEOUT_MS (${built.http.idleTimeoutMs})`);
     }
     const uploadOrigins = appUploadOrigins.split(/\s+/).filter((origin) => origin !== '');
     for (const origin of uploadOrigins.filter((value) => !isOrigin(value)))

@@ -1,8 +1,17 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
 import type { ServiceName } from '@catalog/contracts';
-import { AppError, callRpc, NO_TENANT, refuseWithLingeringClose, type HttpContext, type RpcCallSettings } from '@catalog/platform';
+import {
+  AppError,
+  callRpc,
+  cutOffRequest,
+  NO_TENANT,
+  refuseWithLingeringClose,
+  type HttpContext,
+  type RpcCallSettings,
+} from '@catalog/platform';
 import { uploadUpstreamUrl } from './request-target.js';
+import { uploadIdle, uploadSlots, uploadTenant, watchUploadIdle, type UploadLimits } from './upload-admission.js';
 import { declaredUploadLength, uploadTooLong, watchUploadLength } from './upload-length.js';
 import { forward, relayEarlyAnswer, relayResponse, upstreamFailure, type UpstreamTimeouts } from './upstream.js';
 
@@ -13,6 +22,8 @@ export interface BlobProxySettings {
   assetHttpUrl?: string | undefined;
   /** Connect and idle limits of every request to an asset listener. */
   upstream: UpstreamTimeouts;
+  /** Uploads in flight per tenant, and how long an upload may bring no byte. */
+  uploads: UploadLimits;
 }
 
 export interface BlobProxy {
@@ -59,12 +70,56 @@ function downloadLocation(reply: unknown, service: ServiceName): URL {
 }
 
 /**
+ * Relays the body of an upload to `target` and resolves with the listener's answer; or answers the
+ * client itself (413 too long, 408 idle, a failure upstream) and resolves with null. `release`
+ * frees the upload's slot once the listener has answered or the upload has ended.
+ */
+async function relayUpload(
+  ctx: HttpContext,
+  target: URL,
+  declared: number | null,
+  settings: BlobProxySettings,
+  release: () => void,
+): Promise<IncomingMessage | null> {
+  const headers = passedHeaders(ctx, ['content-type', 'content-length', 'transfer-encoding']);
+  // Aborted with the reason the gateway ends the upload for: too long (413) or idle (408).
+  const ended = new AbortController();
+  try {
+    const answer = forward(target, 'PUT', headers, ctx.req, settings.upstream, ended.signal);
+    const stopLength = declared === null ? undefined : watchUploadLength(ctx.req, declared, () => ended.abort(uploadTooLong(declared)));
+    const stopIdle = watchUploadIdle(ctx.req, settings.uploads.idleMs, () => ended.abort(uploadIdle(settings.uploads.idleMs)));
+    return await answer.finally(() => {
+      stopLength?.();
+      stopIdle();
+      release();
+    });
+  } catch (error) {
+    if (ended.signal.aborted) {
+      const reason = ended.signal.reason as AppError;
+      // Nothing more is coming from an idle client: answer and close at once.
+      if (reason.status === 408) cutOffRequest(ctx, reason);
+      else await refuseLongUpload(ctx, declared!);
+      return null;
+    }
+    if (!ctx.req.complete && ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || ctx.req.destroyed)) {
+      throw new AppError(400, 'upload_incomplete', 'the upload was interrupted before it was complete');
+    }
+    if (!ctx.req.complete) {
+      await refuseWithLingeringClose(ctx, upstreamFailure(error, 'asset'));
+      return null;
+    }
+    throw upstreamFailure(error, 'asset');
+  }
+}
+
+/**
  * Streams blob traffic between clients and the asset service's HTTP listener, never holding a
  * file in memory (Node's stream back-pressure paces both sides): uploads to signed fs URLs under
  * the public base (`PUT /uploads/…`, passed to the listener's origin with their checked path and
  * query, whose signature the asset service checks), and downloads from the short-lived signed
- * locations the asset service returns. Every upstream request has connect and idle limits.
- * URLs are never logged (the access log shows the path only; the signature is in the query).
+ * locations the asset service returns. Every upstream request has connect and idle limits; a
+ * tenant has at most `uploads.maxPerTenant` uploads in flight, and an upload whose body brings no
+ * byte for `uploads.idleMs` is ended with 408 (decision 0148). URLs are never logged (the access log shows the path only; the signature is in the query).
  */
 export function blobProxy(settings: BlobProxySettings): BlobProxy {
   async function listener(requestId: string): Promise<string> {
@@ -78,6 +133,8 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
     return url;
   }
 
+  const slots = uploadSlots(settings.uploads.maxPerTenant);
+
   return {
     async uploads(ctx, next) {
       if (!ctx.path.startsWith(UPLOAD_PREFIX)) return next();
@@ -88,22 +145,14 @@ export function blobProxy(settings: BlobProxySettings): BlobProxy {
       const target = uploadUpstreamUrl(ctx.req.url ?? '', await listener(ctx.state.requestId));
       const declared = declaredUploadLength(target);
       if (declared !== null && Number(ctx.get('content-length') || 0) > declared) return refuseLongUpload(ctx, declared);
-      const headers = passedHeaders(ctx, ['content-type', 'content-length', 'transfer-encoding']);
-      const tooLong = new AbortController();
-      let upstream: IncomingMessage;
+      let release: () => void;
       try {
-        const answer = forward(target, 'PUT', headers, ctx.req, settings.upstream, tooLong.signal);
-        const stopWatching =
-          declared === null ? undefined : watchUploadLength(ctx.req, declared, () => tooLong.abort(uploadTooLong(declared)));
-        upstream = await answer.finally(() => stopWatching?.());
+        release = slots.take(uploadTenant(target));
       } catch (error) {
-        if (tooLong.signal.aborted) return refuseLongUpload(ctx, declared!);
-        if (!ctx.req.complete && ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || ctx.req.destroyed)) {
-          throw new AppError(400, 'upload_incomplete', 'the upload was interrupted before it was complete');
-        }
-        if (!ctx.req.complete) return refuseWithLingeringClose(ctx, upstreamFailure(error, 'asset'));
-        throw upstreamFailure(error, 'asset');
+        return refuseWithLingeringClose(ctx, error);
       }
+      const upstream = await relayUpload(ctx, target, declared, settings, release);
+      if (!upstream) return;
       // A refusal while the upload is still arriving: answered, then a lingering close (decision 0124).
       if (!ctx.req.complete) return relayEarlyAnswer(ctx, upstream);
       await relayResponse(ctx, upstream);

@@ -40,7 +40,9 @@ const RESPONSE_HEADERS = [
   'last-modified',
 ] as const;
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+// No cap on the uploads' connections here: a capped pool let one tenant's slow uploads queue every
+// other tenant's behind them. Each tenant's uploads in flight are capped instead (upload-admission.ts).
+const agent = new Agent({ keepAlive: true });
 
 /**
  * A failed upstream exchange as the client sees it, naming the service whose listener failed: 504
