@@ -4,7 +4,7 @@ import { IdempotencyKeyHeaders, IDEMPOTENT_REPLAYED_HEADER } from './schemas/ide
 import type { TSchema } from '@sinclair/typebox';
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'invalid input (body, query or a parameter); the offending fields are in error.details',
+  400: 'invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more)',
   401: 'missing or invalid API key (admin area: admin token)',
   402: "the organisation's plan has no API access for this product",
   403: 'the key lacks the permission this operation needs',

@@ -811,7 +811,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -969,7 +969,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -1191,7 +1191,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -1386,7 +1386,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1481,7 +1481,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1641,7 +1641,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1825,7 +1825,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1956,7 +1956,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2062,7 +2062,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2160,7 +2160,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2275,7 +2275,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2481,7 +2481,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2739,7 +2739,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -2956,7 +2956,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3053,7 +3053,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3247,7 +3247,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3448,7 +3448,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3617,7 +3617,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3804,7 +3804,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -3957,7 +3957,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4116,7 +4116,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4285,7 +4285,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -4493,7 +4493,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4588,7 +4588,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4764,7 +4764,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4986,7 +4986,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -5159,7 +5159,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5287,7 +5287,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5486,7 +5486,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5635,7 +5635,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5923,7 +5923,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6238,7 +6238,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -6569,7 +6569,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6678,7 +6678,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6797,7 +6797,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6914,7 +6914,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -7082,7 +7082,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7196,7 +7196,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7327,7 +7327,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -7498,7 +7498,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7593,7 +7593,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7728,7 +7728,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7898,7 +7898,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8061,7 +8061,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8189,7 +8189,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8295,7 +8295,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8435,7 +8435,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8615,7 +8615,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8770,7 +8770,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -8973,7 +8973,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9166,7 +9166,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9575,7 +9575,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9709,7 +9709,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9819,7 +9819,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -9933,7 +9933,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10014,7 +10014,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10123,7 +10123,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10218,7 +10218,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           /** @description present when this is the first answer to an earlier request with the same Idempotency-Key, replayed */
@@ -10362,7 +10362,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10448,7 +10448,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10535,7 +10535,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10621,7 +10621,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid input (body, query or a parameter); the offending fields are in error.details */
+      /** @description invalid input (body, query or a parameter); the offending fields are in error.details (the first 20 as fields, with fieldCount when there are more) */
       400: {
         headers: {
           [name: string]: unknown;
