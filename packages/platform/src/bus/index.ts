@@ -5,6 +5,8 @@ export * from './dead-letters.js';
 export * from './event-consumer.js';
 export * from './event-message.js';
 export * from './failure-kind.js';
+export * from './fair-queue.js';
+export * from './job-runner.js';
 export * from './jetstream.js';
 export * from './payload-size.js';
 export * from './rpc.js';

@@ -3,3 +3,4 @@ export * from './leader.js';
 export * from './migrate.js';
 export * from './roles.js';
 export { NEVER_PREPARED } from './prepared-statements.js';
+export * from './queued-job-cap.js';
