@@ -46,8 +46,8 @@ const REPEATS = Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => n % 
 const BAD = Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => n % 50 === 0 && !(n % 500 === 0 && n >= 1_000)).length;
 const CREATED = ROWS - EXISTING - REPEATS - BAD;
 
-async function uploadFile(key: string, text: string, contentType = 'application/x-ndjson'): Promise<string> {
-  const bytes = Buffer.from(text, 'utf8');
+async function uploadFile(key: string, content: string | Buffer, contentType = 'application/x-ndjson'): Promise<string> {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const asset = await sut.api.request('POST', '/api/v1/catalog/assets', {
     key,
     body: { retention: 'standalone', upload: { filename: 'library.jsonl', contentType, size: bytes.length } },
@@ -199,3 +199,52 @@ test('a job needs an ONLINE JSON Lines or CSV file of the tenant; such a file is
   });
   expectError(version, 415, 'unsupported_media_type');
 });
+
+test('rows that are not UTF-8, or longer than the row limit, are row errors with their row numbers; the rows after them are imported', async () => {
+  const { key } = await sut.api.tenant({ name: 'Station with an old export' });
+  const csv = Buffer.concat([
+    Buffer.from('type,title,artist\nsong,Naïve,Zoé\n', 'utf8'),
+    Buffer.from('song,Naïve,Zoé\n', 'latin1'),
+    Buffer.from(`song,"Never closed${' la'.repeat(10_000)}\nsong,After,Zoé\n`, 'utf8'),
+  ]);
+  const fromCsv = await sut.api.request('POST', '/api/v1/catalog/jobs', {
+    key,
+    body: { type: 'import', source: { assetId: await uploadFile(key, csv, 'text/csv') } },
+  });
+  expect(fromCsv.status).toBe(202);
+  const csvJob = await finished(key, fromCsv.body.jobId);
+  expect(csvJob).toMatchObject({ state: 'succeeded', progress: { processed: 4, total: 4 }, counts: { created: 2, skipped: 2 } });
+  expect(csvJob.errors).toEqual([
+    { row: 2, code: 'invalid_utf8', message: 'the row is not valid UTF-8' },
+    { row: 3, code: 'row_too_long', message: 'the row has more than 16384 bytes: skipped up to the next line break' },
+  ]);
+  const jsonLines = Buffer.concat([
+    Buffer.from('{"type":"jingle","title":"Caf\u00e9 jingle"}\n', 'latin1'),
+    Buffer.from('{"type":"jingle","title":"Café jingle"}\n', 'utf8'),
+  ]);
+  const fromJsonLines = await sut.api.request('POST', '/api/v1/catalog/jobs', {
+    key,
+    body: { type: 'import', source: { assetId: await uploadFile(key, jsonLines) } },
+  });
+  const jsonLinesJob = await finished(key, fromJsonLines.body.jobId);
+  expect(jsonLinesJob).toMatchObject({ state: 'succeeded', counts: { created: 1, skipped: 1 } });
+  expect(jsonLinesJob.errors).toEqual([{ row: 1, code: 'invalid_utf8', message: 'the row is not valid UTF-8' }]);
+  // As the JSON API refuses the same bytes.
+  const refused = await fetch(`${sut.system.baseUrl}/api/v1/catalog/entities`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: Buffer.from('{"type":"jingle","title":"Caf\u00e9 jingle"}', 'latin1'),
+  });
+  expect({ status: refused.status, code: ((await refused.json()) as { error: { code: string } }).error.code }).toEqual({
+    status: 400,
+    code: 'invalid_json',
+  });
+  const entities = await sut.api.request('GET', '/api/v1/catalog/entities?limit=10', { key });
+  expect(entities.body.entities.map((e: { title: string; artist: string | null }) => [e.title, e.artist]).sort()).toEqual(
+    [
+      ['After', 'Zoé'],
+      ['Café jingle', null],
+      ['Naïve', 'Zoé'],
+    ].sort(),
+  );
+}, 120_000);

@@ -35,6 +35,14 @@ export const importJobsEnv = Env.group({
     maximum: 100,
     description: 'Deliveries of a job that start it, at most (a crash, the database away); the next one fails it.',
   }),
+  maxRowBytes: Env.integer({
+    env: 'CATALOG_IMPORT_MAX_ROW_BYTES',
+    default: 16_384,
+    minimum: 1_024,
+    maximum: 1_048_576,
+    description:
+      'Bytes one row of an import file may have (a JSON line, or a CSV record with all its fields; also the CSV header): a longer row is the row error `row_too_long` and reading resumes after the next line break (decision 0147). What an import holds of its file is about this much.',
+  }),
   downloadTimeoutMs: Env.integer({
     env: 'CATALOG_IMPORT_DOWNLOAD_TIMEOUT_MS',
     default: 600_000,

@@ -34,9 +34,9 @@ async function replicaEnvironment(extra: Record<string, string>): Promise<Record
   };
 }
 
-/** An ONLINE standalone file of the tenant with `text` as its bytes. */
-async function dataFile(caller: Caller, contentType: string, text: string): Promise<string> {
-  const bytes = Buffer.from(text, 'utf8');
+/** An ONLINE standalone file of the tenant with `content` as its bytes (a string as UTF-8). */
+async function dataFile(caller: Caller, contentType: string, content: string | Buffer): Promise<string> {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const asset = await h.assets(caller).ok<AssetWithUpload>('createAsset', {
     body: { retention: 'standalone', upload: { filename: 'import', contentType, size: bytes.length } },
   });
@@ -116,6 +116,60 @@ test('a file that is not an import file is refused; a CSV file without type and 
   expect(failed).toMatchObject({ state: 'failed', failure: { code: 'invalid_csv_header' }, counts: { created: 0 } });
   const reply = await a.call('createJob', { body: { type: 'import', source: { assetId: failed.jobId } } });
   expect(reply.ok ? 200 : reply.error.status).toBe(404);
+});
+
+test('a CSV field whose quote never closes is one row error up to the next line break; the rows after it are imported', async () => {
+  const a = h.tenant();
+  const csv = ['type,title', 'song,Before', `song,"Never closed, ${'la '.repeat(100_000)}`, 'song,After', 'jingle,"Open at the end'].join(
+    '\n',
+  );
+  const job = await importFile(a, await dataFile(a, 'text/csv', csv));
+  expect(job).toMatchObject({ state: 'succeeded', progress: { processed: 4, total: 4 }, counts: { created: 2, skipped: 2 } });
+  expect(job.errors).toEqual([
+    { row: 2, code: 'row_too_long', message: 'the row has more than 16384 bytes: skipped up to the next line break' },
+    { row: 4, code: 'invalid_row', message: 'a quoted field of the row is never closed' },
+  ]);
+  const titles = (await a.ok<EntityPage>('listEntities', { query: { limit: 10 } })).entities.map((e) => e.title);
+  expect(titles.sort()).toEqual(['After', 'Before']);
+});
+
+test('a row that is not UTF-8 is a row error, never stored repaired; UTF-8 of any length is imported as it is', async () => {
+  const a = h.tenant();
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  const utf8 = (text: string) => Buffer.from(text, 'utf8');
+  const lines = (...parts: Buffer[]) => Buffer.concat(parts.flatMap((part) => [part, utf8('\n')]));
+  const csv = lines(
+    utf8('\uFEFFtype,title,artist'),
+    latin1('song,Café,Zoé'),
+    utf8('song,Café 🎵,Zoé'),
+    Buffer.concat([utf8('song,Truncated '), Buffer.from([0xf0, 0x9f, 0x8e])]),
+    utf8('song,"Quoted, ☕",'),
+  );
+  const fromCsv = await importFile(a, await dataFile(a, 'text/csv', csv));
+  expect(fromCsv).toMatchObject({ state: 'succeeded', progress: { processed: 4 }, counts: { created: 2, skipped: 2 } });
+  expect(fromCsv.errors).toEqual([
+    { row: 1, code: 'invalid_utf8', message: 'the row is not valid UTF-8' },
+    { row: 3, code: 'invalid_utf8', message: 'the row is not valid UTF-8' },
+  ]);
+  const ndjson = lines(
+    latin1('{"type":"song","title":"Déjà vu"}'),
+    utf8('{"type":"song","title":"Déjà vu"}'),
+    Buffer.from([0xed, 0xa0, 0x80]), // an encoded surrogate: not UTF-8
+  );
+  const fromJsonLines = await importFile(a, await dataFile(a, 'application/x-ndjson', ndjson));
+  expect(fromJsonLines).toMatchObject({ state: 'succeeded', progress: { processed: 3 }, counts: { created: 1, skipped: 2 } });
+  expect(fromJsonLines.errors.map((e) => [e.row, e.code])).toEqual([
+    [1, 'invalid_utf8'],
+    [3, 'invalid_utf8'],
+  ]);
+  const entities = (await a.ok<EntityPage>('listEntities', { query: { limit: 10 } })).entities;
+  expect(entities.map((e) => [e.title, e.artist]).sort()).toEqual(
+    [
+      ['Café 🎵', 'Zoé'],
+      ['Déjà vu', null],
+      ['Quoted, ☕', null],
+    ].sort(),
+  );
 });
 
 test('a chunk of a runner that is no longer the job’s writes nothing', async () => {

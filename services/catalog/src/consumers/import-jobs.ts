@@ -79,7 +79,10 @@ export function consumeImportJobs(
   deps: Omit<ImportRunDeps, 'settings'>,
 ): void {
   const stopping = new AbortController();
-  const run: ImportRunDeps = { ...deps, settings: { chunkRows: settings.chunkRows, maxAttempts: settings.maxAttempts } };
+  const run: ImportRunDeps = {
+    ...deps,
+    settings: { chunkRows: settings.chunkRows, maxAttempts: settings.maxAttempts, maxRowBytes: settings.maxRowBytes },
+  };
   consumeEvents(runtime, {
     durable: settings.durable,
     ackWaitMs: settings.ackWaitMs,

@@ -16,6 +16,8 @@ export interface ImportRunDeps {
     chunkRows: number;
     /** Deliveries of a job's message that start it, at most; the next one fails it. */
     maxAttempts: number;
+    /** Bytes one row of the file may have (decision 0147). */
+    maxRowBytes: number;
   };
 }
 
@@ -79,7 +81,7 @@ async function* recordsOf(deps: ImportRunDeps, call: CallContext, job: JobRow, s
   const file = await deps.files.open(call, job.asset_id, signal);
   const format = importFormatOf(file.contentType);
   if (format === null) throw new ImportFileError('unsupported_file', `the file is ${file.contentType}, not JSON Lines or CSV`);
-  yield* importRecords(file.bytes, format);
+  yield* importRecords(file.bytes, format, { maxRowBytes: deps.settings.maxRowBytes });
 }
 
 /** The rows of the file: counted once (a first read), then kept on the job. */
