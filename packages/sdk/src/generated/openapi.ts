@@ -279,7 +279,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Confirm the upload: checks the stored bytes against the declared size and checksum; idempotent */
+    /** Confirm the upload: checks the stored bytes against the declared size and checksum; idempotent; the body may be left out */
     post: operations['confirmAsset'];
     delete?: never;
     options?: never;
@@ -5245,7 +5245,11 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
     responses: {
       /** @description the asset, ONLINE */
       200: {
@@ -5332,8 +5336,35 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description the request body arrived too slowly (body_timeout); the connection is closed */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description state conflict; on a route that takes Idempotency-Key also idempotency_key_reused (the key named another request) and idempotency_key_in_progress (the first request with the key is still running; retry later) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description request too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unsupported content type */
+      415: {
         headers: {
           [name: string]: unknown;
         };
