@@ -1,0 +1,64 @@
+/**
+ * docs/decisions/README.md: the index of the decision log, generated from each record's title and
+ * status paragraph by `npm run docs:decisions`; test/dev/decisions.test.ts fails when it is stale.
+ */
+import type { Decision } from './read-decisions.js';
+import type { Relation } from './status.js';
+
+export const REGENERATE = 'npm run docs:decisions';
+
+const link = (decision: Decision) => `[${decision.number}](${decision.file})`;
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+export function renderDecisionsIndex(decisions: Decision[]): string {
+  const byNumber = new Map(decisions.map((decision) => [decision.number, decision]));
+  const numbers = (decision: Decision, relation: Relation) =>
+    decision.status.related[relation].map((number) => (byNumber.has(number) ? link(byNumber.get(number)!) : number)).join(', ');
+  const rows = decisions.map((decision) => {
+    const { state, currentState } = decision.status;
+    const status = currentState ? `${state}; current state: [${currentState.title}](${currentState.href})` : state;
+    const older = [numbers(decision, 'supersedes'), numbers(decision, 'amends')];
+    const history = [older[0] && `supersedes ${older[0]}`, older[1] && `amends ${older[1]}`].filter(Boolean).join('; ');
+    return `| ${link(decision)} | ${cell(decision.title)} | ${status} | ${numbers(decision, 'supersededBy')} | ${numbers(decision, 'amendedBy')} | ${history} |`;
+  });
+  return [
+    '# Decisions',
+    '',
+    `<!-- Generated from the records' titles and status paragraphs by \`${REGENERATE}\`. Do not edit by hand. -->`,
+    '',
+    'The decisions others must follow, one record each (`NNNN-title.md`: context, decision, consequences,',
+    'status; under 600 words). A record is history: it is not rewritten when a later one changes it.',
+    'Its status paragraph says what changed it, in both directions, and test/dev/decisions.test.ts',
+    'checks that every link has its reverse:',
+    '',
+    '- it begins with `accepted`, `superseded by N` (all of it) or `partly superseded by N`;',
+    '- `Supersedes N` / `Superseded by N` (also `partly superseded by`, `superseded in part by`) and',
+    '  `Amends N` / `Amended by N`: the decision numbers after the verb, outside parentheses and up',
+    '  to the end of the clause (`;` or the end of the sentence), are the decisions it relates;',
+    '- `Current state: [page](../page.md)`: a living page holds the subject as it is now;',
+    '- `Not in the tree:` then backticked paths: repository paths the record names that are gone (or that an',
+    '  operator creates); every other path a record that is not wholly superseded names must exist.',
+    '',
+    ...livingPages(decisions),
+    '| Decision | Title | Status | Superseded by | Amended by | Changes |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+/** The living pages the records point to, each with the records that are its history. */
+function livingPages(decisions: Decision[]): string[] {
+  const pages = new Map<string, Decision[]>();
+  for (const decision of decisions) {
+    const page = decision.status.currentState;
+    if (page) pages.set(`[${page.title}](${page.href})`, [...(pages.get(`[${page.title}](${page.href})`) ?? []), decision]);
+  }
+  if (pages.size === 0) return [];
+  return [
+    'Living pages (the current design of a subject; its decisions are how it got there):',
+    '',
+    ...[...pages].map(([page, history]) => `- ${page}: ${history.map(link).join(', ')}`),
+    '',
+  ];
+}
