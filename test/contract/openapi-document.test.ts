@@ -37,7 +37,8 @@ describe('the OpenAPI document and the gateway agree', () => {
 
   test('an operation that takes no body refuses one with 400 invalid_body, whatever its type or size', async () => {
     for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/json' }]) {
-      const answer = await api.request('POST', '/api/v1/catalog/assets/0190a1b2-0000-7000-8000-000000000001/confirm', {
+      const path = '/api/v1/catalog/integrations/0190a1b2-0000-7000-8000-000000000001/assignments/0190a1b2-0000-7000-8000-000000000002';
+      const answer = await api.request('PUT', path, {
         key,
         rawBody: 'x'.repeat(2_000_000),
         headers,

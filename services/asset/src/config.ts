@@ -12,8 +12,7 @@ const blobEnv = Env.group({
   backend: Env.oneOf(['fs', 's3'], {
     env: 'BLOB_BACKEND',
     default: 'fs',
-    description:
-      'Where the files are: `fs` (a directory) or `s3` (S3 or MinIO); with `s3`, uploads must declare `upload.size` (decision 0059).',
+    description: 'Where the files are: `fs` (a directory) or `s3` (S3 or MinIO).',
   }),
   dir: Env.string({ env: 'BLOB_DIR', default: 'data/blobs', description: 'The directory of the `fs` backend.' }),
   endpoint: Env.optional(
@@ -140,6 +139,16 @@ export const assetConfig = defineConfig(
       default: 30_000,
       minimum: 100,
       description: 'Longest a confirmation may read audio headers with ffprobe.',
+    }),
+    confirmWaitMs: Env.integer({
+      env: 'ASSET_CONFIRM_WAIT_MS',
+      default: 4_000,
+      minimum: 10,
+      maximum: 60_000,
+      description:
+        "Longest a confirmation waits for its upload's verification (reading the object on `s3`) before it answers 503 " +
+        '`confirmation_in_progress` while the verification goes on (decision 0148); with `ASSET_CATALOG_RPC_TIMEOUT_MS`, keep it ' +
+        "below the gateway's `RPC_TIMEOUT_MS`.",
     }),
     catalogRpcTimeoutMs: Env.integer({
       env: 'ASSET_CATALOG_RPC_TIMEOUT_MS',

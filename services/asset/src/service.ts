@@ -16,6 +16,8 @@ import { mountBlobRoutes } from './http/listener.js';
 import { ffprobeAudio, ffprobeReadiness } from './domain/probe.js';
 import { assetMigrations } from './migrations/index.js';
 import type { AssetDb } from './persistence/tables.js';
+import type { AssetRow } from './persistence/assets.js';
+import { verifications } from './domain/verifications.js';
 import { assetOperations } from './rpc/operations.js';
 
 export interface AssetServiceHandle extends ServiceRuntime<AssetDb> {
@@ -54,7 +56,12 @@ export async function startAssetService(config: AssetConfig, options: { logger?:
         callContext: runtime.callContext,
         timeoutMs: config.catalogRpcTimeoutMs,
       }),
+      verifications: verifications<AssetRow>((key, error) =>
+        logger.warn({ err: error, upload: key }, 'an upload verification nobody waited for any more failed'),
+      ),
     };
+    // Verifications that outlived their confirmation end before the pool closes.
+    runtime.onStop(() => deps.verifications.settled());
     const fsStore = store instanceof FsBlobStore ? store : null;
     // Streamed uploads: no limit on a whole request's time, a least rate of its body instead (decision 0050).
     // Readiness also needs ffprobe: without it no audio upload can be confirmed.

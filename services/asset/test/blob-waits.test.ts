@@ -14,6 +14,8 @@ import type { AssetDeps } from '../src/domain/assets.js';
 import { confirmAsset } from '../src/domain/confirmation.js';
 import { commitUpload } from '../src/domain/fs-uploads.js';
 import { ffprobeAudio } from '../src/domain/probe.js';
+import { verifications } from '../src/domain/verifications.js';
+import type { AssetRow } from '../src/persistence/assets.js';
 import { createAsset, put, startStack, type Backend, type Stack } from './support.js';
 
 /**
@@ -43,7 +45,6 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
   function checking(real: BlobStore): BlobStore {
     return {
       backend: real.backend,
-      requiresDeclaredSize: real.requiresDeclaredSize,
       start: () => real.start(),
       uploadTarget: async (spec) => (await openTransactionsWithXid('uploadTarget'), real.uploadTarget(spec)),
       stat: async (k) => (await openTransactionsWithXid('stat'), real.stat(k)),
@@ -70,6 +71,7 @@ describe.each<Backend>(['fs', 's3'])('waits for the blob store on %s', (backend)
       listenerUrl: () => stack.asset.listenerUrl,
       // Only a version's file is recorded by the catalog (decision 0115); these are standalone files.
       catalog: { recordAssetState: () => Promise.reject(new Error('a standalone file is not the catalog’s')) },
+      verifications: verifications<AssetRow>(() => undefined),
     };
   });
   afterAll(async () => {

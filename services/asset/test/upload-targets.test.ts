@@ -203,25 +203,20 @@ describe.each<Backend>(['fs', 's3'])('upload targets on %s', (backend) => {
       });
     });
 
-    it('needs the size of an upload declared (400 size_required), also for a new upload target', async () => {
-      const undeclared = await stack.api.request('POST', '/api/v1/catalog/assets', {
-        key,
-        body: { retention: 'standalone', upload: { filename: 'a.png', contentType: 'image/png' } },
-      });
-      expect(undeclared.status).toBe(400);
-      expect(undeclared.body.error).toMatchObject({ code: 'size_required', details: { field: 'size' } });
-      const asset = await create({ filename: 'a.png', contentType: 'image/png', size: 16 });
-      const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/upload`, {
+    it('takes an upload whose size was not declared (the length is then unbound), also for a new upload target', async () => {
+      const undeclared = await create({ filename: 'a.png', contentType: 'image/png' });
+      expect(undeclared.size).toBeNull();
+      const renewed = await stack.api.request('POST', `/api/v1/catalog/assets/${undeclared.assetId}/upload`, {
         key,
         body: { filename: 'b.png', contentType: 'image/png' },
       });
-      expect(renewed.status).toBe(400);
-      expect(renewed.body.error.code).toBe('size_required');
-      // Nothing was written for the refused requests.
-      expect(await stack.query('select id from asset.assets where declared_size is null')).toEqual([]);
-      expect(await stack.query('select type from asset.outbox where resource_id = $1 order by seq', [asset.assetId])).toEqual([
-        { type: 'asset.created' },
-      ]);
+      expect(renewed.status).toBe(200);
+      // Still of the signed type only.
+      const otherType = await put(renewed.body.upload.url, { 'Content-Type': 'text/html' }, { stream: bytes(700) }, 700);
+      expect(otherType.status).toBe(403);
+      expect((await put(renewed.body.upload.url, renewed.body.upload.headers, { stream: bytes(700) }, 700)).status).toBe(200);
+      const confirmed = await stack.api.request('POST', `/api/v1/catalog/assets/${undeclared.assetId}/confirm`, { key });
+      expect(confirmed.body).toMatchObject({ status: 'ONLINE', size: 700 });
     });
   }
 

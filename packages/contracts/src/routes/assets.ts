@@ -1,4 +1,4 @@
-import { Asset, AssetWithUpload, CreateAssetBody, UploadDescription } from '../schemas/assets.js';
+import { Asset, AssetWithUpload, ConfirmAssetBody, CreateAssetBody, UploadDescription } from '../schemas/assets.js';
 import { IdParams } from '../schemas/common.js';
 import { catalogApi, type RouteDefinition } from './types.js';
 
@@ -41,12 +41,14 @@ export const assetRoutes = [
     operationId: 'confirmAsset',
     method: 'POST',
     path: `${AssetPath}/confirm`,
-    summary: 'Confirm the upload: checks the stored bytes against the declared size and checksum; idempotent',
+    summary: 'Confirm the upload: checks the stored bytes against the declared size and checksum; idempotent; the body may be left out',
     tag: 'Assets',
     service: 'asset',
     auth: catalogApi,
     params: IdParams,
     resources: { id: 'asset' },
+    body: ConfirmAssetBody,
+    bodyOptional: true,
     success: { status: 200, description: 'the asset, ONLINE', schema: Asset },
     // 503: audio cannot be checked (ffprobe missing); the asset keeps waiting.
     errors: [404, 409, 503],

@@ -117,6 +117,10 @@ export type Asset = Static<typeof Asset>;
 export const CreateAssetBody = Type.Object({ retention: AssetRetentionSchema, upload: UploadDescription }, { additionalProperties: false });
 export type CreateAssetBody = Static<typeof CreateAssetBody>;
 
+/** `POST assets/{id}/confirm` takes nothing: no body, or an empty object (`{}`), as generic clients send. */
+export const ConfirmAssetBody = Type.Object({}, { additionalProperties: false });
+export type ConfirmAssetBody = Static<typeof ConfirmAssetBody>;
+
 /** The create and new-upload responses: the asset, its id as `assetId`, and the upload target. */
 export const AssetWithUpload = Type.Intersect([Asset, Type.Object({ assetId: Uuid, upload: UploadTarget })]);
 export type AssetWithUpload = Static<typeof AssetWithUpload>;

@@ -1,4 +1,4 @@
-import { conflict, type AppError } from '@catalog/platform';
+import { AppError, conflict } from '@catalog/platform';
 import type { AssetRow } from '../persistence/assets.js';
 
 /** The 409s of the asset domain and the failure messages an asset records. */
@@ -26,6 +26,16 @@ export function uploadInProgress(): AppError {
   return conflict(
     'upload_in_progress',
     'the uploaded file changed while it was being confirmed; confirm again when the upload has finished',
+  );
+}
+
+/** 503 `confirmation_in_progress`: the upload is still being verified; confirming again answers its outcome. */
+export function confirmationInProgress(row: AssetRow, retryAfterSeconds: number): AppError {
+  return new AppError(
+    503,
+    'confirmation_in_progress',
+    'the upload is still being verified (its bytes are read once, however often it is confirmed); confirm again',
+    { assetId: row.id, status: row.status, retryAfterSeconds },
   );
 }
 

@@ -12,6 +12,7 @@ import {
 import type { CatalogClient } from '../integration/catalog-client.js';
 import type { BlobStore, UrlSigner } from '../persistence/blob/index.js';
 import type { AudioProbe } from './probe.js';
+import type { Verifications } from './verifications.js';
 import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
@@ -30,6 +31,8 @@ export interface AssetPolicy extends RetentionPolicy {
   maxUploadBytes: number;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
+  /** Longest a confirmation waits for its upload's verification before it answers that it is under way. */
+  confirmWaitMs: number;
 }
 
 export interface AssetDeps {
@@ -43,6 +46,8 @@ export interface AssetDeps {
   listenerUrl(): string;
   /** The catalog, told of a version's file a confirmation settled (decision 0115). */
   catalog: CatalogClient;
+  /** The uploads being verified in this process, one verification each (decision 0148). */
+  verifications: Verifications<AssetRow>;
 }
 
 export const seconds = (n: number): number => n * 1000;

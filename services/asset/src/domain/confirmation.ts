@@ -4,13 +4,13 @@ import type { BlobDigest, BlobStat } from '../persistence/blob/index.js';
 import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
 import type { AssetDb } from '../persistence/tables.js';
-import { expiredError, failedError, UNREADABLE_AUDIO_MESSAGE, uploadInProgress } from './asset-errors.js';
+import { confirmationInProgress, expiredError, failedError, UNREADABLE_AUDIO_MESSAGE, uploadInProgress } from './asset-errors.js';
 import { readAsset, removeBlob, writerOf, type AssetDeps } from './assets.js';
 import { assetJson } from './representation.js';
 import { failedExpiry, onlineExpiry } from './retention.js';
 
 /** What confirming an upload needs. */
-export type ConfirmationDeps = Pick<AssetDeps, 'db' | 'store' | 'policy' | 'probe' | 'logger' | 'catalog'>;
+export type ConfirmationDeps = Pick<AssetDeps, 'db' | 'store' | 'policy' | 'probe' | 'logger' | 'catalog' | 'verifications'>;
 
 /** What the uploaded bytes are, and what is wrong with them (null: nothing). */
 interface Verdict {
@@ -26,12 +26,23 @@ interface Verdict {
  * The bytes are read, hashed and probed with no transaction open; the transaction then re-checks,
  * under the asset's upload lock, that no other upload was placed meanwhile (decision 0058).
  * The file of a version is recorded by the catalog before the answer (decision 0115).
+ * An upload is verified once however often it is confirmed, and a confirmation waits for it at most
+ * `confirmWaitMs`, then answers 503 `confirmation_in_progress` while it goes on (decision 0148).
  */
 export async function confirmAsset(deps: ConfirmationDeps, call: CallContext, id: string): Promise<Asset> {
   const row = await readAsset(deps.db, call.tenantId, id);
-  const outcome = row.status === 'PENDING_UPLOAD' ? await confirmUpload(deps, call, row) : row;
+  const outcome = row.status === 'PENDING_UPLOAD' ? await verifiedUpload(deps, call, row) : row;
   await tellCatalog(deps, call, outcome);
   return settled(outcome);
+}
+
+/** The asset once its upload's verification (started here or joined) has ended, or 503 while it goes on. */
+async function verifiedUpload(deps: ConfirmationDeps, call: CallContext, row: AssetRow): Promise<AssetRow> {
+  const { confirmWaitMs } = deps.policy;
+  const key = `${row.id}/${row.upload_id}`;
+  const outcome = await deps.verifications.join(key, () => confirmUpload(deps, call, row), confirmWaitMs);
+  if (outcome === null) throw confirmationInProgress(row, Math.max(1, Math.ceil(confirmWaitMs / 1000)));
+  return outcome;
 }
 
 /** Inspects the upload and records the verdict: the asset as it is afterwards (a FAILED one's bytes removed). */

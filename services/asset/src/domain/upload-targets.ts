@@ -1,14 +1,5 @@
 import type { AssetRetention, AssetWithUpload, StoredAssetKind, UploadDescription } from '@catalog/contracts';
-import {
-  badRequest,
-  conflict,
-  inTenantTransaction,
-  newId,
-  notFound,
-  payloadTooLarge,
-  unsupportedMediaType,
-  type CallContext,
-} from '@catalog/platform';
+import { conflict, inTenantTransaction, newId, notFound, payloadTooLarge, unsupportedMediaType, type CallContext } from '@catalog/platform';
 import { objectKey, type BlobStore } from '../persistence/blob/index.js';
 import { recordAssetEvent } from '../persistence/asset-events.js';
 import { findAsset, insertAsset, lockUpload, updateAsset, type AssetRow } from '../persistence/assets.js';
@@ -29,18 +20,11 @@ interface CheckedDescription {
   sha256: string | null;
 }
 
-function checkDescription(store: BlobStore, policy: AssetPolicy, upload: UploadDescription): CheckedDescription {
+function checkDescription(policy: AssetPolicy, upload: UploadDescription): CheckedDescription {
   const contentType = normalizeContentType(upload.contentType);
   const kind = kindOf(contentType);
   if (!kind) {
     throw unsupportedMediaType(`content type ${contentType} is not accepted for assets`, { contentType, allowed: ALLOWED_CONTENT_TYPES });
-  }
-  if (upload.size === undefined && store.requiresDeclaredSize) {
-    throw badRequest(
-      'size_required',
-      'files are stored in an object store that must know the size of an upload in advance: declare upload.size (bytes)',
-      { field: 'size' },
-    );
   }
   if (upload.size !== undefined && upload.size > policy.maxUploadBytes) {
     throw payloadTooLarge(`the file is larger than the ${policy.maxUploadBytes} bytes an asset may have`, {
@@ -99,7 +83,7 @@ export async function createAsset(
   call: CallContext,
   input: { retention: AssetRetention; upload: UploadDescription; entityId?: string; versionId?: string },
 ): Promise<AssetWithUpload> {
-  const description = checkDescription(deps.store, deps.policy, input.upload);
+  const description = checkDescription(deps.policy, input.upload);
   if (description.kind === 'DATA' && input.retention !== 'standalone') {
     throw unsupportedMediaType(`content type ${description.contentType} is accepted for standalone files only (an import job's file)`, {
       contentType: description.contentType,
@@ -134,7 +118,7 @@ export async function requestAssetUpload(
   id: string,
   upload: UploadDescription,
 ): Promise<AssetWithUpload> {
-  const description = checkDescription(deps.store, deps.policy, upload);
+  const description = checkDescription(deps.policy, upload);
   const pending = pendingUpload(deps.policy, call.tenantId, id, description);
   const { row, previousKey } = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     await lockUpload(trx, id);

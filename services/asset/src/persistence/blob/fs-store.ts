@@ -45,7 +45,6 @@ export const UPLOAD_PATH_PREFIX = '/uploads/';
  */
 export class FsBlobStore implements BlobStore {
   readonly backend = 'fs' as const;
-  readonly requiresDeclaredSize = false;
   private readonly objects: string;
   private readonly tmp: string;
 

@@ -23,7 +23,8 @@ export interface PresignPutRequest {
   /** Seconds the URL stays valid, 1 to 604800. */
   expiresSeconds: number;
   contentType: string;
-  contentLength: number;
+  /** Bound when known; null: the object store takes any length (confirm checks it against the limit). */
+  contentLength: number | null;
   /** The signing time; now by default. */
   now?: Date;
 }
@@ -46,7 +47,7 @@ function amzDate(date: Date): string {
     .replace(/\.\d{3}/, '');
 }
 
-/** The presigned URL; the client must send exactly `Content-Type: contentType` and `contentLength` bytes. */
+/** The presigned URL; the client must send exactly `Content-Type: contentType` and (when given) `contentLength` bytes. */
 export function presignPut(request: PresignPutRequest): string {
   const endpoint = new URL(request.endpoint);
   const timestamp = amzDate(request.now ?? new Date());
@@ -54,7 +55,7 @@ export function presignPut(request: PresignPutRequest): string {
   const scope = `${day}/${request.region}/s3/aws4_request`;
   const path = `/${[request.bucket, ...request.key.split('/')].map(uriEncode).join('/')}`;
   const headers: Record<string, string> = {
-    'content-length': String(request.contentLength),
+    ...(request.contentLength === null ? {} : { 'content-length': String(request.contentLength) }),
     'content-type': request.contentType.trim(),
     host: endpoint.host,
   };

@@ -61,13 +61,12 @@ function isNotFound(error: unknown): boolean {
 /**
  * MinIO or any S3 endpoint through the `minio` client. Clients upload with a presigned PUT straight
  * to the endpoint (signed for `publicEndpoint`, the address they can reach) that binds the
- * declared length and content type (decision 0059), so an upload must declare its size; the
- * service reads objects as streams for confirmation and downloads, and copies audio to a
+ * declared length (when one is declared: otherwise confirm holds the object to the size limit,
+ * decision 0148) and content type (decision 0059); the service reads objects as streams for confirmation and downloads, and copies audio to a
  * temporary file for ffprobe. The bucket is created at start.
  */
 export class S3BlobStore implements BlobStore {
   readonly backend = 's3' as const;
-  readonly requiresDeclaredSize = true;
   private readonly s3: Client;
 
   constructor(
@@ -90,7 +89,6 @@ export class S3BlobStore implements BlobStore {
   }
 
   async uploadTarget(spec: UploadSpec): Promise<SignedTarget> {
-    if (spec.size === null) throw new Error('an s3 upload target needs the declared size');
     const { publicEndpoint, region, accessKey, secretKey, bucket } = this.settings;
     const url = presignPut({
       endpoint: publicEndpoint,

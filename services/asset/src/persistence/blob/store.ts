@@ -45,8 +45,6 @@ export interface ByteRange {
  */
 export interface BlobStore {
   readonly backend: 'fs' | 's3';
-  /** Whether an upload target needs the declared size (s3: the presigned PUT binds the length). */
-  readonly requiresDeclaredSize: boolean;
   /** Prepares the store (directories, bucket); called once at start. */
   start(): Promise<void>;
   uploadTarget(spec: UploadSpec): Promise<SignedTarget>;

@@ -1,0 +1,122 @@
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { eventually } from '@catalog/testing';
+import { s3BlobStore } from '../support/s3.js';
+import { useSystem, type SystemUnderTest } from '../support/use-system.js';
+
+/**
+ * Confirming a large file answers within the gateway's timeout, on either backend (decision
+ * 0148): on fs the bytes were hashed while they arrived, so confirm reads nothing; on s3 the
+ * object is read once, by a verification that goes on when a confirmation stops waiting for it
+ * (503 `confirmation_in_progress`), and a confirmation repeated meanwhile or afterwards answers
+ * that same verification's outcome: never a 504, never a 409, one `asset.confirmed`.
+ */
+const GiB = 1024 * 1024 * 1024;
+const CHUNK = Buffer.alloc(1024 * 1024);
+
+/** A 16-bit mono 8 kHz PCM WAV of `bytes` bytes in all (silence), generated as it is read. */
+function silentWav(bytes: number): Readable {
+  const data = bytes - 44;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(bytes - 8, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(8_000, 24);
+  header.writeUInt32LE(16_000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(data, 40);
+  return Readable.from(
+    (function* chunks() {
+      yield header;
+      for (let left = data; left > 0; left -= CHUNK.length) yield left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
+    })(),
+  );
+}
+
+/** PUTs `bytes` of silent WAV to an upload target, streamed; resolves with the answer's status. */
+function putWav(upload: { url: string; headers: Record<string, string> }, bytes: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(upload.url, { method: 'PUT', headers: { ...upload.headers, 'content-length': String(bytes) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    pipeline(silentWav(bytes), req).catch(reject);
+  });
+}
+
+/** Uploads a 1 GiB WAV as a standalone file: the asset's id. */
+async function uploaded(sut: SystemUnderTest, key: string): Promise<string> {
+  const created = await sut.api.request('POST', '/api/v1/catalog/assets', {
+    key,
+    body: { retention: 'standalone', upload: { filename: 'long.wav', contentType: 'audio/wav', size: GiB } },
+  });
+  expect(created.status).toBe(201);
+  expect(await putWav(created.body.upload, GiB)).toBe(200);
+  return created.body.id;
+}
+
+/**
+ * Confirms until the confirmation is settled, as a client that retries does: every answer before
+ * is "still being verified"; the settled answers.
+ */
+async function confirmUntilSettled(sut: SystemUnderTest, key: string, id: string) {
+  const answers: { status: number; code: string | undefined }[] = [];
+  for (;;) {
+    const answer = await sut.api.request('POST', `/api/v1/catalog/assets/${id}/confirm`, { key });
+    answers.push({ status: answer.status, code: answer.body.error?.code });
+    if (answer.status !== 503) return { answers, settled: answer };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The `asset.confirmed` events of asset `id` in the tenant's feed, once there is one. */
+const confirmedEvents = (sut: SystemUnderTest, key: string, id: string): Promise<number> =>
+  eventually(async () => {
+    const page = await sut.api.request('GET', '/api/v1/catalog/events?types=asset.confirmed', { key });
+    const count = (page.body.events as { resourceId: string | null }[]).filter((event) => event.resourceId === id).length;
+    return count > 0 ? count : undefined;
+  }, 30_000);
+
+describe('a 1 GiB confirm on fs', () => {
+  // The gateway's own timeouts (RPC_TIMEOUT_MS 10 s), not the patient ones of the analysis tests.
+  const sut = useSystem();
+
+  test('answers ONLINE, however often it is confirmed', async () => {
+    const { key } = await sut.api.tenant();
+    const id = await uploaded(sut, key);
+    const { answers, settled } = await confirmUntilSettled(sut, key, id);
+    expect(answers.filter((answer) => answer.status !== 503 || answer.code !== 'confirmation_in_progress').slice(0, -1)).toEqual([]);
+    expect({ status: settled.status, error: settled.body.error }).toEqual({ status: 200, error: undefined });
+    expect(settled.body).toMatchObject({ status: 'ONLINE', size: GiB, durationMs: expect.any(Number) });
+    const again = await sut.api.request('POST', `/api/v1/catalog/assets/${id}/confirm`, { key });
+    expect(again.body).toEqual(settled.body);
+  }, 120_000);
+});
+
+describe('a 1 GiB confirm on s3, with the gateway waiting at most 3 s', () => {
+  // The object is read by the verification: longer than the gateway waits on a busy machine.
+  const sut = useSystem({ env: { ...s3BlobStore(), RPC_TIMEOUT_MS: '3000', ASSET_CONFIRM_WAIT_MS: '300' } });
+
+  test('answers "being verified" until it answers ONLINE, then the same ONLINE; confirmed once', async () => {
+    const { key } = await sut.api.tenant();
+    const id = await uploaded(sut, key);
+    // Two clients confirm at once and retry, as after a timeout.
+    const [first, second] = await Promise.all([confirmUntilSettled(sut, key, id), confirmUntilSettled(sut, key, id)]);
+    for (const { answers, settled } of [first, second]) {
+      expect(answers.slice(0, -1).filter((answer) => answer.code !== 'confirmation_in_progress')).toEqual([]);
+      expect({ status: settled.status, error: settled.body.error }).toEqual({ status: 200, error: undefined });
+      expect(settled.body).toMatchObject({ status: 'ONLINE', size: GiB, durationMs: expect.any(Number) });
+    }
+    expect(second.settled.body).toEqual(first.settled.body);
+    const again = await sut.api.request('POST', `/api/v1/catalog/assets/${id}/confirm`, { key });
+    expect(again.body).toEqual(first.settled.body);
+    expect(await confirmedEvents(sut, key, id)).toBe(1);
+  }, 120_000);
+});
