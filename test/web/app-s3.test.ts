@@ -14,7 +14,8 @@ import { libraryTenant } from './library-fixture.js';
 /**
  * `/app` on the `s3` blob backend (decision 0145): the page uploads to the bucket's signed URL on
  * MinIO, another origin, which the gateway's policy names (APP_UPLOAD_ORIGINS) and MinIO's CORS
- * allows; the song goes up and comes out ONLINE with no policy violation.
+ * allows; the song goes up and comes out ONLINE with no policy violation, the page signed in
+ * through its session (decision 0153).
  */
 const s3 = s3BlobStore();
 const bucketOrigin = new URL(s3.S3_ENDPOINT!).origin;
@@ -61,4 +62,7 @@ test('a song uploaded from the page goes straight to the bucket and comes out ON
   expect(versions.body.versions.map((v) => [v.label, v.asset.status])).toEqual([['Original', 'ONLINE']]);
   expect(watch.requests.some((url) => url.startsWith(`${bucketOrigin}/${s3.S3_BUCKET!}/`))).toBe(true);
   expect(violationsOf(watch)).toEqual([]);
+  // Signed in through the page's session (decision 0153): the key is in no storage a script reads.
+  expect((await page.cookies()).map((cookie) => [cookie.name, cookie.httpOnly])).toEqual([['catalog_app', true]]);
+  expect(await page.evaluate(() => sessionStorage.length + localStorage.length)).toBe(0);
 }, 120_000);

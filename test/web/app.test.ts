@@ -14,7 +14,8 @@ import { analysedInLibrary, libraryTenant, songWithAudio } from './library-fixtu
  * The library page `/app` (decision 0139) in headless Chromium against the running
  * system: sign in with a key, search, open a track and see its waveform with cue points, play it
  * through the download, upload a new song with progress; labels, landmarks and a sensible tab
- * order; no policy violation, the key in session storage only and never in a URL.
+ * order; no policy violation. The key is exchanged once for the page's session (decision 0153):
+ * no script of the page can read it or the session's token, and neither is ever in a URL.
  */
 const sut = useSystem({ env: { ANALYSIS_CONCURRENCY: '2', ...PATIENT_CALLS } });
 let browser: Browser;
@@ -76,7 +77,7 @@ test('the page and its modules are public files under a policy of their own orig
   expect((await fetch(`${sut.system.baseUrl}/app/tsconfig.json`)).status).toBe(404);
 });
 
-test('sign-in: a refused key says so; the right key signs in and is kept in session storage only', async () => {
+test('sign-in: a refused key says so; the right key opens a session whose cookie no script can read, and nothing readable holds the key', async () => {
   await page.goto(`${sut.system.baseUrl}/app`, { waitUntil: 'networkidle0' });
   expect(await focused(page)).toBe('input#api-key');
   await page.keyboard.type('sk_not_a_key');
@@ -85,12 +86,25 @@ test('sign-in: a refused key says so; the right key signs in and is kept in sess
   await page.type('#api-key', key);
   await page.keyboard.press('Enter');
   await page.waitForSelector('#results tbody tr');
-  const storage = await page.evaluate(() => ({
-    session: Object.keys(sessionStorage),
-    local: localStorage.length,
+  // The browser holds the session as an HttpOnly, SameSite=Strict cookie of the page's paths only.
+  const cookies = await page.cookies();
+  expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+    { name: 'catalog_app', path: '/app', httpOnly: true, sameSite: 'Strict' },
+  ]);
+  const token = cookies[0]!.value;
+  // What any script of the page can read: every storage, the cookies, the fields' values.
+  const readable = await page.evaluate(() => ({
+    session: Object.entries(sessionStorage),
+    local: Object.entries(localStorage),
     cookie: document.cookie,
+    fields: Array.from(document.querySelectorAll('input'), (input) => input.value),
   }));
-  expect(storage).toEqual({ session: ['catalog.apiKey'], local: 0, cookie: '' });
+  expect({ session: readable.session, local: readable.local, cookie: readable.cookie }).toEqual({ session: [], local: [], cookie: '' });
+  expect(JSON.stringify(readable)).not.toContain(key);
+  expect(JSON.stringify(readable)).not.toContain(token);
+  // A fresh load is still signed in: the page asks the gateway, it has nothing of its own to read.
+  await page.reload({ waitUntil: 'networkidle0' });
+  await page.waitForSelector('#results tbody tr');
 });
 
 test('search: words of the title find the track, a filter narrows the list', async () => {
@@ -134,7 +148,7 @@ test('a track opened from the list shows its waveform drawn from the analysis, w
   await screenshot(page, 'app-track');
 });
 
-test('play: the file comes through the download with the key, and the audio element plays it', async () => {
+test('play: the file comes through the download with the session, and the audio element plays it', async () => {
   await page.focus('#play');
   await page.keyboard.press('Enter');
   await page.waitForFunction(
@@ -250,4 +264,17 @@ test('the page kept to its policy, and the key never appeared in a URL', () => {
   // track asked for before the library had it (404, then asked again).
   expect(watch.consoleErrors.filter((text) => !/status of (401|404)/.test(text))).toEqual([]);
   expect(watch.requests.filter((url) => url.includes(key) || url.includes('sk_'))).toEqual([]);
+});
+
+test('sign-out ends the session: the browser drops the cookie and its token opens nothing any more', async () => {
+  const token = (await page.cookies()).find((cookie) => cookie.name === 'catalog_app')!.value;
+  await page.click('#sign-out');
+  await page.waitForSelector('#api-key');
+  expect(await page.cookies()).toEqual([]);
+  const stale = await fetch(`${sut.system.baseUrl}/app/api/v1/library/tracks`, {
+    headers: { 'x-catalog-app': '1', cookie: `catalog_app=${token}` },
+  });
+  expect(stale.status).toBe(401);
+  await page.reload({ waitUntil: 'networkidle0' });
+  expect(await page.$('#api-key')).not.toBeNull();
 });

@@ -8,12 +8,14 @@ import { request } from './api.js';
  * @param {string} key
  */
 export async function signIn(key) {
-  await request('POST', '/app/session', { headers: { authorization: `Bearer ${key}` } });
+  await (await request('POST', '/app/session', { headers: { authorization: `Bearer ${key}` } })).json();
 }
 
 /** Whether the browser holds an open session (it cannot tell from the cookie, which it cannot read). */
 export async function signedIn() {
   const response = await fetch('/app/session', { headers: { 'x-catalog-app': '1' } });
+  // Read to the end: an answer left unread holds its request open.
+  await response.arrayBuffer();
   return response.ok;
 }
 
