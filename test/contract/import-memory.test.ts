@@ -3,10 +3,9 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Job } from '@catalog/contracts';
 import { sleep } from '@catalog/platform';
-import { freePort, type ApiResponse } from '@catalog/testing';
+import { eventually, freePort, type ApiClient, type ApiResponse } from '@catalog/testing';
 import { untilReady } from '../../scripts/dev/readiness.js';
 import { serviceEnvironment, serviceProcess } from '../../scripts/dev/services.js';
 import { apiClient } from '../support/api.js';
@@ -66,28 +65,34 @@ async function unterminatedQuoteCsv(path: string, bytes: number): Promise<void> 
 }
 
 /** Uploads the file at `path` as the tenant's standalone CSV, streamed from disk; its asset id once ONLINE. */
-async function uploadCsv(api: ReturnType<typeof apiClient>, key: string, path: string): Promise<string> {
+async function uploadCsv(api: ApiClient, key: string, path: string): Promise<string> {
   const size = statSync(path).size;
   const asset = await api.request('POST', '/api/v1/catalog/assets', {
     key,
     body: { retention: 'standalone', upload: { filename: 'flood.csv', contentType: 'text/csv', size } },
   });
   expect(asset.status).toBe(201);
-  const body = Readable.toWeb(createReadStream(path)) as unknown as WebReadableStream<Uint8Array>;
   const put = await fetch(asset.body.upload.url, {
     method: 'PUT',
     headers: { ...asset.body.upload.headers, 'content-length': String(size) },
-    body: body as unknown as BodyInit,
+    body: Readable.toWeb(createReadStream(path)) as RequestInit['body'],
     duplex: 'half',
-  } as RequestInit);
+  });
   expect(put.status).toBe(200);
-  const confirmed = await api.request('POST', `/api/v1/catalog/assets/${asset.body.assetId}/confirm`, { key });
-  expect(confirmed.body.status).toBe('ONLINE');
+  // A large file's confirmation may answer 503 confirmation_in_progress first: confirm again.
+  await eventually(
+    async () => {
+      const confirmed = await api.request('POST', `/api/v1/catalog/assets/${asset.body.assetId}/confirm`, { key });
+      return confirmed.status === 200 && confirmed.body.status === 'ONLINE' ? true : undefined;
+    },
+    120_000,
+    500,
+  );
   return asset.body.assetId as string;
 }
 
 /** Reads the tenant's entities again and again until `done`; each answer's status. */
-async function keepReading(api: ReturnType<typeof apiClient>, key: string, done: () => boolean): Promise<number[]> {
+async function keepReading(api: ApiClient, key: string, done: () => boolean): Promise<number[]> {
   const statuses: number[] = [];
   while (!done()) {
     const page: ApiResponse = await api.request('GET', '/api/v1/catalog/entities?limit=5', { key });
