@@ -50,7 +50,7 @@ function load(file: StaticFile): Loaded {
  * Koa middleware serving `files` (read once, at start) under `prefix` with `csp` as their
  * Content-Security-Policy: GET and HEAD, ETag revalidation, gzip when the client takes it; another
  * method is 405 with Allow, another path under the prefix 404. These are public files: no key is
- * read, every API call of the pages carries its own (decision 0139).
+ * read, every API call of the pages carries its own key (decision 0139) or, for `/app`, goes through its session (0153).
  */
 export function staticSite(prefix: string, files: readonly StaticFile[], csp: string) {
   const table = new Map(files.map((file) => [file.path, load(file)]));
