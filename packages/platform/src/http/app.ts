@@ -112,7 +112,8 @@ export function renderError(ctx: HttpContext, error: unknown): void {
   }
   ctx.status = appError.status;
   ctx.type = 'application/json';
-  if (appError.status === 429 && typeof appError.details?.retryAfterSeconds === 'number') {
+  // A refusal that says when to try again (a limit, or work still under way) says it in the header too.
+  if ((appError.status === 429 || appError.status === 503) && typeof appError.details?.retryAfterSeconds === 'number') {
     ctx.set('Retry-After', String(appError.details.retryAfterSeconds));
   }
   ctx.body = errorBody(appError, ctx.state.requestId);
