@@ -57,3 +57,13 @@ test.each([1, 2, 5, 64, jsonLines.length])('JSON Lines in chunks of %i bytes', a
     { row: 5, value: { type: 'song', title: 'Last' } },
   ]);
 });
+
+test.each([
+  ['too long', `type,title,${'x'.repeat(2_000)}\nsong,A\n`, 'the CSV header is too long'],
+  ['not UTF-8', Buffer.concat([utf8('type,title,'), Buffer.from([0xff]), utf8('\nsong,A\n')]), 'the CSV header is not valid UTF-8'],
+  ['open at the end', 'type,"title', 'the CSV header has a quote that is never closed'],
+  ['missing', '', 'the CSV file is empty: it needs a header'],
+])('a CSV header %s fails the file', async (_case, content, message) => {
+  const bytes = typeof content === 'string' ? utf8(content) : content;
+  await expect(read(bytes, 'csv', 16)).rejects.toMatchObject({ code: 'invalid_csv_header', message });
+});
