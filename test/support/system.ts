@@ -41,12 +41,14 @@ export interface SystemOptions {
 /**
  * For tests whose calls may wait long on a loaded machine (the analysis tests): a minute for any
  * service's answer, and the clients' connections allowed to stay silent longer than that, as the
- * gateway requires (a shorter idle timeout would drop the connection before the 504).
+ * gateway requires (a shorter idle timeout would drop the connection before the 504); a
+ * confirmation waits as long for its upload's verification before it answers that it is under way.
  */
 export const PATIENT_CALLS: Readonly<Record<string, string>> = {
   RPC_TIMEOUT_MS: '60000',
   ANALYSIS_RPC_TIMEOUT_MS: '60000',
   HTTP_IDLE_TIMEOUT_MS: '90000',
+  ASSET_CONFIRM_WAIT_MS: '45000',
 };
 
 /**
