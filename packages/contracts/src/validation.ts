@@ -99,7 +99,8 @@ export function requestValidator(route: OperationBase): RequestValidator {
       }
       const headersValue: Record<string, unknown> = { ...(headers ? input.headers : {}) };
       if (headers && !headers(headersValue)) return { ok: false, part: 'headers', issues: issues('headers', headers.errors) };
-      const bodyValue = input.body === undefined && route.bodyOptional ? {} : input.body;
+      // An optional body left out arrives as undefined (HTTP) or null (a bus request without one).
+      const bodyValue = (input.body === undefined || input.body === null) && route.bodyOptional ? {} : input.body;
       if (body) {
         if (bodyValue === undefined)
           return { ok: false, part: 'body', issues: [{ location: 'body', path: '/', message: 'a JSON body is required' }] };
