@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { apiClient, type ApiClient } from '@catalog/testing';
+import { readConfig } from '@catalog/platform';
+import { apiClient, eventually, testLogger, type ApiClient } from '@catalog/testing';
+import { gatewayConfig, startGateway } from '../src/index.js';
 import { ENTITY, statusOn } from './replicas.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from './support.js';
 
@@ -167,6 +169,19 @@ test("the key's revocation ends its sessions", async () => {
   expect(rows.rowCount).toBe(0);
 });
 
+test("a revocation made on another replica ends the session within the keys' staleness bound", async () => {
+  const other = await startGateway(readConfig(gatewayConfig, gw.env), { logger: testLogger('gateway-b') });
+  try {
+    const { keyId, key } = await admin.tenant({ name: 'Other Replica FM' });
+    const { cookie } = await signIn(other.url, key);
+    expect(await viaSession(other.url, cookie)).toBe(503);
+    expect((await admin.admin('DELETE', `/admin/v1/api-keys/${keyId}`)).status).toBe(204);
+    await eventually(async () => ((await viaSession(other.url, cookie)) === 401 ? true : undefined), 5_000);
+  } finally {
+    await other.stop();
+  }
+});
+
 test("the key's rotation ends its sessions at once, even while the former secret's grace period runs", async () => {
   const { keyId, key } = await admin.tenant({ name: 'Rotated FM' });
   const { cookie } = await signIn(gw.gateway.url, key);
@@ -218,12 +233,15 @@ describe('with short session times', () => {
     expect(attributes(setCookie)).toContain('Secure');
   });
 
-  test('a session unused for the idle time has ended', async () => {
-    const { key } = await shortAdmin.tenant({ name: 'Idle FM' });
+  test('a session unused for the idle time has ended, and its row is pruned', async () => {
+    const { keyId, key } = await shortAdmin.tenant({ name: 'Idle FM' });
     const { cookie } = await signIn(short.gateway.url, key);
     expect(await viaSession(short.gateway.url, cookie)).toBe(503);
     await sleep(IDLE_MS + 500);
     expect(await viaSession(short.gateway.url, cookie)).toBe(401);
+    // Its row is pruned (every idle time here).
+    const rows = () => short.gateway.database.pool.query('select 1 from gateway.app_sessions where key_id = $1', [keyId]);
+    await eventually(async () => ((await rows()).rowCount === 0 ? true : undefined), 10_000);
   });
 
   test('a session in use outlives the idle time, and ends at its absolute end however it is used', async () => {
