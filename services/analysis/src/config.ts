@@ -23,6 +23,13 @@ const workerEnv = Env.group({
     description:
       'A job a worker stops confirming (it died) goes to another worker after this: its message is redelivered; workers confirm it every third of it.',
   }),
+  maxHeld: Env.integer({
+    env: 'ANALYSIS_JOBS_MAX_HELD',
+    default: 10_000,
+    minimum: 1,
+    description:
+      "Job messages delivered to the workers and not yet settled, across the processes (the consumer's max ack pending; decision 0150): each process holds a few per tenant, the rest wait in the stream.",
+  }),
   maxDeliveries: Env.integer({
     env: 'ANALYSIS_MAX_DELIVERIES',
     default: 5,
@@ -98,6 +105,14 @@ const markersEnv = Env.group({
 export const analysisConfig = outboxServiceConfig('analysis', 8083, {
   workers: workerEnv,
   markers: markersEnv,
+  maxQueuedPerTenant: Env.integer({
+    env: 'ANALYSIS_MAX_QUEUED_PER_TENANT',
+    default: 100,
+    minimum: 1,
+    maximum: 100_000,
+    description:
+      'Analyses a tenant may have queued or running at once; a request for another is refused with 429 and Retry-After (decision 0150).',
+  }),
   /** The durable consumer of version.analyses_requested (automatic analyses, decision 0088). */
   analysesRequested: eventConsumerEnv('ANALYSIS_REQUESTED_EVENTS', 'analysis-requested-events'),
   rpcTimeoutMs: rpcTimeoutEnv('ANALYSIS_RPC_TIMEOUT_MS', 'Longest wait for an answer of the catalog or asset service.'),

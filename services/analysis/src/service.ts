@@ -44,7 +44,7 @@ function startMarkersAndAutomaticAnalyses(runtime: ServiceRuntime<AnalysisDb>, c
   });
 }
 
-/** `ANALYSIS_CONCURRENCY` workers on the shared durable consumer of the jobs' `analysis.queued` events (decision 0126). */
+/** `ANALYSIS_CONCURRENCY` workers on the shared durable consumer of the jobs' `analysis.queued` events (decisions 0126, 0150). */
 function startWorkers(
   runtime: ServiceRuntime<AnalysisDb>,
   config: AnalysisConfig,
@@ -63,7 +63,14 @@ function startWorkers(
   };
   const jobWorkers = startJobWorkers(
     { nc: runtime.nc, subjects: runtime.subjects, logger: runtime.logger, run: (message, signal) => runJob(deps, message, signal) },
-    { concurrency: workers.concurrency, durable: workers.consumer, ackWaitMs: workers.ackWaitMs, retryMinMs: workers.retryMinMs },
+    {
+      concurrency: workers.concurrency,
+      durable: workers.consumer,
+      ackWaitMs: workers.ackWaitMs,
+      maxHeld: workers.maxHeld,
+      retryMinMs: workers.retryMinMs,
+      retryMaxMs: workers.retryMaxMs,
+    },
   );
   runtime.onStop(() => jobWorkers.stop());
 }
@@ -86,7 +93,7 @@ export async function startAnalysisService(
     const links = resultLinks(createUrlSigner(config.resultLinkSecret ?? randomSigningSecret()), () => listenerUrl);
     const server = await runtime.listen((app) => mountResultRoutes(app, { db, links }));
     listenerUrl = config.internalUrl ?? server.url;
-    await runtime.serve(analysisOperations({ db, links, sources: sourceResolver(rpc) }));
+    await runtime.serve(analysisOperations({ db, links, sources: sourceResolver(rpc), maxQueuedPerTenant: config.maxQueuedPerTenant }));
     const markers: MarkerWriterDeps = {
       db,
       catalog: catalogMarkers(rpc),

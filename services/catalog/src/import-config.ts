@@ -19,7 +19,22 @@ export const importJobsEnv = Env.group({
     default: 2,
     minimum: 1,
     maximum: 100,
-    description: 'Import jobs running at once, across all replicas (the consumer’s max ack pending).',
+    description: 'Import jobs one replica runs at once, taken fairly between tenants (decision 0150).',
+  }),
+  maxHeld: Env.integer({
+    env: 'CATALOG_IMPORT_MAX_HELD',
+    default: 10_000,
+    minimum: 1,
+    description:
+      "Job messages delivered to the replicas and not yet settled (the consumer's max ack pending; decision 0150): each replica holds a few per tenant, the rest wait in the stream.",
+  }),
+  maxQueuedPerTenant: Env.integer({
+    env: 'CATALOG_IMPORT_MAX_QUEUED_PER_TENANT',
+    default: 20,
+    minimum: 1,
+    maximum: 10_000,
+    description:
+      'Import jobs a tenant may have queued or running at once; a request for another is refused with 429 and Retry-After (decision 0150).',
   }),
   chunkRows: Env.integer({
     env: 'CATALOG_IMPORT_CHUNK_ROWS',

@@ -46,7 +46,15 @@ export async function startCatalogService(config: CatalogConfig, options: Catalo
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext };
     const client = assetClient({ ...rpc, timeoutMs: config.assetRpcTimeoutMs });
     const assets = options.wrapAssetClient ? options.wrapAssetClient(client) : client;
-    await runtime.serve(catalogOperations({ db, assets, maxVersionsPerEntity: config.maxVersionsPerEntity, logger: runtime.logger }));
+    await runtime.serve(
+      catalogOperations({
+        db,
+        assets,
+        maxVersionsPerEntity: config.maxVersionsPerEntity,
+        maxQueuedImportsPerTenant: config.importJobs.maxQueuedPerTenant,
+        logger: runtime.logger,
+      }),
+    );
     // Asset events (`<prefix>.events.catalog.asset.<what>`) keep the upload status of versions' files.
     consumeEvents(runtime, {
       ...config.assetEvents,

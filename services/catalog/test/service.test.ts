@@ -49,7 +49,13 @@ describe('service', () => {
 
   test('serves exactly its operations of the table', () => {
     const assets = assetClient({ nc: h.service.nc, subjects: h.service.subjects, callContext: h.service.callContext });
-    const operations = catalogOperations({ db: h.service.database.db, assets, maxVersionsPerEntity: 10, logger: h.service.logger });
+    const operations = catalogOperations({
+      db: h.service.database.db,
+      assets,
+      maxVersionsPerEntity: 10,
+      maxQueuedImportsPerTenant: 20,
+      logger: h.service.logger,
+    });
     const served = operations.map((operation) => operation.definition.operationId).sort();
     expect(served).toEqual(
       operationsOf('catalog')

@@ -10,6 +10,7 @@ import {
 } from '@catalog/contracts';
 import {
   canonicalJson,
+  checkQueuedJobCap,
   conflict,
   afterId,
   idPage,
@@ -22,7 +23,7 @@ import {
 } from '@catalog/platform';
 import type { SourceResolver } from '../integration/sources.js';
 import { recordJobEvent } from '../persistence/job-events.js';
-import { findJob, findJobByIdempotencyKey, insertJob, listJobRows, type JobRow } from '../persistence/jobs.js';
+import { countUnfinishedJobs, findJob, findJobByIdempotencyKey, insertJob, listJobRows, type JobRow } from '../persistence/jobs.js';
 import type { AnalysisDb } from '../persistence/tables.js';
 import { reserveCredits } from './credits.js';
 import { jobView, listedJob } from './job-view.js';
@@ -33,7 +34,12 @@ export interface JobDeps {
   sources: SourceResolver;
   /** Signed links to jobs whose result is too large for a reply (decision 0113). */
   links: ResultLinks;
+  /** Analyses a tenant may have queued or running at once (ANALYSIS_MAX_QUEUED_PER_TENANT, decision 0150). */
+  maxQueuedPerTenant: number;
 }
+
+/** The Retry-After of a request over the cap of queued analyses: about one analysis's run. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 10;
 
 /** The options of the job's type only (`{waveform: {...}}`): those of other types do not apply and are dropped. */
 export function optionsOf(type: AnalysisType, options: AnalysisOptions | undefined): AnalysisOptions {
@@ -59,7 +65,8 @@ function replay(existing: JobRow, hash: string): AnalysisJob {
 
 /**
  * `POST /api/v1/catalog/analyses` (decisions 0085, 0086): resolves the source (no transaction open),
- * then in one transaction inserts the job, reserves its cost (402 and nothing queued when the
+ * then in one transaction refuses it when the tenant has its most analyses queued or running
+ * (429, decision 0150), inserts the job, reserves its cost (402 and nothing queued when the
  * balance does not cover it) and records analysis.queued, which is the job's message on the work
  * queue (decision 0126). With an Idempotency-Key, a request that repeats an earlier one answers its
  * job, charged once (also when both race: the second insert waits for the first and yields).
@@ -79,6 +86,13 @@ export async function createAnalysis(
   const resolved = await deps.sources.resolve(call, body.source);
   const cost = ANALYSIS_COSTS[body.type];
   const created = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+    const cap = {
+      queue: 'analyses',
+      tenantId: call.tenantId,
+      max: deps.maxQueuedPerTenant,
+      retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS,
+    };
+    await checkQueuedJobCap(trx, cap, (limit) => countUnfinishedJobs(trx, call.tenantId, limit));
     const job = await insertJob(trx, {
       id: newId(),
       tenantId: call.tenantId,

@@ -1,5 +1,5 @@
 import type { AnalysisOptions, AnalysisType } from '@catalog/contracts';
-import { AppError, backoffDelay, newId, type CallContext, type Kysely, type Logger } from '@catalog/platform';
+import { AppError, backoffDelay, newId, type CallContext, type JobOutcome, type Kysely, type Logger } from '@catalog/platform';
 import { AnalysisError, analyzeFile } from '../analyzers/index.js';
 import type { FileFetcher } from '../integration/files.js';
 import type { JobRow } from '../persistence/jobs.js';
@@ -25,9 +25,6 @@ export interface RunJobDeps {
     ffprobePath: string;
   };
 }
-
-/** What to do with the job's message: ack it (the job ended or is not ours to run), or redeliver it later. */
-export type JobOutcome = { ack: true } | { ack: false; retryInMs: number };
 
 const ACK: JobOutcome = { ack: true };
 

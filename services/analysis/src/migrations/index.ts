@@ -6,6 +6,7 @@ import { jobsAndCredits } from './0004_jobs_and_credits.js';
 import { cuePointMarkerRetries } from './0005_cue_point_marker_retries.js';
 import { resultParts } from './0006_result_parts.js';
 import { jobsOnTheEventsStream } from './0007_jobs_on_the_events_stream.js';
+import { unfinishedJobsIndex } from './0008_unfinished_jobs_index.js';
 
 export const analysisMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -15,4 +16,5 @@ export const analysisMigrations: Migrations = {
   '0005_cue_point_marker_retries': cuePointMarkerRetries,
   '0006_result_parts': resultParts,
   '0007_jobs_on_the_events_stream': jobsOnTheEventsStream,
+  '0008_unfinished_jobs_index': unfinishedJobsIndex,
 };

@@ -1,10 +1,12 @@
 import type { Asset, CreateJobBody, Job, JobPage, ListJobsQuery } from '@catalog/contracts';
 import {
   afterId,
+  checkQueuedJobCap,
   conflict,
   executeWithEvents,
   idPage,
   inTenantScope,
+  inTenantTransaction,
   newId,
   notFound,
   unsupportedMediaType,
@@ -14,7 +16,7 @@ import {
 } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import { catalogEvent, type CatalogEventData } from '../persistence/events.js';
-import { findJob, insertJobQuery, listJobRows, type JobRow } from '../persistence/import-jobs.js';
+import { countUnfinishedJobs, findJob, insertJobQuery, listJobRows, type JobRow } from '../persistence/import-jobs.js';
 import type { CatalogDb } from '../persistence/tables.js';
 import { importFormatOf } from './import-records.js';
 
@@ -28,7 +30,12 @@ import { jobView } from './job-view.js';
 export interface JobDeps {
   db: Kysely<CatalogDb>;
   assets: AssetClient;
+  /** Import jobs a tenant may have queued or running at once (CATALOG_IMPORT_MAX_QUEUED_PER_TENANT, decision 0150). */
+  maxQueuedPerTenant: number;
 }
+
+/** The Retry-After of a request over the cap of queued imports: about one import's run. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
 
 const DEFAULT_PAGE_SIZE = 20;
 
@@ -64,7 +71,8 @@ function checkImportFile(asset: Asset): void {
 
 /**
  * A new import job of the file `source.assetId` (read from the asset service first, no transaction
- * open): inserted queued with its job.created in one statement, the event's batchId the job id.
+ * open): refused with 429 while the tenant has its most imports queued or running (decision 0150),
+ * else inserted queued with its job.created in one statement, the event's batchId the job id.
  */
 export async function createJob(deps: JobDeps, call: CallContext, body: CreateJobBody): Promise<Job> {
   checkImportFile(await deps.assets.get(call, body.source.assetId));
@@ -72,9 +80,16 @@ export async function createJob(deps: JobDeps, call: CallContext, body: CreateJo
   const row = { id, tenantId: call.tenantId, assetId: body.source.assetId, sourceSystem: call.sourceSystem };
   const created = jobEvent('job.created', { id, type: 'import', asset_id: row.assetId }, {});
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
-  const [inserted] = await inTenantScope(deps.db, call.tenantId, (db) =>
-    executeWithEvents(db, 'catalog', context, insertJobQuery(db, row), [created], id),
-  );
+  const cap = {
+    queue: 'imports',
+    tenantId: call.tenantId,
+    max: deps.maxQueuedPerTenant,
+    retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS,
+  };
+  const [inserted] = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+    await checkQueuedJobCap(trx, cap, (limit) => countUnfinishedJobs(trx, call.tenantId, limit));
+    return executeWithEvents(trx, 'catalog', context, insertJobQuery(trx, row), [created], id);
+  });
   return jobView(inserted!);
 }
 

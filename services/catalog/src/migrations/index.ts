@@ -13,6 +13,7 @@ import { importJobs } from './0011_import_jobs.js';
 import { entityImportKeys } from './0012_entity_import_keys.js';
 import { relations } from './0013_relations.js';
 import { molecules } from './0014_molecules.js';
+import { unfinishedJobsIndex } from './0015_unfinished_jobs_index.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -30,4 +31,5 @@ export const catalogMigrations: Migrations = {
   '0012_entity_import_keys': entityImportKeys,
   '0013_relations': relations,
   '0014_molecules': molecules,
+  '0015_unfinished_jobs_index': unfinishedJobsIndex,
 };

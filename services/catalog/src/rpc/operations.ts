@@ -17,6 +17,8 @@ export interface CatalogOperationDeps {
   /** The asset service, for the files of versions. */
   assets: AssetClient;
   maxVersionsPerEntity: number;
+  /** Import jobs a tenant may have queued or running at once. */
+  maxQueuedImportsPerTenant: number;
   logger: Logger;
 }
 
@@ -26,7 +28,7 @@ export function catalogOperations(deps: CatalogOperationDeps): Operation[] {
     ...entityOperations(deps),
     ...entityTypeOperations(deps),
     ...versionOperations(deps),
-    ...jobOperations(deps),
+    ...jobOperations({ db: deps.db, assets: deps.assets, maxQueuedPerTenant: deps.maxQueuedImportsPerTenant }),
     ...integrationOperations(deps),
     ...moleculeOperations(deps),
     ...relationOperations(deps),

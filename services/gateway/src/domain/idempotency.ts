@@ -47,7 +47,7 @@ const POLL_MS = [25, 50, 100, 200];
  * answer (2xx, or a 4xx it threw) is kept and every later request with the key and the same
  * fingerprint gets it (`replayed`); one that comes while the first still runs waits for it, up to
  * `waitMs`, then 409 idempotency_key_in_progress. The key with another fingerprint is 409
- * idempotency_key_reused. A 5xx (or any other failure) keeps nothing: the key is free again. No
+ * idempotency_key_reused. A 5xx or a 429 (or any other failure) keeps nothing: the key is free again. No
  * transaction is open while `run` runs (claim and store are one statement each).
  */
 export async function idempotently(store: IdempotencyStore, request: NamedRequest, run: () => Promise<Answer>): Promise<Outcome> {
@@ -75,7 +75,8 @@ async function runClaimed(store: IdempotencyStore, name: NamedRequest, claim: st
   try {
     kept = { answer: await run() };
   } catch (error) {
-    if (!(error instanceof AppError) || error.status >= 500) {
+    // A 429 asks the client to retry later: kept, it would refuse that retry too.
+    if (!(error instanceof AppError) || error.status >= 500 || error.status === 429) {
       // Not freed (the database is away): the claim lapses with its lease.
       await releaseKey(store.pool, name, claim).catch((cause: unknown) => warn(store, cause, 'an Idempotency-Key could not be freed'));
       throw error;
