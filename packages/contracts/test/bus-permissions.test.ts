@@ -42,6 +42,7 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
       'attachAsset',
       'releaseAsset',
       'locateAssetListener',
+      'getOrganizationProducts',
       'listEntityTenants',
       'readEntities',
       'resolveAnalysisSource',
@@ -90,11 +91,18 @@ describe('NATS permissions derived from the route table (decision 0055)', () => 
     expect(who('publish', 'cs.analysis.jobs.loudness')).toEqual([]);
   });
 
-  test('nobody may read another user’s replies; the gateway answers nothing and uses no JetStream', () => {
+  test('nobody may read another user’s replies; the gateway answers only its internal operations and uses no JetStream', () => {
     for (const user of users) expect(who('subscribe', `_INBOX.${user.user}.abc.1`)).toEqual([user.user]);
     const gateway = users.find((user) => user.user === 'gateway')!;
-    expect(gateway.allowResponses).toBe(false);
+    expect(gateway.subscribe.filter((subject) => subject.includes('.rpc.'))).toEqual(['*.rpc.gateway.getOrganizationProducts']);
+    expect(who('subscribe', 't1.rpc.gateway.createOrganization')).toEqual([]);
+    expect(who('publish', 't1.rpc.gateway.getOrganizationProducts')).toEqual(['library']);
     expect(gateway.publish.filter((subject) => subject.startsWith('$JS'))).toEqual([]);
+  });
+
+  test('only the gateway publishes the notices of organisation changes; only the library hears them (decision 0149)', () => {
+    expect(who('publish', 'cs.gateway.organization-changes')).toEqual(['gateway']);
+    expect(who('subscribe', 'cs.gateway.organization-changes')).toEqual(['library']);
   });
 
   test('only the gateway replicas publish and hear the notices of API-key changes', () => {

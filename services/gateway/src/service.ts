@@ -15,6 +15,8 @@ import { blobProxy } from './http/blob-proxy.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { publicRouter } from './http/router.js';
 import { announceKeyChange, followKeyChanges } from './messaging/key-changes.js';
+import { announceOrganizationChange } from './messaging/organization-changes.js';
+import { serveGatewayOperations } from './rpc/organization-products.js';
 import { gatewayMigrations } from './migrations/index.js';
 import { pruneKeyChanges } from './persistence/key-changes.js';
 import { idempotencyStore } from './domain/idempotency-store.js';
@@ -35,6 +37,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   return startService<GatewayDb, GatewayHandle>({ ...settings, moduleUrl: import.meta.url }, async (runtime) => {
     const db = runtime.database.db;
     const { keys, keysChanged } = await startKeys(runtime, config);
+    await serveGatewayOperations(runtime, config.shutdownTimeoutMs);
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext };
     const blobs = blobProxy({
       rpc: { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.assetDiscoveryTimeoutMs },
@@ -58,7 +61,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,
-      localOperations: adminOperations({ db, keysChanged, integrations: catalogIntegrations({ ...rpc, timeoutMs: config.rpcTimeoutMs }) }),
+      localOperations: adminOperations({
+        db,
+        keysChanged,
+        integrations: catalogIntegrations({ ...rpc, timeoutMs: config.rpcTimeoutMs }),
+        organizationChanged: (id) => announceOrganizationChange(runtime.nc, runtime.subjects, runtime.logger, id),
+      }),
       idempotency: idempotencyStore(runtime, config),
       organizationExists: async (id) => (await findOrganization(db, id)) !== undefined,
     });

@@ -1,9 +1,12 @@
 import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
-import { rebuildWhenNeeded } from './domain/rebuild.js';
+import { rebuildOneTenant, rebuildWhenNeeded } from './domain/rebuild.js';
+import { subscribers } from './domain/subscribers.js';
 import { trackCursors } from './domain/track-cursor.js';
 import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
+import { gatewayReader } from './integration/gateway-client.js';
+import { followOrganizationNotices } from './consumers/organization-notices.js';
 import { followCatalogEvents } from './consumers/catalog-events.js';
 import { libraryMigrations } from './migrations/index.js';
 import type { LibraryDb } from './persistence/tables.js';
@@ -11,7 +14,8 @@ import { libraryOperations } from './rpc/operations.js';
 
 /**
  * Starts the library service: migrations of the `library` schema, the outbox relay (track.*
- * events), the projection of the catalog's events into the tracks, the `listTracks` and `getTrack`
+ * events), the projection of the catalog's events into the tracks of the tenants that subscribe to
+ * the library (the gateway's notices of plan changes followed, decision 0149), the `listTracks` and `getTrack`
  * operations on NATS, the rebuild of the tracks when the projection is missing or of another
  * version (decision 0104) and the HTTP listener with health checks.
  */
@@ -22,11 +26,22 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     const rpc = { nc: runtime.nc, subjects: runtime.subjects, callContext: runtime.callContext, timeoutMs: config.catalogRpcTimeoutMs };
     const catalog = catalogReader(rpc);
     const analyses = analysisReader(rpc);
+    const projection = { db, catalog, analyses, logger: runtime.logger };
+    const tenants = subscribers({
+      db,
+      gateway: gatewayReader(rpc),
+      logger: runtime.logger,
+      catchUp: async (tenantId) => {
+        runtime.logger.info({ tenantId }, 'a tenant subscribed to the library: rebuilding its tracks');
+        runtime.logger.info({ tenantId, ...(await rebuildOneTenant(projection, tenantId)) }, 'tracks of a new subscriber rebuilt');
+      },
+    });
+    runtime.onStop(followOrganizationNotices(runtime, tenants));
     // The listing's cursors are signed with a key derived from the secret every service shares (decision 0116).
     await runtime.serve(libraryOperations({ db, cursors: trackCursors(config.callContextSecret) }));
     followCatalogEvents(
       runtime,
-      { db, catalog, analyses },
+      { db, catalog, analyses, subscribers: tenants },
       {
         ...config.catalogEvents,
         concurrency: config.projectionConcurrency,
@@ -34,7 +49,7 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
       },
     );
     // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
-    runtime.onStop(rebuildWhenNeeded({ db, catalog, analyses, logger: runtime.logger }));
+    runtime.onStop(rebuildWhenNeeded({ ...projection, subscribed: tenants.active }));
     return runtime;
   });
 }

@@ -72,6 +72,7 @@ test('a catalog still away after the grace period is a WARN, still without a sta
     analyses: analysisReader(rpc),
     logger,
     catalogStartGraceMs: 1_000,
+    subscribed: async () => true,
   });
   try {
     const warned = await eventually(async () => lines().find((line) => line.level === 40), 20_000);

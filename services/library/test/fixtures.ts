@@ -57,9 +57,10 @@ export function catalogDouble(
   versionsOf: (entityId: string) => Version[] = (entityId) => [audioVersion({}, entityId)],
 ) {
   const calls = { entity: 0, versions: 0, tenantPage: 0 };
-  const deps: ProjectionDeps & { logger: ReturnType<typeof testLogger> } = {
+  const deps: ProjectionDeps & { logger: ReturnType<typeof testLogger>; subscribed: (tenantId: string) => Promise<boolean> } = {
     db,
     logger: testLogger(),
+    subscribed: async () => true,
     catalog: {
       entities: async (tenantId, entityIds) => {
         calls.entity += 1;

@@ -104,13 +104,30 @@ function callsOf(service: ServiceName): string[] {
  */
 export const GATEWAY_KEY_CHANGES_SUBJECT = 'gateway.key-changes';
 
+/**
+ * Where the gateway tells other services that an organisation was created or its plan changed:
+ * a notice carrying the organisation's id, after which the library asks for its products again
+ * (`getOrganizationProducts`) and starts or stops projecting its events (decision 0149).
+ */
+export const GATEWAY_ORGANIZATION_CHANGES_SUBJECT = 'gateway.organization-changes';
+
+/** The services that follow the organisation notices. */
+export const ORGANIZATION_NOTICE_FOLLOWERS: readonly ServiceName[] = ['library'];
+
+/** The operations the gateway answers on the bus: the internal ones (its public ones it answers itself, over HTTP). */
+function busOperationsOfGateway(): string[] {
+  return table.filter((operation) => operation.service === 'gateway' && isInternal(operation)).map((operation) => operation.operationId);
+}
+
 function gatewayPermissions(): BusPermissions {
   const keyChanges = `${ANY_PREFIX}.${GATEWAY_KEY_CHANGES_SUBJECT}`;
+  const served = busOperationsOfGateway().map((operation) => rpc('gateway', operation));
+  const monitoring = served.length > 0 ? ['$SRV.*', '$SRV.*.gateway', '$SRV.*.gateway.*'] : [];
   return {
     user: 'gateway',
-    publish: [...callsOf('gateway'), keyChanges],
-    subscribe: [`${inboxPrefixOf('gateway')}.>`, keyChanges],
-    allowResponses: false,
+    publish: [...callsOf('gateway'), keyChanges, `${ANY_PREFIX}.${GATEWAY_ORGANIZATION_CHANGES_SUBJECT}`],
+    subscribe: [`${inboxPrefixOf('gateway')}.>`, keyChanges, ...served, ...monitoring],
+    allowResponses: served.length > 0,
   };
 }
 
@@ -121,10 +138,11 @@ function servicePermissions(service: ServiceName): BusPermissions {
   const served = operationsServedBy(service).map((operation) => rpc(service, operation));
   // @nats-io/services answers pings, info and stats requests on these ($SRV.<verb>[.<name>[.<id>]]).
   const monitoring = ['$SRV.*', `$SRV.*.${service}`, `$SRV.*.${service}.*`];
+  const notices = ORGANIZATION_NOTICE_FOLLOWERS.includes(service) ? [`${ANY_PREFIX}.${GATEWAY_ORGANIZATION_CHANGES_SUBJECT}`] : [];
   return {
     user: service,
     publish: [...calls, ...events, ...jetstream],
-    subscribe: [`${inboxPrefixOf(service)}.>`, ...served, ...monitoring],
+    subscribe: [`${inboxPrefixOf(service)}.>`, ...served, ...monitoring, ...notices],
     allowResponses: true,
   };
 }

@@ -6,6 +6,7 @@ import {
   ResolveAnalysisSourceBody,
   ResolvedAnalysisSource,
 } from '../schemas/analysis-jobs.js';
+import { OrganizationProducts } from '../schemas/admin.js';
 import { IdParams } from '../schemas/common.js';
 import { EntitiesRead, EntityTenantsPage, ListEntityTenantsQuery, ReadEntitiesBody } from '../schemas/library.js';
 import type { InternalOperationDefinition } from './types.js';
@@ -55,6 +56,15 @@ export const internalOperations = [
     tenantScoped: false,
     summary: "The base URL of an asset replica's HTTP listener, where the gateway streams a signed upload",
     success: { status: 200, description: 'the listener', schema: Type.Object({ url: Type.String() }) },
+  },
+  {
+    operationId: 'getOrganizationProducts',
+    internal: true,
+    service: 'gateway',
+    calledBy: ['library'],
+    summary:
+      "The products of the calling tenant's organisation: the library projects only its subscribers' events (part 6, rule 13); 404 for an organisation that does not exist",
+    success: { status: 200, description: 'the products of its plan', schema: OrganizationProducts },
   },
   {
     operationId: 'listEntityTenants',

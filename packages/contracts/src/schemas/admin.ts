@@ -36,6 +36,10 @@ export const Organization = Type.Object({
 });
 export type Organization = Static<typeof Organization>;
 
+/** What other services learn of an organisation from the gateway that owns it: its plan's products. */
+export const OrganizationProducts = Type.Object({ products: Type.Array(ProductSchema) });
+export type OrganizationProducts = Static<typeof OrganizationProducts>;
+
 export const CreateOrganizationBody = Type.Object(
   { name: Name, products: Type.Array(ProductSchema, { uniqueItems: true }) },
   { additionalProperties: false },

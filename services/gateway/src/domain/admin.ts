@@ -63,6 +63,8 @@ export interface AdminDeps {
   keysChanged: () => Promise<void>;
   /** The organisations' integrations, which source-system bindings name (decision 0149). */
   integrations: IntegrationDirectory;
+  /** After an organisation was created or changed (committed): tells the services that follow its products. */
+  organizationChanged: (organizationId: string) => void;
 }
 
 /**
@@ -92,7 +94,9 @@ async function organizationOr404(deps: AdminDeps, id: string): Promise<Organizat
 }
 
 export async function createOrganization(deps: AdminDeps, input: CreateOrganizationBody): Promise<Organization> {
-  return organizationJson(await insertOrganization(deps.db, { id: newId(), name: input.name, products: [...input.products] }));
+  const row = await insertOrganization(deps.db, { id: newId(), name: input.name, products: [...input.products] });
+  deps.organizationChanged(row.id);
+  return organizationJson(row);
 }
 
 export async function getOrganization(deps: AdminDeps, id: string): Promise<Organization> {
@@ -106,6 +110,7 @@ export async function changeOrganization(deps: AdminDeps, id: string, input: Upd
     (updated) => ({ organizationId: updated.id }),
   );
   if (!row) throw notFound('organization');
+  deps.organizationChanged(row.id);
   return organizationJson(row);
 }
 

@@ -1,15 +1,50 @@
-import { consumeEvents, type EventConsumerConfig, type ServiceRuntime } from '@catalog/platform';
-import { applyCatalogEvent, applyCatalogEventLanes, applyCatalogEvents, laneOfEvent, type ProjectionDeps } from '../domain/projection.js';
+import { consumeEvents, type BusEvent, type EventConsumerConfig, type ServiceRuntime } from '@catalog/platform';
+import {
+  applyCatalogEvent,
+  applyCatalogEventLanes,
+  applyCatalogEvents,
+  laneOfEvent,
+  type ProjectionDeps,
+  type ProjectionOutcome,
+} from '../domain/projection.js';
+import type { Subscribers } from '../domain/subscribers.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { checkCatalogEvent } from './event-check.js';
 import { followInLanes } from './lanes/fair-lanes.js';
 import type { LaneSettings } from './lanes/lane-settings.js';
 
+/** The projection and whom it projects for. */
+export interface CatalogEventsDeps extends ProjectionDeps {
+  subscribers: Pick<Subscribers, 'active'>;
+}
+
+type LaneItems = ReadonlyArray<{ event: BusEvent }>;
+
+/**
+ * Applies the lanes of the tenants that subscribe to the library; the others' lanes are skipped
+ * ('ignored', acked): no catalog reads, no tracks, no events for them (decision 0149).
+ */
+async function forSubscribers<L extends LaneItems>(
+  deps: CatalogEventsDeps,
+  lanes: readonly L[],
+  apply: (lanes: L[]) => Promise<ProjectionOutcome[]>,
+): Promise<ProjectionOutcome[]> {
+  const tenants = [...new Set(lanes.flatMap((lane) => lane.slice(0, 1).map(({ event }) => event.tenantId)))];
+  const active = new Set<string>();
+  for (const tenantId of tenants) if (await deps.subscribers.active(tenantId)) active.add(tenantId);
+  const applied = lanes.filter((lane) => lane[0] !== undefined && active.has(lane[0].event.tenantId));
+  const outcomes = applied.length > 0 ? await apply(applied) : [];
+  return lanes.map((lane) => {
+    const at = applied.indexOf(lane);
+    return at === -1 ? 'ignored' : outcomes[at]!;
+  });
+}
+
 /** The durable consumer's settings and the widths of its lanes. */
 export type CatalogEventsConfig = EventConsumerConfig & Pick<LaneSettings, 'concurrency' | 'slotsPerTenant' | 'lanesPerBatch'>;
 
 /**
- * Follows every event of the catalog product (`<prefix>.events.catalog.>`: entities, versions,
+ * Follows every event of the catalog product of the library's subscribers (`<prefix>.events.catalog.>`: entities, versions,
  * markers, files, analyses) with one durable consumer, in the library's lanes; the events of an
  * entity are applied in stream order, each idempotently (decision 0102), those of different entities concurrently
  * (`config.concurrency` at most), those of an entity that waited together as one refresh
@@ -19,7 +54,7 @@ export type CatalogEventsConfig = EventConsumerConfig & Pick<LaneSettings, 'conc
  * failing one waits without its slot and is parked after its attempts (decision 0114). It stops
  * with the service.
  */
-export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: ProjectionDeps, config: CatalogEventsConfig): void {
+export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: CatalogEventsDeps, config: CatalogEventsConfig): void {
   const { concurrency, slotsPerTenant, lanesPerBatch, ...consumer } = config;
   const lanes: LaneSettings = {
     concurrency,
@@ -28,11 +63,12 @@ export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: Pr
     laneOf: laneOfEvent,
     handleMany: async (events) => {
       for (const { event } of events) checkCatalogEvent(event);
-      return applyCatalogEvents(deps, events);
+      const [outcome] = await forSubscribers(deps, [events], async ([lane]) => [await applyCatalogEvents(deps, lane!)]);
+      return outcome;
     },
     handleLanes: async (batch) => {
       for (const lane of batch) for (const { event } of lane) checkCatalogEvent(event);
-      return applyCatalogEventLanes(deps, batch);
+      return forSubscribers(deps, batch, (lanes) => applyCatalogEventLanes(deps, lanes));
     },
   };
   consumeEvents(runtime, {
@@ -40,7 +76,7 @@ export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: Pr
     filterSubject: runtime.subjects.events('catalog', '>'),
     handle: async (event, position) => {
       checkCatalogEvent(event);
-      return applyCatalogEvent(deps, event, position);
+      return (await deps.subscribers.active(event.tenantId)) ? applyCatalogEvent(deps, event, position) : 'ignored';
     },
     follow: (session) => followInLanes(session, lanes),
   });

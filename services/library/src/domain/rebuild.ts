@@ -12,6 +12,8 @@ export const PROJECTION_VERSION = 1;
 
 export interface RebuildDeps extends ProjectionDeps {
   logger: Logger;
+  /** Whether the tenant subscribes to the library: the rebuild skips the others (decision 0149). */
+  subscribed: (tenantId: string) => Promise<boolean>;
   /**
    * How long the catalog may not answer at start before the wait is a WARN (default
    * `CATALOG_START_GRACE_MS`): services start together, so at first it is only still starting.
@@ -33,7 +35,7 @@ export interface RebuildResult {
  * event of the entity was applied between the read of its position and the write (that event's
  * refresh read a state at least as new), so the rebuild never undoes the live projection.
  */
-export async function refreshEntity(deps: RebuildDeps, tenantId: string, entityId: string): Promise<ProjectionOutcome> {
+export async function refreshEntity(deps: ProjectionDeps, tenantId: string, entityId: string): Promise<ProjectionOutcome> {
   const before = await inTenantScope(deps.db, tenantId, (db) => entityPosition(db, tenantId, entityId));
   const state = await readEntityState(deps, tenantId, entityId, READ_ALL);
   return inTenantTransaction(deps.db, tenantId, async (trx) => {
@@ -43,7 +45,7 @@ export async function refreshEntity(deps: RebuildDeps, tenantId: string, entityI
 }
 
 /** Refreshes an entity in the rebuild and counts its outcome. */
-async function refreshCounted(deps: RebuildDeps, result: RebuildResult, tenantId: string, entityId: string): Promise<void> {
+async function refreshCounted(deps: ProjectionDeps, result: RebuildResult, tenantId: string, entityId: string): Promise<void> {
   const outcome = await refreshEntity(deps, tenantId, entityId);
   result.entities += 1;
   result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
@@ -56,7 +58,12 @@ async function refreshCounted(deps: RebuildDeps, result: RebuildResult, tenantId
  * catalog did not list (an entity deleted while no event said so: its refresh removes the track,
  * or keeps it when the entity was created after the listing). False when stopped midway.
  */
-async function rebuildTenant(deps: RebuildDeps, result: RebuildResult, tenantId: string, signal?: AbortSignal): Promise<boolean> {
+async function rebuildTenant(
+  deps: Omit<RebuildDeps, 'subscribed'>,
+  result: RebuildResult,
+  tenantId: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const listed = new Set<string>();
   let after: string | null = null;
   do {
@@ -81,8 +88,22 @@ async function rebuildTenant(deps: RebuildDeps, result: RebuildResult, tenantId:
 }
 
 /**
+ * Rebuilds one tenant's tracks now (a tenant that has just subscribed, decision 0149): every
+ * entity the catalog lists refreshed, with the `track.*` events of what the library lacked.
+ */
+export async function rebuildOneTenant(
+  deps: Omit<RebuildDeps, 'subscribed'>,
+  tenantId: string,
+  signal?: AbortSignal,
+): Promise<RebuildResult> {
+  const result: RebuildResult = { tenants: 1, entities: 0, outcomes: {} };
+  await rebuildTenant(deps, result, tenantId, signal);
+  return result;
+}
+
+/**
  * Rebuilds the tracks by reading the catalog (not its tables): every tenant that has entities
- * (`listEntityTenants`), every entity of each (`listEntities`), each refreshed, and the tracks of
+ * (`listEntityTenants`) and subscribes to the library, every entity of each (`listEntities`), each refreshed, and the tracks of
  * entities the catalog no longer lists; then records `PROJECTION_VERSION`. Answers go on
  * meanwhile, from the tracks as they are. The caller holds the rebuild lock (`withRebuildLock`).
  */
@@ -92,6 +113,7 @@ export async function rebuildLibrary(deps: RebuildDeps, signal?: AbortSignal): P
   do {
     const tenants = await deps.catalog.tenantPage(tenantsAfter);
     for (const tenantId of tenants.tenants) {
+      if (!(await deps.subscribed(tenantId))) continue;
       result.tenants += 1;
       if (!(await rebuildTenant(deps, result, tenantId, signal))) return result;
     }

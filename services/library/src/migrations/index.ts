@@ -11,6 +11,7 @@ import { trackWordsChangedOnly } from './0009_track_words_changed_only.js';
 import { trackWordsFilters } from './0010_track_words_filters.js';
 import { assignments } from './0011_assignments.js';
 import { relations } from './0012_relations.js';
+import { subscriptions } from './0013_subscriptions.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -25,4 +26,5 @@ export const libraryMigrations: Migrations = {
   '0010_track_words_filters': trackWordsFilters,
   '0011_assignments': assignments,
   '0012_relations': relations,
+  '0013_subscriptions': subscriptions,
 };

@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** int8 columns arrive as strings (pg keeps 64-bit integers exact). */
 type Int8 = ColumnType<string, number | string, number | string>;
@@ -100,6 +100,13 @@ export interface EntityTitlesTable {
 }
 
 /** The tables of the `library` schema as the service's queries see them. */
+/** Whether the tenant was last found subscribed to the library product (decision 0149). */
+export interface SubscriptionsTable {
+  tenant_id: string;
+  active: boolean;
+  changed_at: Generated<Date>;
+}
+
 export interface LibraryDb {
   projection: ProjectionTable;
   tracks: TracksTable;
@@ -109,4 +116,5 @@ export interface LibraryDb {
   relations: RelationsTable;
   entity_titles: EntityTitlesTable;
   assignments: AssignmentsTable;
+  subscriptions: SubscriptionsTable;
 }
