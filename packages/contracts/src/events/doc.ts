@@ -54,7 +54,11 @@ export function renderEventsDoc(): string {
   for (const product of products) {
     const definitions = eventTypes.filter((e) => e.product === product).sort((a, b) => a.type.localeCompare(b.type));
     lines.push(`## Product \`${product}\``, '');
-    if (product !== 'catalog') lines.push(`Recorded for the ${product} product; never in the catalog feed.`, '');
+    if (product !== 'catalog')
+      lines.push(
+        `Recorded for the ${product} product's subscribers only (a tenant whose plan has it; from the moment it is enabled, decision 0149); never in the catalog feed.`,
+        '',
+      );
     lines.push('| type | resourceKind | schemaVersion | description |', '|---|---|---|---|');
     for (const d of definitions)
       lines.push(`| \`${d.type}\` | ${d.resourceKind} | ${d.schemaVersion} | ${d.description.replace(/\|/g, '\\|')} |`);

@@ -101,7 +101,7 @@ export interface paths {
     };
     /** Read an entity type (unconfigured types have no automatic analyses) */
     get: operations['getEntityType'];
-    /** Configure an entity type: which analyses run automatically when audio comes online */
+    /** Configure an entity type: which analyses run automatically when audio comes online. They consume credits, so turning them on or changing them needs catalog:analysis too (403 otherwise) */
     put: operations['putEntityType'];
     post?: never;
     delete?: never;
@@ -10145,6 +10145,8 @@ export interface operations {
               name: string;
               permissions: ('catalog:api' | 'catalog:analysis' | 'library:api')[];
               sourceSystem: string | null;
+              /** @description the integration the key is bound to (its writes carry that integration's name as sourceSystem); null when unbound */
+              integrationId: string | null;
               /** Format: date-time */
               createdAt: string;
               rotatedAt: string | null;
@@ -10239,6 +10241,8 @@ export interface operations {
             name: string;
             permissions: ('catalog:api' | 'catalog:analysis' | 'library:api')[];
             sourceSystem: string | null;
+            /** @description the integration the key is bound to (its writes carry that integration's name as sourceSystem); null when unbound */
+            integrationId: string | null;
             /** Format: date-time */
             createdAt: string;
             rotatedAt: string | null;
@@ -10383,6 +10387,8 @@ export interface operations {
             name: string;
             permissions: ('catalog:api' | 'catalog:analysis' | 'library:api')[];
             sourceSystem: string | null;
+            /** @description the integration the key is bound to (its writes carry that integration's name as sourceSystem); null when unbound */
+            integrationId: string | null;
             /** Format: date-time */
             createdAt: string;
             rotatedAt: string | null;
@@ -10531,10 +10537,18 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @description e.g. playout-studio-a; an integration's name (its sourceSystem) binds the key to that integration (decision 0132) */
-          name: string;
-        };
+        'application/json':
+          | {
+              /**
+               * Format: uuid
+               * @description UUIDv7 identifier
+               */
+              integrationId: string;
+            }
+          | {
+              /** @description the name of an integration of the key's organisation */
+              name: string;
+            };
       };
     };
     responses: {
@@ -10558,6 +10572,8 @@ export interface operations {
             name: string;
             permissions: ('catalog:api' | 'catalog:analysis' | 'library:api')[];
             sourceSystem: string | null;
+            /** @description the integration the key is bound to (its writes carry that integration's name as sourceSystem); null when unbound */
+            integrationId: string | null;
             /** Format: date-time */
             createdAt: string;
             rotatedAt: string | null;
