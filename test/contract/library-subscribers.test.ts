@@ -3,6 +3,7 @@ import { libraryConfig } from '@catalog/library';
 import { readConfig, subjectsFor } from '@catalog/platform';
 import { eventually, sineWav, startOwnNatsServer, testBus, type ApiClient, type OwnNatsServer } from '@catalog/testing';
 import pg from 'pg';
+import { confirmedVersion } from '../support/analyses.js';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
@@ -36,22 +37,8 @@ beforeAll(async () => {
 });
 
 /** A song with an ONLINE primary audio version: what makes a track. */
-async function song(key: string, title: string): Promise<string> {
-  const entity = (await sut.api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title, artist: 'The Testers' } }))
-    .body;
-  const version = await sut.api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
-    key,
-    body: {
-      source: { upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
-      label: 'Edit',
-      versionType: 'radio_edit',
-    },
-  });
-  expect(version.status).toBe(201);
-  expect((await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key })).status).toBe(200);
-  return entity.id as string;
-}
+const song = async (key: string, title: string): Promise<string> =>
+  (await confirmedVersion(sut.api, wav, { key, entityType: 'song', title })).entityId;
 
 /**
  * Waits until the library has handled every catalog event written so far: a song of a subscribing

@@ -14,12 +14,11 @@ export interface ConfirmedVersion {
 export async function confirmedVersion(
   api: ApiClient,
   wav: Buffer,
-  options: { key: string; entityType: string; dmrn: string },
+  options: { key: string; entityType: string; dmrn?: string; title?: string },
 ): Promise<ConfirmedVersion> {
-  const { key, entityType, dmrn } = options;
-  const entity = (
-    await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: entityType, title: 'Auto', externalReferences: { dmrn } } })
-  ).body;
+  const { key, entityType, dmrn, title = 'Auto' } = options;
+  const references = dmrn === undefined ? {} : { externalReferences: { dmrn } };
+  const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: entityType, title, ...references } })).body;
   const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
     key,
     body: {
