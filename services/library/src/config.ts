@@ -14,6 +14,17 @@ export const libraryConfig = outboxServiceConfig('library', 8085, {
         "Projection slots one tenant's entities hold at once at most: below LIBRARY_PROJECTION_CONCURRENCY, the other tenants always have a slot (decision 0114).",
     }),
   }),
+  /** The express path beside it: quiet tenants' entity events applied at the stream's head (decision 0150). */
+  expressEvents: Env.group({
+    ...eventConsumerEnv('LIBRARY_EXPRESS_EVENTS', 'library-express-events').properties,
+    busyEvents: Env.integer({
+      env: 'LIBRARY_EXPRESS_BUSY_EVENTS',
+      default: 200,
+      minimum: 1,
+      description:
+        "Events of one tenant in 10 s (per replica) beyond which the express path leaves that tenant's events to the main projection: a large import does not slow the others' new entities (decision 0150).",
+    }),
+  }),
   projectionConcurrency: Env.integer({
     env: 'LIBRARY_PROJECTION_CONCURRENCY',
     default: 3,

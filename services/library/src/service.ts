@@ -7,11 +7,14 @@ import { analysisReader } from './integration/analysis-client.js';
 import { catalogReader } from './integration/catalog-client.js';
 import { gatewayReader } from './integration/gateway-client.js';
 import { followOrganizationNotices } from './consumers/organization-notices.js';
-import { followCatalogEvents } from './consumers/catalog-events.js';
+import { followCatalogEvents, followCatalogEventsExpress } from './consumers/catalog-events.js';
+import { busyTenants } from './consumers/express-lane.js';
 import { libraryMigrations } from './migrations/index.js';
 import type { LibraryDb } from './persistence/tables.js';
 import { libraryOperations } from './rpc/operations.js';
 
+/** The window over which a tenant's events are counted to tell whether it is busy (LIBRARY_EXPRESS_BUSY_EVENTS). */
+const BUSY_WINDOW_MS = 10_000;
 /**
  * Starts the library service: migrations of the `library` schema, the outbox relay (track.*
  * events), the projection of the catalog's events into the tracks of the tenants that subscribe to
@@ -39,15 +42,17 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     runtime.onStop(followOrganizationNotices(runtime, tenants));
     // The listing's cursors are signed with a key derived from the secret every service shares (decision 0116).
     await runtime.serve(libraryOperations({ db, cursors: trackCursors(config.callContextSecret) }));
-    followCatalogEvents(
-      runtime,
-      { db, catalog, analyses, subscribers: tenants },
-      {
-        ...config.catalogEvents,
-        concurrency: config.projectionConcurrency,
-        lanesPerBatch: config.projectionLanesPerBatch,
-      },
-    );
+    const lanes = { concurrency: config.projectionConcurrency, lanesPerBatch: config.projectionLanesPerBatch };
+    const projectionDeps = { db, catalog, analyses, subscribers: tenants };
+    followCatalogEvents(runtime, projectionDeps, { ...config.catalogEvents, ...lanes });
+    const { busyEvents, ...express } = config.expressEvents;
+    const busy = busyTenants({ windowMs: BUSY_WINDOW_MS, maxEvents: busyEvents });
+    followCatalogEventsExpress(runtime, projectionDeps, {
+      ...express,
+      ...lanes,
+      slotsPerTenant: config.catalogEvents.slotsPerTenant,
+      busy,
+    });
     // A new or dropped schema, or a projection of another version: rebuilt from the catalog while answering.
     runtime.onStop(rebuildWhenNeeded({ ...projection, subscribed: tenants.active }));
     return runtime;

@@ -25,6 +25,11 @@ export interface EventConsumerConfig {
    * (default 20; decision 0114). While nothing else is applied (a dependency away for all), never.
    */
   maxTransientAttempts?: number;
+  /**
+   * A consumer created now starts at the stream's next message instead of its first (one that
+   * serves the present only, beside another that applies everything; decision 0150).
+   */
+  fromNewEvents?: boolean;
 }
 
 /** A message of the events stream as a consumer's session delivers it. */

@@ -155,6 +155,7 @@ async function followOnce(follower: Omit<Follower, 'book'>, stopping: AbortSigna
       filterSubject: settings.filterSubject,
       ackWaitMs: settings.ackWaitMs,
       maxAckPending: settings.maxAckPending,
+      ...(settings.fromNewEvents ? { fromNewEvents: true } : {}),
     });
     const consumer = await jetstream(nc).consumers.get(subjects.eventsStream, durable);
     const messages = await consumer.consume({ max_messages: Math.min(100, settings.maxAckPending) });

@@ -175,19 +175,21 @@ export interface DurableConsumerSettings {
   filterSubject?: string;
   ackWaitMs: number;
   maxAckPending: number;
+  /** Start at the stream's next message when created (a deliver policy cannot change afterwards). */
+  fromNewEvents?: boolean;
 }
 
 /**
  * Creates a durable pull consumer or updates the settings that may change (create-or-update);
- * it delivers every message of the stream from the first one, with explicit acks and unlimited
- * redeliveries (an event is never dropped by the consumer).
+ * it delivers every message of the stream from the first one (or, `fromNewEvents`, from the next
+ * one), with explicit acks and unlimited redeliveries (an event is never dropped by the consumer).
  */
 export async function ensureDurableConsumer(nc: NatsConnection, settings: DurableConsumerSettings): Promise<ConsumerInfo> {
   const jsm = await jetstreamManager(nc);
   const config: Partial<ConsumerConfig> = {
     durable_name: settings.durable,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+    deliver_policy: settings.fromNewEvents ? DeliverPolicy.New : DeliverPolicy.All,
     ack_wait: settings.ackWaitMs * MS_TO_NS,
     max_ack_pending: settings.maxAckPending,
     max_deliver: -1,

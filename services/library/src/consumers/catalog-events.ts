@@ -1,4 +1,4 @@
-import { consumeEvents, type BusEvent, type EventConsumerConfig, type ServiceRuntime } from '@catalog/platform';
+import { consumeEvents, type BusEvent, type EventConsumerConfig, type EventPosition, type ServiceRuntime } from '@catalog/platform';
 import {
   applyCatalogEvent,
   applyCatalogEventLanes,
@@ -10,6 +10,7 @@ import {
 import type { Subscribers } from '../domain/subscribers.js';
 import type { LibraryDb } from '../persistence/tables.js';
 import { checkCatalogEvent } from './event-check.js';
+import { expressSession, type BusyTenants } from './express-lane.js';
 import { followInLanes } from './lanes/fair-lanes.js';
 import type { LaneSettings } from './lanes/lane-settings.js';
 
@@ -56,7 +57,59 @@ export type CatalogEventsConfig = EventConsumerConfig & Pick<LaneSettings, 'conc
  */
 export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: CatalogEventsDeps, config: CatalogEventsConfig): void {
   const { concurrency, slotsPerTenant, lanesPerBatch, ...consumer } = config;
-  const lanes: LaneSettings = {
+  const lanes = projectionLanes(deps, { concurrency, slotsPerTenant, lanesPerBatch });
+  consumeEvents(runtime, {
+    ...consumer,
+    filterSubject: runtime.subjects.events('catalog', '>'),
+    handle: (event, position) => applyForSubscriber(deps, event, position),
+    follow: (session) => followInLanes(session, lanes),
+  });
+}
+
+/** One event, applied when its tenant subscribes to the library. */
+async function applyForSubscriber(deps: CatalogEventsDeps, event: BusEvent, position: EventPosition): Promise<ProjectionOutcome> {
+  checkCatalogEvent(event);
+  return (await deps.subscribers.active(event.tenantId)) ? applyCatalogEvent(deps, event, position) : 'ignored';
+}
+
+/**
+ * The express path beside the main consumer (decision 0150): a durable consumer of its own that
+ * starts at the stream's head and applies, in the same lanes, only the entity events of tenants
+ * that are not busy (`busy`); it acknowledges the rest at once, which the main consumer applies.
+ * Applying an event twice changes nothing (entity positions, decision 0102), so a quiet tenant's
+ * new entity reaches its library while another tenant's large import is still being projected. A
+ * failure here is left to the main consumer (logged, nothing parked).
+ */
+export function followCatalogEventsExpress(
+  runtime: ServiceRuntime<LibraryDb>,
+  deps: CatalogEventsDeps,
+  config: CatalogEventsConfig & { busy: BusyTenants },
+): void {
+  const { concurrency, slotsPerTenant, lanesPerBatch, busy, ...consumer } = config;
+  const lanes = projectionLanes(deps, { concurrency, slotsPerTenant, lanesPerBatch });
+  consumeEvents(runtime, {
+    ...consumer,
+    fromNewEvents: true,
+    filterSubject: runtime.subjects.events('catalog', '>'),
+    handle: async (event, position) => {
+      try {
+        return await applyForSubscriber(deps, event, position);
+      } catch (error) {
+        runtime.logger.debug({ err: error, id: event.id }, 'the express path left an event to the main projection');
+        return 'ignored';
+      }
+    },
+    follow: (session) => followInLanes(expressSession(session, busy), lanes),
+  });
+}
+
+/** The projection's lanes: an entity's events in stream order, together; several entities of a tenant in one refresh. */
+function projectionLanes(
+  deps: CatalogEventsDeps,
+  widths: Pick<LaneSettings, 'concurrency' | 'slotsPerTenant' | 'lanesPerBatch'>,
+): LaneSettings {
+  const { concurrency, slotsPerTenant, lanesPerBatch } = widths;
+  return {
     concurrency,
     slotsPerTenant,
     lanesPerBatch,
@@ -71,13 +124,4 @@ export function followCatalogEvents(runtime: ServiceRuntime<LibraryDb>, deps: Ca
       return forSubscribers(deps, batch, (lanes) => applyCatalogEventLanes(deps, lanes));
     },
   };
-  consumeEvents(runtime, {
-    ...consumer,
-    filterSubject: runtime.subjects.events('catalog', '>'),
-    handle: async (event, position) => {
-      checkCatalogEvent(event);
-      return (await deps.subscribers.active(event.tenantId)) ? applyCatalogEvent(deps, event, position) : 'ignored';
-    },
-    follow: (session) => followInLanes(session, lanes),
-  });
 }
