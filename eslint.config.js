@@ -1,5 +1,41 @@
 import tseslint from 'typescript-eslint';
 
+const EVERY_TEST_RUNS = [
+  {
+    selector:
+      "MemberExpression[object.type='Identifier'][object.name=/^(describe|it|test)$/][property.name=/^(only|skip|todo)$/], " +
+      "MemberExpression[object.type='MemberExpression'][object.object.name=/^(describe|it|test)$/][property.name=/^(only|skip|todo)$/]",
+    message: 'No focused, skipped or todo tests: every test runs (remove .only/.skip/.todo).',
+  },
+  {
+    selector: "CallExpression[callee.type='Identifier'][callee.name=/^(fit|fdescribe|xit|xtest|xdescribe)$/]",
+    message: 'No focused or skipped tests: every test runs (use it/test/describe).',
+  },
+];
+
+const NO_SLEEP_THEN_ASSERT = [
+  {
+    selector:
+      "ExpressionStatement[expression.type='AwaitExpression'][expression.argument.type='CallExpression'][expression.argument.callee.name=/^(sleep|delay)$/] + ExpressionStatement:has(CallExpression[callee.name='expect']), " +
+      "ExpressionStatement[expression.type='AwaitExpression'][expression.argument.type='NewExpression']:has(Identifier[name='setTimeout']) + ExpressionStatement:has(CallExpression[callee.name='expect'])",
+    message:
+      'No sleep-then-assert (decision 0157): under load the sleep is too short. Wait for what you assert on (eventually), or for the consumer to settle (untilBusSettled, untilConsumerSettled).',
+  },
+];
+
+/** Files that start servers which cannot bind port 0 and report it (Postgres, nats routes, docker, the process supervisor). */
+const FREE_PORT_STILL_NEEDED = [
+  'packages/platform/test/nats-cluster.ts',
+  'packages/platform/test/failure-kind.test.ts',
+  'services/events/test/api.test.ts',
+  'test/chaos/process-system.ts',
+  'test/chaos/own-infrastructure.ts',
+  'test/deploy/image.test.ts',
+  'test/dev/npm-start.test.ts',
+  'test/contract/import-memory.test.ts',
+  'test/contract/signed-download.test.ts',
+];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '.local/**'] },
   ...tseslint.configs.recommended,
@@ -29,20 +65,32 @@ export default tseslint.config(
     // Every test runs (issue 24, item 8): a focused test (`.only`, `fit`, `fdescribe`) silently
     // leaves the others out, a skipped or todo one (`.skip`, `.todo`, `xit`, `xtest`,
     // `xdescribe`) is counted and never fails. scripts/test.sh also fails on skipped tests.
+    rules: { 'no-restricted-syntax': ['error', ...EVERY_TEST_RUNS] },
+  },
+  {
+    // Tests that hold on a busy machine (decision 0157): no "sleep, then assert" (wait for the
+    // consumer or relay to settle, or for the state itself, with `eventually`), and no freePort
+    // (a port another process can take before the child binds it): listen on port 0 and read it back.
+    files: ['**/test/**', '**/*.test.*'],
+    ignores: FREE_PORT_STILL_NEEDED,
     rules: {
-      'no-restricted-syntax': [
+      'no-restricted-syntax': ['error', ...EVERY_TEST_RUNS, ...NO_SLEEP_THEN_ASSERT],
+      'no-restricted-imports': [
         'error',
         {
-          selector:
-            "MemberExpression[object.type='Identifier'][object.name=/^(describe|it|test)$/][property.name=/^(only|skip|todo)$/], " +
-            "MemberExpression[object.type='MemberExpression'][object.object.name=/^(describe|it|test)$/][property.name=/^(only|skip|todo)$/]",
-          message: 'No focused, skipped or todo tests: every test runs (remove .only/.skip/.todo).',
-        },
-        {
-          selector: "CallExpression[callee.type='Identifier'][callee.name=/^(fit|fdescribe|xit|xtest|xdescribe)$/]",
-          message: 'No focused or skipped tests: every test runs (use it/test/describe).',
+          paths: [
+            {
+              name: '@catalog/testing',
+              importNames: ['freePort'],
+              message: 'Listen on port 0 and read the port back (decision 0157); freePort hands out a port another process can take first.',
+            },
+          ],
         },
       ],
     },
+  },
+  {
+    files: FREE_PORT_STILL_NEEDED,
+    rules: { 'no-restricted-syntax': ['error', ...EVERY_TEST_RUNS, ...NO_SLEEP_THEN_ASSERT] },
   },
 );

@@ -90,3 +90,29 @@ export async function readDeadLetters(nc: NatsConnection, subjects: Subjects): P
   }
   return parked;
 }
+
+/**
+ * Resolves once the bus is quiet: `unpublished()` (the outbox rows of the services under test not
+ * yet relayed) is 0, and every durable consumer of the events stream has acked every message it
+ * was given, twice in a row with the stream's last sequence unchanged (a consumer that records an
+ * event of its own in answer starts another round). What a test waits for before asserting that
+ * something did NOT happen, instead of sleeping a while.
+ */
+export async function untilBusSettled(
+  nc: NatsConnection,
+  subjects: Subjects,
+  unpublished: () => Promise<number>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  let lastSeq = -1;
+  await eventually(async () => {
+    if ((await unpublished()) > 0) return undefined;
+    const seq = (await jsm.streams.info(subjects.eventsStream)).state.last_seq;
+    const consumers = await jsm.consumers.list(subjects.eventsStream).next();
+    const busy = consumers.some((info) => info.num_pending > 0 || info.num_ack_pending > 0);
+    const quiet = !busy && seq === lastSeq;
+    lastSeq = busy ? -1 : seq;
+    return quiet ? true : undefined;
+  }, timeoutMs);
+}

@@ -1,5 +1,13 @@
 /** Test fixtures of the workspaces' tests and the benchmarks (never a runtime dependency). */
-export { createTestDatabase, ensureTestRoles, testInfrastructure, uniqueNatsPrefix, type TestDatabase } from './infrastructure.js';
+export {
+  createTestDatabase,
+  ensureTestRoles,
+  testInfrastructure,
+  uniqueNatsPrefix,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from './infrastructure.js';
+export { startOwnPostgres, type OwnPostgres } from './own-postgres.js';
 export { ensureLocalCredentials, natsUsers, readLocalCredentials, testCredentials, type LocalCredentials } from './local-credentials.js';
 export { natsCredentialsOf, serviceEnvironment, testBus, testCallContext } from './service-environment.js';
 export { capturingLogger, testLogger } from './logging.js';
@@ -7,7 +15,7 @@ export { eventually } from './eventually.js';
 export { launchNatsServer, natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
-export { publishEvent, readDeadLetters, testBusEvent, untilConsumerSettled, type ParkedMessage } from './events-stream.js';
+export { publishEvent, readDeadLetters, testBusEvent, untilBusSettled, untilConsumerSettled, type ParkedMessage } from './events-stream.js';
 export { closeEventsTestBus, openEventsTestBus, thingConsumerSettings, type EventsTestBus } from './events-test-bus.js';
 export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';

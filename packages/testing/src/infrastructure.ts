@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { SCHEMA_OWNER_ROLE, serviceRoleOf, setupDatabaseRoles } from '@catalog/platform';
 import { testCredentials } from './local-credentials.js';
+import { startOwnPostgres } from './own-postgres.js';
 
 /**
  * Test infrastructure comes from the environment (DATABASE_URL, NATS_URL, CATALOG_CREDENTIALS_FILE),
@@ -36,25 +37,26 @@ let setupQueue: Promise<unknown> = Promise.resolve();
  * Makes sure the schema owner and the login roles of `schemas` exist on the test server, as
  * `npm run db:setup` makes them (decision 0057); once per process and schema.
  */
-export function ensureTestRoles(schemas: readonly string[]): Promise<void> {
-  const missing = schemas.filter((schema) => !rolesReady.has(schema));
+export function ensureTestRoles(schemas: readonly string[], server = testInfrastructure().databaseUrl): Promise<void> {
+  const key = (schema: string) => `${server} ${schema}`;
+  const missing = schemas.filter((schema) => !rolesReady.has(key(schema)));
   if (missing.length > 0) {
     const credentials = testCredentials();
     // One set-up at a time in this process; the server serialises those of other processes.
     const ready = setupQueue.then(() =>
-      setupDatabaseRoles(testInfrastructure().databaseUrl, {
+      setupDatabaseRoles(server, {
         ownerPassword: credentials.postgresPassword(SCHEMA_OWNER_ROLE),
         services: missing.map((schema) => ({ schema, password: credentials.postgresPassword(serviceRoleOf(schema)) })),
       }),
     );
     setupQueue = ready.catch(() => undefined);
-    for (const schema of missing) rolesReady.set(schema, ready);
+    for (const schema of missing) rolesReady.set(key(schema), ready);
   }
-  return Promise.all(schemas.map((schema) => rolesReady.get(schema)!)).then(() => undefined);
+  return Promise.all(schemas.map((schema) => rolesReady.get(key(schema))!)).then(() => undefined);
 }
 
-async function asAdministrator(statements: string[]): Promise<void> {
-  const admin = new pg.Client({ connectionString: testInfrastructure().databaseUrl });
+async function asAdministrator(server: string, statements: string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   try {
     for (const statement of statements) await admin.query(statement);
@@ -63,31 +65,46 @@ async function asAdministrator(statements: string[]): Promise<void> {
   }
 }
 
+export interface TestDatabaseOptions {
+  /**
+   * A Postgres cluster of the test file's own (stopped by `drop()`), for a test that holds a
+   * transaction open on purpose: an open transaction holds back every relay and feed reading
+   * below the cluster's `pg_snapshot_xmin`, so on the shared server it would stall other suites.
+   */
+  ownCluster?: boolean;
+}
+
 /**
  * Creates an empty database for one test file, where the schema owner may create schemas (the
  * services migrate as it); `drop()` removes it.
  */
-export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
-  const { databaseUrl } = testInfrastructure();
-  await ensureTestRoles(SERVICE_SCHEMAS);
-  const name = `t_${label
-    .replace(/[^a-z0-9]/gi, '')
-    .toLowerCase()
-    .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
-  await asAdministrator([`CREATE DATABASE ${name}`, `GRANT CONNECT, CREATE ON DATABASE ${name} TO ${SCHEMA_OWNER_ROLE}`]);
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    urlAs(role) {
-      const as = new URL(url);
-      as.username = role;
-      as.password = testCredentials().postgresPassword(role);
-      return as.toString();
-    },
-    drop: () => asAdministrator([`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
-  };
+export async function createTestDatabase(label = 'test', options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const cluster = options.ownCluster ? await startOwnPostgres() : null;
+  const server = cluster?.url ?? testInfrastructure().databaseUrl;
+  try {
+    await ensureTestRoles(SERVICE_SCHEMAS, server);
+    const name = `t_${label
+      .replace(/[^a-z0-9]/gi, '')
+      .toLowerCase()
+      .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+    await asAdministrator(server, [`CREATE DATABASE ${name}`, `GRANT CONNECT, CREATE ON DATABASE ${name} TO ${SCHEMA_OWNER_ROLE}`]);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      name,
+      urlAs(role) {
+        const as = new URL(url);
+        as.username = role;
+        as.password = testCredentials().postgresPassword(role);
+        return as.toString();
+      },
+      drop: cluster ? () => cluster.stop() : () => asAdministrator(server, [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
+    };
+  } catch (error) {
+    await cluster?.stop();
+    throw error;
+  }
 }
 
 /** A NATS subject/stream prefix nobody else uses. */

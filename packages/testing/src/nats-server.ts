@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { busPermissions, LOCAL_NATS_USERS, renderNatsAuthorization } from '@catalog/contracts';
-import { freePort } from './free-port.js';
 import { natsUsers, testCredentials } from './local-credentials.js';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +45,7 @@ function configArguments(dir: string): string[] {
 }
 
 /** Starts nats-server with `args` and resolves once it says it is ready (20 s at most). */
-export function launchNatsServer(binary: string, args: readonly string[]): Promise<ChildProcess> {
+export function launchNatsServer(binary: string, args: readonly string[]): Promise<ChildProcess & { output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, [...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
@@ -58,7 +57,7 @@ export function launchNatsServer(binary: string, args: readonly string[]): Promi
       output = (output + chunk.toString()).slice(-8000);
       if (output.includes('Server is ready')) {
         clearTimeout(timer);
-        resolve(child);
+        resolve(Object.assign(child, { output }));
       }
     });
     child.once('exit', (code) => {
@@ -68,16 +67,25 @@ export function launchNatsServer(binary: string, args: readonly string[]): Promi
   });
 }
 
-function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
+/** The client port a ready nats-server said it listens on. */
+function clientPortOf(child: ChildProcess & { output: string }): number {
+  const match = /Listening for client connections on [^\s]*:(\d+)/.exec(child.output);
+  if (!match) throw new Error(`nats-server did not say its client port:\n${child.output}`);
+  return Number(match[1]);
+}
+
+/** Port -1: the server binds a free port itself (no other process can take it first) and logs it. */
+function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess & { output: string }> {
   const args = [...configArguments(storeDir), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', `${storeDir}/jetstream`];
   return launchNatsServer(binary, args);
 }
 
 export async function startOwnNatsServer(): Promise<OwnNatsServer> {
   const binary = natsServerBinary();
-  const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'catalog-nats-'));
-  let child: ChildProcess | null = await launch(binary, port, storeDir);
+  const first = await launch(binary, -1, storeDir);
+  const port = clientPortOf(first);
+  let child: ChildProcess | null = first;
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
     const running = child;
     child = null;
@@ -92,6 +100,7 @@ export async function startOwnNatsServer(): Promise<OwnNatsServer> {
     port,
     storeDir,
     kill,
+    // Again on the port it chose first, so that clients reconnect to it (free since its kill).
     async restart() {
       await kill();
       child = await launch(binary, port, storeDir);

@@ -144,7 +144,7 @@ describe('automatic analyses', () => {
       params: { id: entity.id },
       body: { source: { assetId: version.asset.id }, label: 'dup', versionType: 'other' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await h.settled();
     expect(await h.outbox({ resourceId: version.id, type: 'version.analyses_requested' })).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { eventType, internalOperations, operationsOf, routesOf, type Entity } from '@catalog/contracts';
 import { callRpc, migrateSchema, newId, readConfig, subjectsFor } from '@catalog/platform';
-import { createTestDatabase, freePort, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
+import { createTestDatabase, serviceEnvironment, testBus, testCallContext, testLogger, uniqueNatsPrefix } from '@catalog/testing';
 import { catalogConfig, catalogMigrations, catalogOperations, startCatalogService } from '../src/index.js';
 import { assetClient } from '../src/integration/asset-client.js';
 import { startHarness, type CatalogHarness } from './support.js';
@@ -18,15 +18,15 @@ afterAll(async () => {
 
 describe('service', () => {
   test('answers /healthz and /readyz on its HTTP port; stop() stops its endpoints', async () => {
-    const port = await freePort();
     const natsPrefix = uniqueNatsPrefix('catready');
     const config = readConfig(catalogConfig, {
       ...(await serviceEnvironment(h.database, ['catalog'])),
       NATS_PREFIX: natsPrefix,
-      CATALOG_HTTP_PORT: String(port),
+      CATALOG_HTTP_PORT: '0', // any free one, read back from the listener
       HTTP_HOST: '127.0.0.1',
     });
     const service = await startCatalogService(config, { logger: testLogger('catalog') });
+    const port = service.http!.port;
     const caller = await testBus('catready-caller');
     let stopped = false;
     try {

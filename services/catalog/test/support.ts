@@ -24,6 +24,7 @@ import {
   testCallContext,
   testLogger,
   uniqueNatsPrefix,
+  untilBusSettled,
   type TestDatabase,
 } from '@catalog/testing';
 import { catalogConfig, startCatalogService, type AssetClient, type CatalogServiceHandle } from '../src/index.js';
@@ -74,6 +75,11 @@ export interface CatalogHarness {
   /** A caller of the asset service's NATS operations for the tenant of `caller`. */
   assets(caller: Caller): AssetCaller;
   outbox(filter?: { tenantId?: string; resourceId?: string; type?: string }): Promise<OutboxRow[]>;
+  /**
+   * Resolves once every event written so far is relayed and every consumer has handled it (and what
+   * those recorded in answer): what a test waits for before asserting that nothing more happened.
+   */
+  settled(): Promise<void>;
   /**
    * The next `count` releaseAsset calls of the catalog fail as if the asset service did not answer
    * (503 service_unavailable) without reaching it; the asset service itself stays up.
@@ -239,6 +245,16 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
       const permissions = options.permissions ?? ['catalog:api', 'catalog:analysis'];
       const context = (): CallContext => ({ tenantId, keyId, permissions, sourceSystem: `public-api:${keyId}`, requestId: newId() });
       return { tenantId, keyId, ...caller('catalog', context) };
+    },
+    settled() {
+      const schemas = asset ? ['catalog', 'asset'] : ['catalog'];
+      const unpublished = async () => {
+        const counts = await Promise.all(
+          schemas.map((schema) => sql.query<{ n: number }>(`select count(*)::int as n from ${schema}.outbox where published_at is null`)),
+        );
+        return counts.reduce((sum, { rows }) => sum + rows[0]!.n, 0);
+      };
+      return untilBusSettled(nc, rpc.subjects, unpublished);
     },
     async outbox(filter = {}) {
       const conditions: string[] = [];

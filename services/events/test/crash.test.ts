@@ -174,6 +174,7 @@ test('killing the events service (SIGKILL) during a stream of writes loses nothi
     const writing = startWriting(tenant);
     const lag = feedLag(nc, prefix, 'crash-events');
     await sleep(2_000);
+    // eslint-disable-next-line no-restricted-syntax -- writes flowing for a while before the kill; killWhileInFlight itself waits for rows in flight
     expect(await killWhileInFlight(lag, () => killHard(child))).toBeGreaterThan(0);
     await sleep(1_500);
     child = spawnEventsProcess(env);
@@ -249,6 +250,7 @@ test('killing nats-server (SIGKILL) during a stream of writes loses nothing and 
     const lag = feedLag(nc!, prefix, 'crash-nats');
     await sleep(2_000);
     // Rows not yet published and events not yet stored in the feed: both in flight when NATS dies.
+    // eslint-disable-next-line no-restricted-syntax -- writes flowing for a while before the kill; killWhileInFlight itself waits for rows in flight
     expect(
       await killWhileInFlight(
         async () => Math.min(await producer.unpublished(), await lag()),

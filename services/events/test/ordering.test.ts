@@ -10,7 +10,8 @@ const prefix = uniqueNatsPrefix('order');
 let pipeline: FeedPipeline;
 
 beforeAll(async () => {
-  pipeline = await startFeedPipeline('ordering', prefix);
+  // It holds a transaction open on purpose: on a cluster of its own, so no other suite's feed waits for it.
+  pipeline = await startFeedPipeline('ordering', prefix, { ownCluster: true });
   ({ testDb, producer, client } = pipeline);
 });
 

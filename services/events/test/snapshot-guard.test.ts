@@ -16,7 +16,8 @@ let events: ServiceRuntime<EventsDb>;
 let client: FeedClient;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('snapshotguard');
+  // It holds a transaction open on purpose: on a cluster of its own, so no other suite's feed waits for it.
+  testDb = await createTestDatabase('snapshotguard', { ownCluster: true });
   const prefix = uniqueNatsPrefix('guard');
   events = await startEvents(await eventsEnv(testDb, testInfrastructure().natsUrl, prefix));
   client = await feedClient(testInfrastructure().natsUrl, subjectsFor(prefix));

@@ -32,6 +32,7 @@ import {
   testInfrastructure,
   testLogger,
   type TestDatabase,
+  type TestDatabaseOptions,
 } from '@catalog/testing';
 import { eventsConfig, startEventsService } from '../src/index.js';
 import type { FeedPage } from '../src/domain/feed-page.js';
@@ -103,10 +104,10 @@ export interface FeedPipeline {
   stop(): Promise<void>;
 }
 
-export async function startFeedPipeline(label: string, prefix: string): Promise<FeedPipeline> {
+export async function startFeedPipeline(label: string, prefix: string, options: TestDatabaseOptions = {}): Promise<FeedPipeline> {
   const { natsUrl } = testInfrastructure();
   const subjects = subjectsFor(prefix);
-  const testDb = await createTestDatabase(label);
+  const testDb = await createTestDatabase(label, options);
   const producer = await startProducer(testDb.url);
   const events = await startEvents(await eventsEnv(testDb, natsUrl, prefix));
   const nc = await testBus(`${label}-test`, { url: natsUrl });

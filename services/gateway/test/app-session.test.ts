@@ -238,6 +238,7 @@ describe('with short session times', () => {
     const { cookie } = await signIn(short.gateway.url, key);
     expect(await viaSession(short.gateway.url, cookie)).toBe(503);
     await sleep(IDLE_MS + 500);
+    // eslint-disable-next-line no-restricted-syntax -- waits out the idle time itself (a lower bound load only lengthens)
     expect(await viaSession(short.gateway.url, cookie)).toBe(401);
     // Its row is pruned (every idle time here).
     const rows = () => short.gateway.database.pool.query('select 1 from gateway.app_sessions where key_id = $1', [keyId]);
