@@ -108,7 +108,7 @@ describe('startJobRunner', () => {
     for (let n = 1; n <= 20; n += 1) await queue(A, `a${n}`);
     await queue(B, 'b1');
     const started: string[] = [];
-    start(recording(started, 30));
+    start(recording(started, 100));
     await eventually(async () => (started.length === 21 ? true : undefined), 30_000);
     expect(started.indexOf('b1')).toBeLessThanOrEqual(1);
     expect(new Set(started).size).toBe(21);
