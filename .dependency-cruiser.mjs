@@ -7,10 +7,36 @@
 // TypeScript sources: workspace packages (@catalog/*) resolve through their `source` export
 // condition to packages/*/src, and `./x.js` specifiers to the `./x.ts` beside them.
 
-// One service's folder under src/ (the capture group is the service's name).
-const src = (folders) => `^services/([^/]+)/src/(${folders})/`;
-// The same service's folder, `$1` being the name captured by `from`.
-const same = (folders) => `^services/$1/src/(${folders})/`;
+// A layer folder sits at src/ or in a feature folder one level below it (decision 0155).
+const inFeature = '(?:[^/]+/|)';
+// One service's layer folder (the capture groups are the service's name and the folder's).
+const src = (folders) => `^services/([^/]+)/src/${inFeature}(${folders})/`;
+// The same service's layer folder, in any feature, `$1` being the name captured by `from`.
+const same = (folders) => `^services/$1/src/${inFeature}(${folders})/`;
+
+// The feature folders of the services that have them (decision 0155), lowest first: a feature
+// imports the service's shared folders and the features before it, never one after it, and the
+// shared folders import no feature (`rpc/operations.ts`, which assembles the features' handlers,
+// and the root files may).
+const features = {
+  catalog: ['entity-types', 'relations', 'molecules', 'integrations', 'versions', 'entities', 'imports'],
+};
+const featureRules = Object.entries(features).flatMap(([service, order]) => [
+  {
+    name: 'shared-below-features',
+    severity: 'error',
+    comment: 'The folders every feature shares (src/domain, src/persistence, src/integration) import no feature.',
+    from: { path: `^services/${service}/src/(domain|persistence|integration)/` },
+    to: { path: `^services/${service}/src/(${order.join('|')})/` },
+  },
+  ...order.slice(0, -1).map((feature, index) => ({
+    name: 'feature-order',
+    severity: 'error',
+    comment: "A feature imports only the features before it in its service's order, so no two features use each other.",
+    from: { path: `^services/${service}/src/${feature}/` },
+    to: { path: `^services/${service}/src/(${order.slice(index + 1).join('|')})/` },
+  })),
+]);
 
 const entryPoints = '^services/[^/]+/src/(service|main)[.]ts$';
 // What a service starts and wires in service.ts: its request handlers and its message consumers.
@@ -63,9 +89,9 @@ export default {
     {
       name: 'handlers-apart',
       severity: 'error',
-      comment: 'An edge uses its own folder, never another edge (an rpc/ module does not import consumers/).',
+      comment: 'An edge uses its own kind of folder, never another edge (an rpc/ module does not import consumers/).',
       from: { path: src(edges) },
-      to: { path: same(handlers), pathNot: '^services/$1/src/$2/' },
+      to: { path: same(handlers), pathNot: `^services/$1/src/${inFeature}$2/` },
     },
     {
       name: 'handlers-through-domain',
@@ -156,6 +182,7 @@ export default {
       from: { path: '^(services/[^/]+|packages/platform)/src/' },
       to: { path: '^packages/testing/' },
     },
+    ...featureRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -39,7 +39,7 @@ test('services and packages: no cycle, no import against the direction of the la
   expect(cruise(repositoryRoot, ['services', 'packages']).map(described).sort()).toEqual([]);
 }, 180_000);
 
-/** A service `a` (and a `b`), the platform and the contracts, each file with the imports given. */
+/** A service `a` (and a `b`), the catalog's features, the platform and the contracts, each file with the imports given. */
 const breaches: Record<string, string[]> = {
   'services/a/src/main.ts': ["import './service.js';"],
   'services/a/src/service.ts': ["import './rpc/operations.js';", "import './consumers/events.js';", "import './workers/sweep.js';"],
@@ -69,6 +69,19 @@ const breaches: Record<string, string[]> = {
   'services/a/src/migrations/0001_entities.ts': ["import type {} from '../persistence/tables.js';", "import './0000_base.js';"],
   'services/a/src/migrations/0000_base.ts': [],
   'services/b/src/index.ts': [],
+  // The catalog's feature folders (decision 0155): the layers inside a feature, the features in order.
+  'services/catalog/src/rpc/operations.ts': ["import '../imports/rpc/jobs.js';"],
+  'services/catalog/src/persistence/tables.ts': ["import '../imports/persistence/keys.js';"],
+  'services/catalog/src/imports/persistence/keys.ts': ["import '../../entities/domain/entities.js';"],
+  'services/catalog/src/entities/domain/entities.ts': [],
+  'services/catalog/src/versions/domain/versions.ts': ["import '../../entities/domain/entities.js';"],
+  'services/catalog/src/imports/domain/run.ts': ["import '../persistence/keys.js';", "import '../../entities/domain/entities.js';"],
+  'services/catalog/src/imports/rpc/jobs.ts': [
+    "import '../domain/run.js';",
+    "import '../persistence/keys.js';",
+    "import '../../versions/consumers/assets.js';",
+  ],
+  'services/catalog/src/versions/consumers/assets.ts': [],
   'packages/platform/src/index.ts': [
     "import '../../contracts/src/index.js';",
     "import '../../contracts/src/routes/types.js';",
@@ -97,9 +110,12 @@ test('each rule finds its breach in a small tree, and the imports the layers all
       'consumers-through-domain: services/a/src/consumers/events.ts → services/a/src/persistence/entities.ts',
       'contracts-is-a-leaf: packages/contracts/src/routes/library.ts → packages/testing/src/index.ts',
       'domain-not-up: services/a/src/domain/entities.ts → services/a/src/workers/sweep.ts',
+      'feature-order: services/catalog/src/versions/domain/versions.ts → services/catalog/src/entities/domain/entities.ts',
       'handlers-apart: services/a/src/rpc/operations.ts → services/a/src/consumers/events.ts',
+      'handlers-apart: services/catalog/src/imports/rpc/jobs.ts → services/catalog/src/versions/consumers/assets.ts',
       'handlers-only-from-entry-points: services/a/src/index.ts → services/a/src/rpc/operations.ts',
       'handlers-through-domain: services/a/src/rpc/operations.ts → services/a/src/persistence/entities.ts',
+      'handlers-through-domain: services/catalog/src/imports/rpc/jobs.ts → services/catalog/src/imports/persistence/keys.ts',
       'integration-runs-no-query: services/a/src/integration/client.ts → services/a/src/persistence/entities.ts',
       'migrations-frozen: services/a/src/migrations/0001_entities.ts → services/a/src/persistence/tables.ts',
       'no-circular: services/a/src/domain/cursor.ts → services/a/src/domain/entities.ts → services/a/src/domain/cursor.ts',
@@ -111,8 +127,10 @@ test('each rule finds its breach in a small tree, and the imports the layers all
       'no-service-to-service: services/a/src/index.ts → services/b/src/index.ts',
       'not-to-unresolvable: services/a/src/domain/cursor.ts → ./missing.js',
       'persistence-not-up: services/a/src/persistence/events.ts → services/a/src/integration/client.ts',
+      'persistence-not-up: services/catalog/src/imports/persistence/keys.ts → services/catalog/src/entities/domain/entities.ts',
       'platform-generic-contracts-only: packages/platform/src/index.ts → packages/contracts/src/routes/library.ts',
       'platform-not-to-services: packages/platform/src/index.ts → services/b/src/index.ts',
+      'shared-below-features: services/catalog/src/persistence/tables.ts → services/catalog/src/imports/persistence/keys.ts',
       'testing-not-at-runtime: packages/platform/src/index.ts → packages/testing/src/index.ts',
     ]);
   } finally {

@@ -1,16 +1,16 @@
 import { consumeEvents, runPeriodically, startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { CatalogConfig } from './config.js';
-import { applyAssetEvent } from './consumers/asset-events.js';
-import { consumeImportJobs } from './consumers/import-jobs.js';
+import { applyAssetEvent } from './versions/consumers/asset-events.js';
+import { consumeImportJobs } from './imports/consumers/import-jobs.js';
 import {
   ATTACH_SWEEP_BATCH_SIZE,
   sweepAttachIntents,
   type AttachIntentSweepDeps,
   type AttachSweepResult,
-} from './domain/attach-intents.js';
-import { sweepLapsedHeartbeats } from './domain/integration-health.js';
+} from './versions/domain/attach-intents.js';
+import { sweepLapsedHeartbeats } from './integrations/domain/integration-health.js';
 import { assetClient, type AssetClient } from './integration/asset-client.js';
-import { importFiles, type ImportFiles } from './integration/import-files.js';
+import { importFiles, type ImportFiles } from './imports/integration/import-files.js';
 import { catalogMigrations } from './migrations/index.js';
 import type { CatalogDb } from './persistence/tables.js';
 import { catalogOperations } from './rpc/operations.js';

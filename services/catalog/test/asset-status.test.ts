@@ -1,8 +1,8 @@
 import type { AssetWithUpload, CreatedVersion, Entity, Version, VersionList } from '@catalog/contracts';
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { eventually, sineWav } from '@catalog/testing';
-import { applyAssetEvent } from '../src/consumers/asset-events.js';
-import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
+import { applyAssetEvent } from '../src/versions/consumers/asset-events.js';
+import { recordAssetSnapshot } from '../src/versions/persistence/asset-states.js';
 import {
   addUploadVersion,
   errorOf,

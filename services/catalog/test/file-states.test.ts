@@ -1,9 +1,9 @@
 import type { Asset, Entity, Version } from '@catalog/contracts';
 import { inTenantTransaction, newId, type BusEvent } from '@catalog/platform';
 import { sineWav } from '@catalog/testing';
-import { applyAssetEvent } from '../src/consumers/asset-events.js';
-import { recordAssetSnapshot } from '../src/persistence/asset-states.js';
-import { insertVersion } from '../src/persistence/versions.js';
+import { applyAssetEvent } from '../src/versions/consumers/asset-events.js';
+import { recordAssetSnapshot } from '../src/versions/persistence/asset-states.js';
+import { insertVersion } from '../src/versions/persistence/versions.js';
 import { addUploadVersion, startHarness, uploadBytes, type CatalogHarness, type Caller } from './support.js';
 
 /**

@@ -1,7 +1,7 @@
 import { AppError, newId, readConfig } from '@catalog/platform';
 import type { Asset, AssetWithUpload, Entity, Job } from '@catalog/contracts';
 import { eventually, serviceEnvironment, testLogger } from '@catalog/testing';
-import { applyChunk } from '../src/domain/import-chunk.js';
+import { applyChunk } from '../src/imports/domain/import-chunk.js';
 import { catalogConfig, startCatalogService, type CatalogServiceHandle, type ImportFiles } from '../src/index.js';
 import { startHarness, uploadBytes, type CatalogHarness, type Caller, type EntityPage } from './support.js';
 

@@ -1,4 +1,4 @@
-import { importRecords, type ImportFormat, type ImportRecord } from '../src/domain/import-records.js';
+import { importRecords, type ImportFormat, type ImportRecord } from '../src/imports/domain/import-records.js';
 
 /**
  * The readers of import files (decision 0147) fed the same bytes in chunks of every size from

@@ -1,6 +1,6 @@
 import type { CreatedVersion, Entity, Version, VersionList } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
-import { validateMarkers } from '../src/domain/markers.js';
+import { validateMarkers } from '../src/versions/domain/markers.js';
 import { addUploadVersion, errorOf, startHarness, uploadBytes, type CatalogHarness, type Caller, type UploadedVersion } from './support.js';
 
 describe('marker rules', () => {

@@ -1,5 +1,5 @@
 import type { Marker, MoleculeAnchor } from '@catalog/contracts';
-import { cuesOf, placeElements, type TimelineInput, type TimelineVersion } from '../src/domain/timeline.js';
+import { cuesOf, placeElements, type TimelineInput, type TimelineVersion } from '../src/molecules/domain/timeline.js';
 
 /** The timeline arithmetic of molecules (decision 0137), without a database. */
 const audio = (durationMs: number | null, markers: Marker[] = []): TimelineVersion => ({ durationMs, markers });

@@ -1,16 +1,16 @@
 import type { Kysely, Logger, Operation } from '@catalog/platform';
 import type { AssetClient } from '../integration/asset-client.js';
 import type { CatalogDb } from '../persistence/tables.js';
-import { analysisSourceOperations } from './analysis-operations.js';
-import { assetStateOperations } from './asset-state-operations.js';
-import { entityOperations } from './entity-operations.js';
-import { entityTypeOperations } from './entity-type-operations.js';
-import { jobOperations } from './job-operations.js';
-import { integrationOperations } from './integration-operations.js';
-import { moleculeOperations } from './molecule-operations.js';
-import { relationOperations } from './relation-operations.js';
-import { tenantOperations } from './tenant-operations.js';
-import { versionOperations } from './version-operations.js';
+import { analysisSourceOperations } from '../versions/rpc/analysis-operations.js';
+import { assetStateOperations } from '../versions/rpc/asset-state-operations.js';
+import { entityOperations } from '../entities/rpc/entity-operations.js';
+import { entityTypeOperations } from '../entity-types/rpc/entity-type-operations.js';
+import { jobOperations } from '../imports/rpc/job-operations.js';
+import { integrationOperations } from '../integrations/rpc/integration-operations.js';
+import { moleculeOperations } from '../molecules/rpc/molecule-operations.js';
+import { relationOperations } from '../relations/rpc/relation-operations.js';
+import { tenantOperations } from '../entities/rpc/tenant-operations.js';
+import { versionOperations } from '../versions/rpc/version-operations.js';
 
 export interface CatalogOperationDeps {
   db: Kysely<CatalogDb>;
