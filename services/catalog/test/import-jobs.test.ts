@@ -1,6 +1,6 @@
-import { AppError, newId, readConfig } from '@catalog/platform';
+import { AppError, envelopeFromRow, newId, readConfig, subjectsFor } from '@catalog/platform';
 import type { Asset, AssetWithUpload, Entity, Job } from '@catalog/contracts';
-import { eventually, serviceEnvironment, testLogger } from '@catalog/testing';
+import { eventually, publishEvent, serviceEnvironment, testLogger, untilConsumerSettled } from '@catalog/testing';
 import { applyChunk } from '../src/imports/domain/import-chunk.js';
 import { catalogConfig, startCatalogService, type CatalogServiceHandle, type ImportFiles } from '../src/index.js';
 import { startHarness, uploadBytes, type CatalogHarness, type Caller, type EntityPage } from './support.js';
@@ -107,6 +107,26 @@ test('a CSV import updates the entity of a known DMRN, creates the others, repor
   expect((await a.ok<EntityPage>('listEntities', { query: { limit: 10 } })).entities).toEqual(entities);
   const rerunEvents = (await h.outbox({ tenantId: a.tenantId })).filter((e) => e.batch_id === again.jobId).map((e) => e.type);
   expect(rerunEvents).toEqual(['job.created', 'job.succeeded']);
+});
+
+test('a job.created delivered again after its job ended runs nothing and makes no second job.succeeded', async () => {
+  const a = h.tenant();
+  const assetId = await dataFile(a, 'application/x-ndjson', '{"type":"song","title":"Once"}\n');
+  const job = await importFile(a, assetId);
+  expect(job).toMatchObject({ state: 'succeeded', counts: { created: 1 } });
+  const [created] = await h.outbox({ tenantId: a.tenantId, type: 'job.created', resourceId: job.jobId });
+  // The same event again, as JetStream delivers it once more (a redelivery past the relay's de-duplication window).
+  const subjects = subjectsFor(h.natsPrefix);
+  const seq = await publishEvent(h.service.nc, subjects, { ...envelopeFromRow(created!), tenantId: a.tenantId });
+  const { durable } = readConfig(catalogConfig, await replicaEnvironment({})).importJobs;
+  await untilConsumerSettled(h.service.nc, subjects, durable, seq);
+
+  const ofJob = (await h.outbox({ tenantId: a.tenantId })).filter((e) => e.batch_id === job.jobId).map((e) => e.type);
+  expect(ofJob).toEqual(['job.created', 'entity.created', 'job.succeeded']);
+  const after = await a.ok<Job>('getJob', { params: { jobId: job.jobId } });
+  expect(after).toEqual(job);
+  const attempts = await h.sql.query(`select attempts from catalog.jobs where id = $1`, [job.jobId]);
+  expect(attempts.rows[0].attempts).toBe(1);
 });
 
 test('a file that is not an import file is refused; a CSV file without type and title fails its job', async () => {

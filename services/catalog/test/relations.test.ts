@@ -1,6 +1,7 @@
 import { newId } from '@catalog/platform';
 import type { RpcReply } from '@catalog/platform';
 import type { Entity, Relation, RelationList } from '@catalog/contracts';
+import { eventually } from '@catalog/testing';
 import { startHarness, type CatalogHarness, type Caller } from './support.js';
 
 let h: CatalogHarness;
@@ -110,19 +111,52 @@ describe('relations (decision 0136)', () => {
     expect((await relate(a, x, { type: 'samples', targetId: z })).status).toBe(201);
   });
 
-  test('two requests that together would close a cycle: exactly one wins, every time', async () => {
-    const a = h.tenant();
-    for (let round = 0; round < 15; round += 1) {
-      const [x, y] = [await entity(a, `X${round}`), await entity(a, `Y${round}`)];
-      const type = round % 2 === 0 ? 'part_of' : 'remix_of';
-      const answers = await Promise.all([relate(a, x, { type, targetId: y }), relate(a, y, { type, targetId: x })]);
-      const statuses = answers.map((r) => r.status).sort();
-      expect({ round, statuses }).toEqual({ round, statuses: [201, 409] });
+  /**
+   * Runs `requests` while the entities are locked by a transaction of the test, and lets them go
+   * only once every one is waiting on a lock: all of them are then in flight at once, each past
+   * its start and before its cycle check, so the check cannot be passed by one finishing first.
+   */
+  async function allInFlight<T>(entityIds: readonly string[], requests: () => Array<Promise<T>>): Promise<T[]> {
+    await h.sql.query('begin');
+    let answers!: Promise<T[]>;
+    try {
+      await h.sql.query('select id from catalog.entities where id = any($1::uuid[]) for update', [entityIds]);
+      const pending = requests();
+      answers = Promise.all(pending);
+      const waiters = pending.length;
+      await eventually(async () => {
+        // pg_stat_activity is read once per transaction unless its snapshot is cleared.
+        await h.sql.query('select pg_stat_clear_snapshot()');
+        const { rows } = await h.sql.query<{ waiting: number }>(
+          `select count(*)::int as waiting from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`,
+        );
+        return rows[0]!.waiting >= waiters ? true : undefined;
+      });
+    } finally {
+      await h.sql.query('commit');
     }
-    // A three-entity cycle closed by three requests at once: at most two of them pass.
-    for (let round = 0; round < 10; round += 1) {
+    return answers;
+  }
+
+  test('two requests that together would close a cycle, both in flight at once: exactly one wins, every time', async () => {
+    const a = h.tenant();
+    for (let round = 0; round < 6; round += 1) {
+      const [x, y] = [await entity(a, `X${round}`), await entity(a, `Y${round}`)];
+      const type = ['part_of', 'remix_of', 'edit_of'][round % 3]!;
+      // remix_of and edit_of are one derivation graph: the second request may use the other type.
+      const otherType = type === 'part_of' ? 'part_of' : type === 'remix_of' ? 'edit_of' : 'remix_of';
+      const answers = await allInFlight([x, y], () => [
+        relate(a, x, { type, targetId: y }),
+        relate(a, y, { type: otherType, targetId: x }),
+      ]);
+      expect({ round, statuses: answers.map((r) => r.status).sort() }).toEqual({ round, statuses: [201, 409] });
+      expect(answers.find((r) => r.status === 409)!.error).toMatchObject({ code: 'relation_cycle' });
+    }
+    // A three-entity cycle closed by three requests at once: two of them pass.
+    for (let round = 0; round < 3; round += 1) {
       const ids = [await entity(a, 'P'), await entity(a, 'Q'), await entity(a, 'R')];
-      const answers = await Promise.all(ids.map((id, i) => relate(a, id, { type: 'edit_of', targetId: ids[(i + 1) % 3] })));
+      const answers = await allInFlight(ids, () => ids.map((id, i) => relate(a, id, { type: 'edit_of', targetId: ids[(i + 1) % 3]! })));
       expect({ round, created: answers.filter((r) => r.status === 201).length }).toEqual({ round, created: 2 });
     }
   });
