@@ -21,4 +21,5 @@ export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 export { apiClient, type ApiClient, type ApiRequestOptions, type ApiResponse, type TestTenant } from './api-client.js';
 export { sineWav, writeSineWav, type SineWavOptions } from './wav.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { replyDrift, serveStandIn, type StandIn, type StandInSettings } from './stand-in.js';
 export * from './music/index.js';

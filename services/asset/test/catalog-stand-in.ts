@@ -1,6 +1,6 @@
 import type { Asset } from '@catalog/contracts';
-import { serveRpc, subjectsFor, type NatsConnection } from '@catalog/platform';
-import { testCallContext, testLogger } from '@catalog/testing';
+import { subjectsFor, type NatsConnection } from '@catalog/platform';
+import { serveStandIn, testCallContext, testLogger } from '@catalog/testing';
 
 /** What the asset service told the catalog with `recordAssetState`, and in whose name. */
 export interface RecordedState {
@@ -18,15 +18,14 @@ export interface CatalogStandIn {
 /**
  * For tests that play the catalog towards the asset service (it runs without one here): answers
  * the catalog's `recordAssetState` on the stack's prefix (decision 0115), checking the call context
- * as the catalog does, and keeps what it was told.
+ * as the catalog does, and keeps what it was told. Its replies are held to the route table's schema.
  */
 export async function serveAsCatalog(nc: NatsConnection, natsPrefix: string): Promise<CatalogStandIn> {
   const recorded: RecordedState[] = [];
-  const server = await serveRpc({
+  const server = await serveStandIn({
     nc,
     subjects: subjectsFor(natsPrefix),
     service: 'catalog',
-    version: '0.0.0',
     logger: testLogger('catalog-stand-in'),
     callContext: testCallContext(),
     handlers: {

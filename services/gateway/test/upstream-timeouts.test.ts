@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serveRpc, subjectsFor, type NatsConnection } from '@catalog/platform';
-import { apiClient, eventually, testBus, testCallContext, testLogger } from '@catalog/testing';
+import { subjectsFor, type NatsConnection } from '@catalog/platform';
+import { apiClient, eventually, serveStandIn, testBus, testCallContext, testLogger } from '@catalog/testing';
 import { ADMIN_TOKEN, rawRequest, startTestGateway, type TestGateway } from './support.js';
 
 /**
@@ -105,11 +105,10 @@ describe('gateway timeouts', () => {
     const api = apiClient(stack.gateway.url, ADMIN_TOKEN);
     const { key } = await api.tenant();
     const subjects = subjectsFor(stack.env.NATS_PREFIX!);
-    const fakeAsset = await serveRpc({
+    const fakeAsset = await serveStandIn({
       nc,
       subjects,
       service: 'asset',
-      version: '0.0.0',
       logger: testLogger(),
       callContext: testCallContext(),
       handlers: { downloadAsset: async () => ({ body: { location: `${listener.url}/blobs/t/a/u?sig=x` } }) },
@@ -146,11 +145,10 @@ describe('a large analysis result whose listener is down', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/results/j?sig=x`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const fakeAnalysis = await serveRpc({
+    const fakeAnalysis = await serveStandIn({
       nc,
       subjects: subjectsFor(stack.env.NATS_PREFIX!),
       service: 'analysis',
-      version: '0.0.0',
       logger: testLogger(),
       callContext: testCallContext(),
       handlers: { getAnalysis: async () => ({ status: 303, body: { location: unreachable } }) },
