@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { routes, type Permission, type Product, type RouteDefinition } from '@catalog/contracts';
 import { expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
@@ -84,5 +86,87 @@ describe('authentication (part 5)', () => {
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
     expect(response.body.paths['/api/v1/catalog/entities'].post.operationId).toBe('createEntity');
+  });
+});
+
+const PERMISSIONS = ['catalog:api', 'catalog:analysis', 'library:api'] as const satisfies readonly Permission[];
+const PRODUCTS = ['catalog', 'library'] as const satisfies readonly Product[];
+
+/** The route's path with each parameter filled in (an id no one has: authentication comes before any lookup). */
+const pathOf = (route: RouteDefinition): string => route.path.replace(/\{[^}]+\}/g, () => randomUUID());
+
+/** A request of the route as a client would send it, with `key` (none when undefined). */
+const send = (route: RouteDefinition, key?: string) =>
+  sut.api.request(route.method, pathOf(route), {
+    ...(key === undefined ? {} : { key }),
+    ...(route.body ? { body: {} } : {}),
+  });
+
+describe('every route of the route table', () => {
+  const apiKeyRoutes = (routes as readonly RouteDefinition[]).flatMap((route) =>
+    route.auth.kind === 'apiKey' ? [{ route, auth: route.auth }] : [],
+  );
+  const adminRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.auth.kind === 'admin');
+  const name = (route: RouteDefinition) => `${route.method} ${route.path}`;
+
+  test('the table has API-key routes of every area and admin routes', () => {
+    const paths = apiKeyRoutes.map(({ route }) => route.path);
+    for (const area of ['relations', 'molecules', 'integrations', 'jobs', 'entity-types', 'markers', 'credits', 'analyses', 'library']) {
+      expect({ area, found: paths.some((path) => path.includes(`/${area}`)) }).toEqual({ area, found: true });
+    }
+    expect(adminRoutes.length).toBeGreaterThan(0);
+  });
+
+  test('an API-key route without a key, or with a key of a wrong secret, answers 401', async () => {
+    const { key } = await sut.api.tenant();
+    const forged = `${key.slice(0, 35)}${'A'.repeat(43)}`;
+    for (const { route } of apiKeyRoutes) {
+      for (const used of [undefined, forged]) {
+        const response = await send(route, used);
+        expect({ route: name(route), status: response.status }).toEqual({ route: name(route), status: 401 });
+        expectError(response, 401, 'unauthorized');
+      }
+    }
+  });
+
+  test("an API-key route answers 403 to a key without the route's permission, on a plan with every product", async () => {
+    for (const permission of PERMISSIONS) {
+      const { key } = await sut.api.tenant({ products: [...PRODUCTS], permissions: PERMISSIONS.filter((p) => p !== permission) });
+      for (const { route } of apiKeyRoutes.filter(({ auth }) => auth.permission === permission)) {
+        const response = await send(route, key);
+        expect({ route: name(route), status: response.status }).toEqual({ route: name(route), status: 403 });
+        expectError(response, 403, 'forbidden');
+        expect(response.body.error.details).toEqual({ requiredPermission: permission });
+      }
+    }
+  });
+
+  test('an API-key route that needs the product answers 402 to a key with every permission whose plan lacks it', async () => {
+    for (const product of PRODUCTS) {
+      const { key } = await sut.api.tenant({ products: PRODUCTS.filter((p) => p !== product), permissions: [...PERMISSIONS] });
+      for (const { route, auth } of apiKeyRoutes.filter(({ auth }) => auth.product === product)) {
+        const response = await send(route, key);
+        const status = auth.entitlement ? 402 : response.status;
+        expect({ route: name(route), status: response.status }).toEqual({ route: name(route), status });
+        if (auth.entitlement) {
+          expectError(response, 402, 'plan_required');
+          expect(response.body.error.details).toEqual({ product });
+        } else {
+          // Without the entitlement check (the events feed) the plan is never asked.
+          expect(response.status).not.toBe(402);
+        }
+      }
+    }
+  });
+
+  test('an admin route answers 401 without the admin token, and to an API key', async () => {
+    const { key } = await sut.api.tenant({ products: [...PRODUCTS], permissions: [...PERMISSIONS] });
+    for (const route of adminRoutes) {
+      for (const used of [undefined, key]) {
+        const response = await send(route, used);
+        expect({ route: name(route), status: response.status }).toEqual({ route: name(route), status: 401 });
+        expectError(response, 401, 'unauthorized');
+      }
+    }
   });
 });
