@@ -27,13 +27,11 @@ const NO_SLEEP_THEN_ASSERT = [
 const FREE_PORT_STILL_NEEDED = [
   'packages/platform/test/nats-cluster.ts',
   'packages/platform/test/failure-kind.test.ts',
-  'services/events/test/api.test.ts',
   'test/chaos/process-system.ts',
   'test/chaos/own-infrastructure.ts',
   'test/deploy/image.test.ts',
   'test/dev/npm-start.test.ts',
   'test/contract/import-memory.test.ts',
-  'test/contract/signed-download.test.ts',
 ];
 
 export default tseslint.config(

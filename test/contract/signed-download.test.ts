@@ -1,6 +1,5 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePort } from '@catalog/testing';
 import { apiClient } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
@@ -34,7 +33,8 @@ function alter(target: string, mode: Mode): string {
   return `${url.pathname}?${params.toString()}`;
 }
 
-async function startInterceptor(assetPort: number): Promise<Interceptor> {
+/** `assetPort` is asked at each request: the asset listener binds its port after the gateway learnt the interceptor's URL. */
+async function startInterceptor(assetPort: () => number): Promise<Interceptor> {
   const state: Interceptor = { url: '', mode: 'pass', seen: [], close: async () => undefined };
   const server: Server = createServer((req, res) => {
     let target = req.url ?? '/';
@@ -42,7 +42,7 @@ async function startInterceptor(assetPort: number): Promise<Interceptor> {
     if (isDownload) state.seen.push(target);
     const forward = (): void => {
       const upstream = httpRequest(
-        { host: '127.0.0.1', port: assetPort, method: req.method, path: target, headers: req.headers },
+        { host: '127.0.0.1', port: assetPort(), method: req.method, path: target, headers: req.headers },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -75,10 +75,8 @@ let interceptor: Interceptor;
 let api: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-  const assetPort = await freePort();
-  interceptor = await startInterceptor(assetPort);
+  interceptor = await startInterceptor(() => system.assetPort);
   system = await startSystem({
-    ASSET_HTTP_PORT: String(assetPort),
     ASSET_INTERNAL_URL: interceptor.url,
     ASSET_DOWNLOAD_URL_TTL_SECONDS: '2',
   });

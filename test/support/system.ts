@@ -14,6 +14,8 @@ export const ADMIN_TOKEN = 'system-test-admin-token';
 
 export interface RunningSystem {
   baseUrl: string;
+  /** The port the asset service's listener bound (its ASSET_HTTP_PORT is 0 unless overridden). */
+  assetPort: number;
   env: Record<string, string>;
   database: TestDatabase;
   /** Stops the catalog service (its operations then have no responder) until `startCatalog`. */
@@ -93,12 +95,14 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     };
     await startCatalog();
     running.push(catalog);
-    running.push(await startAssetService(readConfig(assetConfig, env), { logger }));
+    const asset = await startAssetService(readConfig(assetConfig, env), { logger });
+    running.push(asset);
     running.push(await startAnalysisService(readConfig(analysisConfig, env), { ...options.analysis, logger }));
     running.push(await startEventsService(readConfig(eventsConfig, env), { logger }));
     if (options.library !== false) running.push(await startLibraryService(readConfig(libraryConfig, env), { logger }));
     return {
       baseUrl: gateway.url,
+      assetPort: asset.http!.port,
       env,
       database,
       stopCatalog: () => catalog.stop(),

@@ -76,7 +76,7 @@ describe('runService', () => {
     const fatal = lines.find((line) => line.msg === 'the probe service failed to start');
     expect(fatal?.level).toBe(60);
     expect(fatal?.err?.message).toContain('DATABASE_URL must be a URL');
-  }, 30_000);
+  }, 120_000); // a tsx process from source: slow to start on a busy machine
 
   test('a started service is stopped on SIGTERM and the process exits 0', async () => {
     const { code, lines } = await runMain(
@@ -89,5 +89,5 @@ describe('runService', () => {
     expect(lines.filter((line) => 'started' in line || 'stopped' in line)).toEqual([{ started: 'probe' }, { stopped: true }]);
     expect(lines.find((line) => line.msg === 'shutting down')?.signal).toBe('SIGTERM');
     expect(code).toBe(0);
-  }, 30_000);
+  }, 120_000); // a tsx process from source: slow to start on a busy machine
 });

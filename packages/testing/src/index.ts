@@ -15,6 +15,7 @@ export { eventually } from './eventually.js';
 export { launchNatsServer, natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
+export { listeningPort } from './listening-port.js';
 export { publishEvent, readDeadLetters, testBusEvent, untilBusSettled, untilConsumerSettled, type ParkedMessage } from './events-stream.js';
 export { closeEventsTestBus, openEventsTestBus, thingConsumerSettings, type EventsTestBus } from './events-test-bus.js';
 export { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';

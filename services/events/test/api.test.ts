@@ -1,10 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { newId, readConfig, type ServiceRuntime } from '@catalog/platform';
 import {
   createTestDatabase,
   eventually,
-  freePort,
+  listeningPort,
   serviceEnvironment,
   testBus,
   testInfrastructure,
@@ -14,7 +14,7 @@ import {
 } from '@catalog/testing';
 import { catalogConfig, startCatalogService } from '@catalog/catalog';
 import { subjectsFor, type NatsConnection, type OutboxRelay } from '@catalog/platform';
-import { eventsEnv, killHard, repoRoot, spawnTs, startEvents, startProducer, type Producer } from './support.js';
+import { eventsEnv, killHard, repoRoot, startEvents, startProducer, type Producer } from './support.js';
 import type { EventsDb } from '../src/persistence/tables.js';
 
 /**
@@ -102,9 +102,18 @@ beforeAll(async () => {
   catalog = (await startCatalogService(readConfig(catalogConfig, env), { logger })) as ServiceRuntime<unknown>;
   events = await startEvents(env);
   for (let i = 0; i < 2; i += 1) {
-    const port = await freePort();
-    gatewayProcesses.push(spawnTs(join(repoRoot, 'services', 'gateway', 'src', 'main.ts'), { ...env, PORT: String(port) }));
-    gatewayUrls.push(`http://127.0.0.1:${port}`);
+    // Each gateway binds a port of its choosing and says which in its `http listening` line.
+    const gateway = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', join(repoRoot, 'services', 'gateway', 'src', 'main.ts')],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, NODE_OPTIONS: '', ...env, PORT: '0', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    gatewayProcesses.push(gateway);
+    gatewayUrls.push(`http://127.0.0.1:${await listeningPort(gateway)}`);
   }
   for (const url of gatewayUrls)
     await eventually(
