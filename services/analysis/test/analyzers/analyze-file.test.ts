@@ -13,7 +13,7 @@ let song: string;
 beforeAll(async () => {
   song = dir.path('song.wav');
   await renderSong({ bpm: 120, notes: demoSong(8, 9, 'minor'), programs: { 1: 33 } }, song);
-}, 60_000);
+}, 300_000); // renders audio: minutes on a machine busy with other suites
 
 /** An FFMPEG_PATH that records each start, then runs ffmpeg. */
 async function countingFfmpeg(): Promise<{ path: string; starts(): number }> {

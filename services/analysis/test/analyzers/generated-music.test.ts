@@ -106,7 +106,7 @@ beforeAll(async () => {
       }
     }),
   );
-}, 120_000);
+}, 300_000); // renders audio: minutes on a machine busy with other suites
 
 /** Within 4 % of the tempo, or (without drums to mark the beat, unless `exact`) of twice or half of it. */
 function tempoMatches(bpm: number | null, spec: SongSpec, exact = false): boolean {

@@ -54,7 +54,7 @@ beforeAll(async () => {
       }),
     );
   }
-}, 120_000);
+}, 300_000); // renders audio: minutes on a machine busy with other suites
 
 test.each(KEYS)('a rendered I-IV-V-I (i-iv-V-i) cadence in %s reads that key, Camelot %s', (key, code) => {
   const [tonic, mode] = key.split(' ');
