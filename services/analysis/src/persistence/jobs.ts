@@ -205,17 +205,6 @@ export async function recordAttemptError(db: Kysely<AnalysisDb>, tenantId: strin
 
 /** The tenant's QUEUED and RUNNING jobs, counted up to `limit` (the cap of decision 0150 needs no more). */
 export async function countUnfinishedJobs(db: Kysely<AnalysisDb>, tenantId: string, limit: number): Promise<number> {
-  const { n } = await db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('jobs')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('status', 'in', ['QUEUED', 'RUNNING'])
-        .limit(limit)
-        .as('unfinished'),
-    )
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(n);
+  const unfinished = db.selectFrom('jobs').select('id').where('tenant_id', '=', tenantId).where('status', 'in', ['QUEUED', 'RUNNING']);
+  return (await unfinished.limit(limit).execute()).length;
 }

@@ -117,17 +117,6 @@ export function endJobQuery(db: Kysely<CatalogDb>, tenantId: string, id: string,
 
 /** The tenant's queued and running jobs, counted up to `limit` (the cap of decision 0150 needs no more). */
 export async function countUnfinishedJobs(db: Kysely<CatalogDb>, tenantId: string, limit: number): Promise<number> {
-  const { n } = await db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('jobs')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('state', 'in', ['queued', 'running'])
-        .limit(limit)
-        .as('unfinished'),
-    )
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(n);
+  const unfinished = db.selectFrom('jobs').select('id').where('tenant_id', '=', tenantId).where('state', 'in', ['queued', 'running']);
+  return (await unfinished.limit(limit).execute()).length;
 }
