@@ -104,6 +104,7 @@ describe('service', () => {
       '0012_entity_import_keys',
       '0013_relations',
       '0014_molecules',
+      '0015_unfinished_jobs_index',
     ]);
   });
 
@@ -130,6 +131,7 @@ describe('service', () => {
         '0012_entity_import_keys',
         '0013_relations',
         '0014_molecules',
+        '0015_unfinished_jobs_index',
       ]);
       const { rows } = await sql.query(
         'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',
