@@ -142,11 +142,13 @@ export interface HarnessOptions {
   withAssets?: boolean;
   /** Extra environment for both services. */
   env?: Record<string, string>;
+  /** A Postgres cluster of the file's own, for a test that holds a transaction open on purpose (decision 0157). */
+  ownCluster?: boolean;
 }
 
 /** Starts the catalog service on a database and NATS prefix of its own, with a NATS client to call it. */
 export async function startHarness(label: string, options: HarnessOptions = {}): Promise<CatalogHarness> {
-  const database = await createTestDatabase(label);
+  const database = await createTestDatabase(label, { ownCluster: options.ownCluster ?? false });
   const natsPrefix = uniqueNatsPrefix(label);
   const blobDir = options.withAssets ? mkdtempSync(join(tmpdir(), 'catalog-test-blobs-')) : null;
   const env: Record<string, string> = {
