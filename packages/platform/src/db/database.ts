@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { isUuid } from '../support/ids.js';
-import { isRefusedNamedStatement, nameStatementsOn } from './prepared-statements.js';
+import { isRefusedNamedStatement, namingPostgresDialect } from './prepared-statements.js';
 
 export { sql, type Kysely, type Transaction } from 'kysely';
 
@@ -24,8 +24,8 @@ export interface DatabaseSettings {
   idleInTransactionTimeoutMs?: number;
   applicationName?: string;
   /**
-   * Name (prepare) the parameterised statements each connection runs (decisions 0009, 0110), at
-   * most this many distinct ones per connection; 0 turns it off. Default 200.
+   * Name (prepare) the parameterised statements Kysely runs on each connection (decisions 0009,
+   * 0110, 0158), at most this many distinct ones per connection; 0 turns it off. Default 200.
    */
   preparedStatementsPerConnection?: number;
   /**
@@ -67,7 +67,6 @@ type TrackedClient = pg.PoolClient & { [SESSION_TENANT]?: string; [SESSION_ROLE]
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: any) => void) => void;
 
 class TenantScopedPool extends pg.Pool {
-  preparedStatementsPerConnection = 0;
   role: string | undefined;
 
   /**
@@ -114,7 +113,6 @@ class TenantScopedPool extends pg.Pool {
     this.preferIdleConnectionOf(wanted);
     const connected = super.connect().then(async (client: TrackedClient) => {
       this.reportErrorsWhileCheckedOut(client);
-      if (this.preparedStatementsPerConnection > 0) nameStatementsOn(client, { maxPerConnection: this.preparedStatementsPerConnection });
       try {
         // A new connection works as the app role before anything else runs on it; if that fails
         // the connection is discarded and the caller gets the error (never a connection that
@@ -170,10 +168,10 @@ export function createDatabase<DB>(settings: DatabaseSettings): Database<DB> {
     ...(settings.statementTimeoutMs ? { statement_timeout: settings.statementTimeoutMs } : {}),
     ...(settings.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs } : {}),
   });
-  pool.preparedStatementsPerConnection = settings.preparedStatementsPerConnection ?? 200;
   pool.role = settings.role === undefined ? undefined : assertIdentifier(settings.role);
   pool.on('error', (error) => settings.onIdleConnectionError?.(error));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }).withSchema(assertIdentifier(settings.schema));
+  const dialect = namingPostgresDialect(pool, { maxPerConnection: settings.preparedStatementsPerConnection ?? 200 });
+  const db = new Kysely<DB>({ dialect }).withSchema(assertIdentifier(settings.schema));
   return {
     db,
     pool,

@@ -2,5 +2,5 @@ export * from './database.js';
 export * from './leader.js';
 export * from './migrate.js';
 export * from './roles.js';
-export { NEVER_PREPARED } from './prepared-statements.js';
+export { unprepared } from './prepared-statements.js';
 export * from './queued-job-cap.js';

@@ -1,6 +1,6 @@
 import type { TrackSort, TrackSummary } from '@catalog/contracts';
 import { sql, type RawBuilder } from 'kysely';
-import { NEVER_PREPARED, type Kysely } from '@catalog/platform';
+import { unprepared, type Kysely } from '@catalog/platform';
 import type { LibraryDb } from './tables.js';
 
 /** Where the previous page ended: its last track's sort value and entity id. */
@@ -163,11 +163,11 @@ export async function searchTracks(db: Kysely<LibraryDb>, search: TrackSearch): 
   const keyText = search.sort === 'updated' ? sql`to_json(${key.expr})` : key.expr;
   // Never a named prepared statement: a generic plan (made without the words and ranges) would
   // read the tenant's tracks by a range index and test every word on each (decisions 0105, 0110).
-  const { rows } = await sql<{ entity_id: string; summary: TrackSummary; sort_value: string | number | null }>`${sql.raw(NEVER_PREPARED)}
+  const { rows } = await sql<{ entity_id: string; summary: TrackSummary; sort_value: string | number | null }>`
     select entity_id, summary, ${keyText} as sort_value
     from library.tracks
     where ${sql.join(conditions, sql` and `)}
     order by ${order}
-    limit ${search.take}`.execute(db);
+    limit ${search.take}`.execute(unprepared(db));
   return rows.map((row) => ({ summary: row.summary, key: { value: row.sort_value, entityId: row.entity_id } }));
 }
