@@ -142,6 +142,34 @@ test('an event already processed (its id among the stored recent ones) is not ha
   expect((await consumeCount({ key, store, types: CREATED, count: 1 })).map((e) => e.id)).toEqual([ids[2]]);
 });
 
+test('once caught up, each request is a long poll: an event written while it is held is the next one handed out', async () => {
+  const { key } = await sut.api.tenant();
+  const [first] = await createEntities(key, ['Before']);
+  const [firstEvent] = await createdEventIds(key, [first!]);
+  const asked: string[] = [];
+  const client = createCatalogClient({
+    baseUrl: sut.system.baseUrl,
+    apiKey: key,
+    fetch: async (request) => {
+      asked.push(new URL(request.url).searchParams.get('wait') ?? '-');
+      return fetch(request);
+    },
+  });
+  const stop = new AbortController();
+  const seen: string[] = [];
+  for await (const event of consumeEvents({ client, name: 'held', types: CREATED, store: memoryCursorStore(), signal: stop.signal })) {
+    seen.push(event.id);
+    // Written once the consumer has the first event: it arrives through the held request.
+    if (seen.length === 1) await createEntities(key, ['During']);
+    if (seen.length === 2) stop.abort();
+  }
+  expect(seen[0]).toBe(firstEvent);
+  expect(seen).toHaveLength(2);
+  // The first request learns where the feed stands; the ones after it wait (20 s by default).
+  expect(asked[0]).toBe('-');
+  expect(asked.slice(1).every((wait) => wait === '20')).toBe(true);
+}, 60_000);
+
 test("a 429 of the feed's per-key limit is waited out for its Retry-After, then the same cursor asked again", async () => {
   const { key } = await sut.api.tenant();
   const entities = await createEntities(key, ['Limited']);

@@ -10,6 +10,7 @@ export { postgresCursorStore, type PostgresCursorStore, type Queryable } from '.
 export {
   consumeEventPages,
   consumeEvents,
+  MAX_WAIT_SECONDS,
   MIN_PAGE_INTERVAL_MS,
   MIN_POLL_INTERVAL_MS,
   type FeedConsumerOptions,

@@ -33,6 +33,15 @@ export const eventsConfig = defineConfig(
           'issued by one is read by another); changing it makes every outstanding cursor malformed.',
       }),
     ),
+    feedWaitPollMs: Env.integer({
+      env: 'FEED_WAIT_POLL_MS',
+      default: 250,
+      minimum: 20,
+      maximum: 5000,
+      description:
+        'A long poll of the feed (`wait`) reads its empty page again this often: an event is answered within this of becoming ' +
+        'visible; each held request costs one indexed read per interval (decision 0159).',
+    }),
     feedWriter: Env.group({
       durable: Env.string({ env: 'FEED_CONSUMER_NAME', default: 'events-feed', description: 'Durable consumer of the feed writer.' }),
       maxBatch: Env.integer({
@@ -69,11 +78,12 @@ export const eventsConfig = defineConfig(
       }),
     }),
   }),
-  ({ common: commonValues, nodeEnv, feedCursorSecret, feedWriter }, check) => ({
+  ({ common: commonValues, nodeEnv, feedCursorSecret, feedWaitPollMs, feedWriter }, check) => ({
     ...common.build(commonValues, check),
     // Required in production; elsewhere a fixed development key keeps local runs and tests simple.
     feedCursorSecret:
       nodeEnv === 'production' ? check.required('FEED_CURSOR_SECRET', feedCursorSecret) : (feedCursorSecret ?? DEVELOPMENT_CURSOR_SECRET),
+    feedWaitPollMs,
     feedWriter,
   }),
 );

@@ -24,10 +24,14 @@ export async function startEventsService(config: EventsConfig, options: { logger
       config: config.feedWriter,
     });
     runtime.onStop(() => writer.stop());
+    const stopping = new AbortController();
+    const waits = { pollMs: config.feedWaitPollMs, signal: stopping.signal };
     await runtime.serve([
-      listEventsOperation(db, feedCursors(config.feedCursorSecret)),
-      listLibraryEventsOperation(db, feedCursors(config.feedCursorSecret, 'library')),
+      listEventsOperation(db, feedCursors(config.feedCursorSecret), waits),
+      listLibraryEventsOperation(db, feedCursors(config.feedCursorSecret, 'library'), waits),
     ]);
+    // Registered after serve, so it runs before the RPC server waits for its calls: held long polls answer at once.
+    runtime.onStop(async () => stopping.abort());
     return runtime;
   });
 }

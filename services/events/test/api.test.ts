@@ -211,9 +211,7 @@ describe('GET /api/v1/catalog/events', () => {
 
   test('product isolation: library events of the tenant never appear in the catalog feed', async () => {
     const t = await tenant({ products: ['catalog', 'library'] });
-    await producer.write(t.orgId, [
-      { type: 'library.song.updated', product: 'library', resourceKind: 'song', resourceId: newId(), data: {} },
-    ]);
+    await producer.write(t.orgId, [{ type: 'track.updated', resourceId: newId(), dmrn: null, data: { changedFields: ['title'] } }]);
     const created = await request(api(), 'POST', '/api/v1/catalog/entities', t.key, { type: 'song', title: 'Cat' });
     const all = await eventuallyFeed(t.orgId, 1);
     // The library event was written first; the catalog event is visible, so it would be too.
@@ -244,6 +242,49 @@ describe('GET /api/v1/catalog/events', () => {
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.code).toBe('invalid_cursor');
     expect((await get('?unknown=1')).status).toBe(400);
+  });
+
+  test('long poll: wait holds an empty page until an event is visible, else answers it empty; wait above 30 is a 400', async () => {
+    const t = await tenant();
+    await request(api(), 'POST', '/api/v1/catalog/entities', t.key, { type: 'song', title: 'Before' });
+    const [before] = await eventuallyFeed(t.orgId, 1);
+    const first = await request(api(), 'GET', '/api/v1/catalog/events', t.key);
+    const cursor = first.body.nextCursor as string;
+    expect(first.body.events.map((e: { id: string }) => e.id)).toEqual([before.id]);
+
+    // Nothing after the cursor: after the wait, the empty page.
+    expect((await request(api(1), 'GET', `/api/v1/catalog/events?after=${cursor}&wait=1`, t.key)).body).toEqual({
+      events: [],
+      nextCursor: null,
+      hasMore: false,
+    });
+
+    // An event written while the request is held: it is the answer, long before the wait is over.
+    const startedAt = Date.now();
+    const held = request(api(), 'GET', `/api/v1/catalog/events?after=${cursor}&wait=30`, t.key);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const created = await request(api(), 'POST', '/api/v1/catalog/entities', t.key, { type: 'song', title: 'During' });
+    const answer = await held;
+    expect(answer.status).toBe(200);
+    expect(answer.body.events.map((e: { type: string; resourceId: string }) => [e.type, e.resourceId])).toEqual([
+      ['entity.created', created.body.id],
+    ]);
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+
+    for (const query of ['?wait=31', '?wait=-1', '?wait=1.5', '?wait=soon']) {
+      const refused = await request(api(), 'GET', `/api/v1/catalog/events${query}`, t.key);
+      expect([query, refused.status, refused.body.error.code]).toEqual([query, 400, 'invalid_query']);
+    }
+  }, 60_000);
+
+  test('a long poll counts once against the feed limit however long it is held', async () => {
+    const t = await tenant();
+    const statuses: number[] = [];
+    for (let i = 0; i < 59; i += 1) statuses.push((await request(api(i % 2), 'GET', '/api/v1/catalog/events?limit=1', t.key)).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    // The 60th request waits two seconds (the server reads its page several times): still one request.
+    expect((await request(api(), 'GET', '/api/v1/catalog/events?wait=2', t.key)).status).toBe(200);
+    expect((await request(api(1), 'GET', '/api/v1/catalog/events', t.key)).status).toBe(429);
   });
 
   test('auth: 401 without a key, 403 without catalog:api, no plan entitlement check (no 402)', async () => {

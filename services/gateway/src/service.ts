@@ -58,6 +58,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
         timeoutMs: config.rpcTimeoutMs,
         passJsonThrough: true,
       },
+      longPollCeilingMs: config.http.idleTimeoutMs - 1000,
       adminToken: config.adminToken,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.http.requestTimeoutMs,

@@ -1,4 +1,4 @@
-import { EventsPage, ListEventsQuery } from '../schemas/events.js';
+import { EventsPage, ListEventsQuery, MAX_FEED_WAIT_SECONDS } from '../schemas/events.js';
 import type { RouteDefinition } from './types.js';
 
 /** The events feed, answered by the events service. No plan entitlement check (part 5). */
@@ -12,6 +12,7 @@ export const eventRoutes = [
     service: 'events',
     auth: { kind: 'apiKey', product: 'catalog', permission: 'catalog:api', entitlement: false },
     query: ListEventsQuery,
+    longPoll: { parameter: 'wait', maxSeconds: MAX_FEED_WAIT_SECONDS },
     rateLimit: { perMinute: 60 },
     success: { status: 200, description: 'a page of events', schema: EventsPage },
     errors: [400, 429],

@@ -1,4 +1,4 @@
-import { EventsPage, ListEventsQuery } from '../schemas/events.js';
+import { EventsPage, ListEventsQuery, MAX_FEED_WAIT_SECONDS } from '../schemas/events.js';
 import { ListTracksQuery, Track, TrackParams, TracksPage } from '../schemas/library.js';
 import { libraryApi, type RouteDefinition } from './types.js';
 
@@ -41,6 +41,7 @@ export const libraryRoutes = [
     service: 'events',
     auth: libraryApi,
     query: ListEventsQuery,
+    longPoll: { parameter: 'wait', maxSeconds: MAX_FEED_WAIT_SECONDS },
     rateLimit: { perMinute: 60 },
     success: { status: 200, description: 'a page of library events', schema: EventsPage },
     errors: [400, 429],

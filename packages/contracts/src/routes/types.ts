@@ -68,6 +68,11 @@ export interface RouteDefinition extends OperationBase {
    * the gateway answers 429 with Retry-After. Only for API-key routes.
    */
   readonly rateLimit?: { readonly perMinute: number };
+  /**
+   * A long poll: the query parameter that holds the request up to that many seconds (at most
+   * `maxSeconds`); the gateway waits that much longer than its usual RPC timeout for the answer.
+   */
+  readonly longPoll?: { readonly parameter: string; readonly maxSeconds: number };
   /** Error statuses this operation documents besides the ones every authenticated route has. */
   readonly errors?: readonly number[];
   /** Services that call it over the bus besides the gateway (the catalog reads assets, say). */

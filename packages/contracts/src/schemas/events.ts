@@ -25,6 +25,9 @@ export const EventsPage = Type.Object({
   hasMore: Type.Boolean({ description: 'another page was available when the request ran' }),
 });
 
+/** Longest a feed request may wait for an event (`wait`, decision 0159). */
+export const MAX_FEED_WAIT_SECONDS = 30;
+
 export const ListEventsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
@@ -32,6 +35,16 @@ export const ListEventsQuery = Type.Object(
       Type.String({ minLength: 1, maxLength: 2000, description: 'comma-separated event types; an unknown type is a 400' }),
     ),
     after: Type.Optional(Cursor(1024, 'nextCursor of a previous page')),
+    wait: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_FEED_WAIT_SECONDS,
+        default: 0,
+        description:
+          'long poll: with no event after the cursor yet, hold the request up to this many seconds and answer as soon as one is ' +
+          'visible (an empty page when none came); one request against the rate limit however long it waits',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

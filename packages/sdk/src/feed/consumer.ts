@@ -10,6 +10,9 @@ import { RecentIds } from './recent-ids.js';
 export const MIN_POLL_INTERVAL_MS = 5_000;
 /** Part 8: 60 feed requests a minute per key; pages of a backlog are asked for no faster. */
 export const MIN_PAGE_INTERVAL_MS = 1_000;
+/** The longest a feed request may be held by the server for an event (`wait`, decision 0159). */
+export const MAX_WAIT_SECONDS = 30;
+const DEFAULT_WAIT_SECONDS = 20;
 const MAX_ERROR_DELAY_MS = 60_000;
 
 export interface FeedConsumerOptions {
@@ -21,7 +24,13 @@ export interface FeedConsumerOptions {
   types?: readonly string[];
   /** Events per page, 1 to 500 (default 100). */
   limit?: number;
-  /** Wait between polls once caught up, at least (and by default) 5000 ms. */
+  /**
+   * Once caught up, each request asks the server to hold it up to this many seconds until an event
+   * comes (a long poll, 0 to 30, default 20): a change arrives within a moment, and a request is
+   * sent at most every `pageIntervalMs`. 0: poll every `pollIntervalMs` instead.
+   */
+  waitSeconds?: number;
+  /** Without a long poll (`waitSeconds: 0`), the wait between polls once caught up, at least (and by default) 5000 ms. */
   pollIntervalMs?: number;
   /** Wait between the pages of a backlog (`hasMore`), at least (and by default) 1000 ms. */
   pageIntervalMs?: number;
@@ -49,6 +58,7 @@ export interface FeedPage {
 
 interface Settings {
   limit: number;
+  waitSeconds: number;
   pollIntervalMs: number;
   pageIntervalMs: number;
   dedupeWindow: number;
@@ -56,7 +66,10 @@ interface Settings {
 
 function settingsOf(options: FeedConsumerOptions): Settings {
   const { limit = 100, pollIntervalMs = MIN_POLL_INTERVAL_MS, pageIntervalMs = MIN_PAGE_INTERVAL_MS, dedupeWindow = 1000 } = options;
+  const { waitSeconds = DEFAULT_WAIT_SECONDS } = options;
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new RangeError('limit must be an integer from 1 to 500 (part 6)');
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS)
+    throw new RangeError(`waitSeconds must be an integer from 0 to ${MAX_WAIT_SECONDS}`);
   if (!(pollIntervalMs >= MIN_POLL_INTERVAL_MS)) {
     throw new RangeError(
       `pollIntervalMs must be at least ${MIN_POLL_INTERVAL_MS}: the feed is polled every five seconds or slower (part 8)`,
@@ -66,7 +79,7 @@ function settingsOf(options: FeedConsumerOptions): Settings {
     throw new RangeError(`pageIntervalMs must be at least ${MIN_PAGE_INTERVAL_MS}: 60 feed requests a minute per key (part 8)`);
   }
   if (!Number.isInteger(dedupeWindow) || dedupeWindow < 1) throw new RangeError('dedupeWindow must be a positive integer');
-  return { limit, pollIntervalMs, pageIntervalMs, dedupeWindow };
+  return { limit, waitSeconds, pollIntervalMs, pageIntervalMs, dedupeWindow };
 }
 
 /** Resolves true after `until` (epoch ms), false at once or as soon as `signal` aborts. */
@@ -85,11 +98,17 @@ async function pause(until: number, signal: AbortSignal | undefined): Promise<bo
  * delay of at least the poll interval) and the same cursor asked again (rule 7: that is safe);
  * anything else is thrown. Null once `signal` aborts.
  */
-async function fetchPage(options: FeedConsumerOptions, settings: Settings, cursor: string | null): Promise<EventsPage | null> {
+async function fetchPage(
+  options: FeedConsumerOptions,
+  settings: Settings,
+  cursor: string | null,
+  wait: number,
+): Promise<EventsPage | null> {
   const query = {
     limit: settings.limit,
     ...(options.types?.length ? { types: options.types.join(',') } : {}),
     ...(cursor ? { after: cursor } : {}),
+    ...(wait > 0 ? { wait } : {}),
   };
   for (let attempt = 1; ; attempt++) {
     try {
@@ -108,8 +127,9 @@ async function fetchPage(options: FeedConsumerOptions, settings: Settings, curso
 /**
  * The feed as pages, with the rules of part 6 built in: the cursor is saved only once the page is
  * processed (when the loop asks for the next page; a `break` or a throw saves nothing, so the
- * page comes again), kept on an empty page, one per types filter; repeats dropped by id; polls
- * no faster than every five seconds once caught up; resumes from the store after a restart.
+ * page comes again), kept on an empty page, one per types filter; repeats dropped by id; once
+ * caught up, long polls (`waitSeconds`) sent no faster than one a second, or polls no faster than
+ * every five seconds; resumes from the store after a restart.
  */
 export async function* consumeEventPages(options: FeedConsumerOptions): AsyncGenerator<FeedPage, void, undefined> {
   const settings = settingsOf(options);
@@ -118,11 +138,15 @@ export async function* consumeEventPages(options: FeedConsumerOptions): AsyncGen
   const recent = new RecentIds(saved?.recentIds ?? [], settings.dedupeWindow);
   let cursor = saved?.cursor ?? null;
   let next = 0;
+  // The first request learns where the feed stands at once; once caught up, each one is a long poll.
+  let caughtUp = false;
+  const longPoll = settings.waitSeconds > 0 && !options.stopWhenCaughtUp;
   while (await pause(next, options.signal)) {
     const requestedAt = Date.now();
-    const page = await fetchPage(options, settings, cursor);
+    const page = await fetchPage(options, settings, cursor, longPoll && caughtUp ? settings.waitSeconds : 0);
     if (page === null) return;
-    next = requestedAt + (page.hasMore ? settings.pageIntervalMs : settings.pollIntervalMs);
+    caughtUp = !page.hasMore;
+    next = requestedAt + (page.hasMore || longPoll ? settings.pageIntervalMs : settings.pollIntervalMs);
     // Rule 5: an empty page has no cursor; the previous one is kept.
     if (page.nextCursor !== null) {
       const events = page.events.filter((event) => recent.add(event.id));

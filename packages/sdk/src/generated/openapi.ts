@@ -7063,6 +7063,8 @@ export interface operations {
         types?: string;
         /** @description nextCursor of a previous page */
         after?: string;
+        /** @description long poll: with no event after the cursor yet, hold the request up to this many seconds and answer as soon as one is visible (an empty page when none came); one request against the rate limit however long it waits */
+        wait?: number;
       };
       header?: never;
       path?: never;
@@ -9690,6 +9692,8 @@ export interface operations {
         types?: string;
         /** @description nextCursor of a previous page */
         after?: string;
+        /** @description long poll: with no event after the cursor yet, hold the request up to this many seconds and answer as soon as one is visible (an empty page when none came); one request against the rate limit however long it waits */
+        wait?: number;
       };
       header?: never;
       path?: never;

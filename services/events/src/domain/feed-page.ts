@@ -1,5 +1,5 @@
-import { JsonText, type EventEnvelope, type Kysely } from '@catalog/platform';
-import { readFeedPageRows } from '../persistence/feed-page.js';
+import { JsonText, sleep, type EventEnvelope, type Kysely } from '@catalog/platform';
+import { readFeedPageRows, type FeedPageRows } from '../persistence/feed-page.js';
 import type { EventsDb } from '../persistence/tables.js';
 import type { FeedCursors } from './feed-cursor.js';
 
@@ -25,6 +25,35 @@ export interface FeedPageRequest {
   after: string | null;
   /** Bytes the page may take (the bus reply's budget): it ends early, `hasMore` true, past them. */
   maxBytes: number;
+  /** A long poll: with no event after the cursor, the page is read again until one is visible or the wait ends. */
+  wait?: FeedWait;
+}
+
+export interface FeedWait {
+  /** Longest the request is held (the `wait` parameter). */
+  ms: number;
+  /** Between two reads of an empty page. */
+  pollMs: number;
+  /** Ends the wait early (the service stopping): the empty page is answered at once. */
+  signal: AbortSignal;
+}
+
+/** Reads until the page has an event, the wait is over or its signal aborts. */
+async function readUntilEvent(read: () => Promise<FeedPageRows>, wait: FeedWait | undefined): Promise<FeedPageRows> {
+  let page = await read();
+  if (!wait) return page;
+  const deadline = Date.now() + wait.ms;
+  while (page.last === null && !wait.signal.aborted) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    const slept = await sleep(Math.min(wait.pollMs, left), wait.signal).then(
+      () => true,
+      () => false,
+    );
+    if (!slept) break;
+    page = await read();
+  }
+  return page;
 }
 
 /**
@@ -36,17 +65,20 @@ export interface FeedPageRequest {
  * The cursor is the position of the page's last event in the tenant's whole feed (whatever the
  * types filter), so a client that changes its filter and keeps its cursor continues from the same
  * point and never gets earlier events of newly selected types.
+ * A long poll (`wait`) reads the page again every `pollMs` while it is empty, so it answers within
+ * that of the first event becoming visible (the snapshot guard decides visibility, decision 0159).
  */
 export async function readFeedPage(db: Kysely<EventsDb>, cursors: FeedCursors, request: FeedPageRequest): Promise<JsonText> {
   const after = request.after === null ? null : cursors.decode(request.tenantId, request.after);
-  const page = await readFeedPageRows(db, {
+  const query = {
     tenantId: request.tenantId,
     product: request.product,
     types: request.types,
     after,
     limit: request.limit,
     maxBytes: request.maxBytes - PAGE_FRAME_BYTES,
-  });
+  };
+  const page = await readUntilEvent(() => readFeedPageRows(db, query), request.wait);
   const nextCursor = page.last ? cursors.encode(request.tenantId, page.last) : null;
   return new JsonText(`{"events":[${page.eventsJson}],"nextCursor":${JSON.stringify(nextCursor)},"hasMore":${page.hasMore}}`);
 }

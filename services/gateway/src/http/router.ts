@@ -21,12 +21,15 @@ import { admit, authenticateKey, authorize, presentedKey, type KeyStore, type Pr
 import { tokensEqual } from '../domain/api-keys.js';
 import { forwardedHeaders, requireOrganization } from './forwarding.js';
 import { idempotentReply, type Reply } from './idempotency.js';
+import { answerTimeoutMs } from './long-poll.js';
 import type { IdempotencyStore } from '../domain/idempotency.js';
 
 export interface RouterSettings {
   /** Where each request's key is checked (the replica in memory, or the database). */
   keys: KeyStore;
-  rpc: RpcCallSettings;
+  rpc: RpcCallSettings & { timeoutMs: number };
+  /** Longest a long poll's answer is waited for (below the listener's idle timeout). */
+  longPollCeilingMs: number;
   adminToken: string;
   bodyLimitBytes: number;
   /** A JSON body must arrive whole within this once its reading starts (HTTP_REQUEST_TIMEOUT_MS). */
@@ -148,7 +151,8 @@ async function dispatch(
     return { status: result.status ?? route.success.status, body: result.body };
   }
   if (route.auth.kind === 'admin') await requireOrganization(settings.organizationExists, route, request.params);
-  return okReply(await callRpc(settings.rpc, route.service, route.operationId, request, call));
+  const timeoutMs = answerTimeoutMs(route, request.query, settings.rpc.timeoutMs, settings.longPollCeilingMs);
+  return okReply(await callRpc({ ...settings.rpc, timeoutMs }, route.service, route.operationId, request, call));
 }
 
 /**
