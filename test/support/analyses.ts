@@ -10,16 +10,17 @@ export interface ConfirmedVersion {
 /**
  * An entity of `entityType` with one AUDIO version whose file (`wav`) was uploaded and confirmed:
  * the catalog then records `version.analyses_requested` with the entity type's automatic analyses.
+ * `writeId` is how the requests' paths write the entity's and the asset's ids (as they are by default).
  */
 export async function confirmedVersion(
   api: ApiClient,
   wav: Buffer,
-  options: { key: string; entityType: string; dmrn?: string; title?: string },
+  options: { key: string; entityType: string; dmrn?: string; title?: string; writeId?: (id: string) => string },
 ): Promise<ConfirmedVersion> {
-  const { key, entityType, dmrn, title = 'Auto' } = options;
+  const { key, entityType, dmrn, title = 'Auto', writeId = (id: string) => id } = options;
   const references = dmrn === undefined ? {} : { externalReferences: { dmrn } };
   const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: entityType, title, ...references } })).body;
-  const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
+  const version = await api.request('POST', `/api/v1/catalog/entities/${writeId(entity.id)}/versions`, {
     key,
     body: {
       source: { upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
@@ -29,6 +30,6 @@ export async function confirmedVersion(
   });
   expect(version.status).toBe(201);
   expect((await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await api.request('POST', `/api/v1/catalog/assets/${writeId(version.body.asset.id)}/confirm`, { key })).status).toBe(200);
   return { entityId: entity.id as string, versionId: version.body.id as string, assetId: version.body.asset.id as string };
 }

@@ -46,7 +46,7 @@ export interface Operation {
  * The one operation boundary of a service (decision 0062): `definition` is the operation's entry in the
  * table of `@catalog/contracts` (`operationById('createEntity')`), the single source of its schemas;
  * the request is checked against them once, here at the service's edge (see requestChecks), and
- * the handler receives the typed, defaulted values and answers with the typed success body.
+ * the handler receives the typed, defaulted values (ids in lower case) and answers with the typed success body.
  */
 export function defineOperation<const D extends OperationDefinition>(definition: D, handler: OperationHandler<D>): Operation {
   const check = requestChecks(definition);
@@ -54,7 +54,9 @@ export function defineOperation<const D extends OperationDefinition>(definition:
     definition,
     async handle(request, call, reply) {
       const input = check(request, call.tenantId) as unknown as OperationInput<D>;
-      const result = await handler(input, call, reply);
+      // The tenant in the one case of the request's ids (requestChecks lower-cases them).
+      const tenantId = call.tenantId.toLowerCase();
+      const result = await handler(input, tenantId === call.tenantId ? call : { ...call, tenantId }, reply);
       return {
         status: result.status ?? definition.success.status,
         body: result.body,

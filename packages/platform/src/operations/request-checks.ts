@@ -3,6 +3,7 @@ import { AppError, badRequest, notFound } from '../support/errors.js';
 import { cutPath, fieldDetails } from '../support/field-details.js';
 import { isUuid } from '../support/ids.js';
 import type { RpcRequest } from '../bus/rpc.js';
+import { uuidLowerCaser } from './uuid-case.js';
 
 /** A request that passed its operation's schemas, with their defaults applied. */
 export interface CheckedRequest {
@@ -18,7 +19,8 @@ export interface CheckedRequest {
  * is 400 with the offending fields (the first of them: fieldDetails). Beyond the schemas, what
  * Postgres would refuse with an error is refused here first: ids must be plain UUIDs (ajv's uuid
  * format also admits a `urn:uuid:` prefix), strings must not hold NUL characters, and a
- * tenant-scoped call must carry a UUID tenant.
+ * tenant-scoped call must carry a UUID tenant. Ids are then lower-cased, here and nowhere else
+ * (uuidLowerCaser): the path's ids and every `format: 'uuid'` field of the query and the body.
  */
 export function requestChecks(operation: OperationBase): (request: unknown, tenantId: string) => CheckedRequest {
   const validator = requestValidator(operation);
@@ -26,6 +28,8 @@ export function requestChecks(operation: OperationBase): (request: unknown, tena
   // Admin routes and operations that say so act for no tenant; every other one needs a UUID tenant.
   const adminRoute = 'auth' in operation && (operation as { auth: { kind: string } }).auth.kind !== 'apiKey';
   const tenantScoped = operation.tenantScoped !== false && !adminRoute;
+  const lowerQuery = uuidLowerCaser(operation.query);
+  const lowerBody = uuidLowerCaser(operation.body);
   return (request, tenantId) => {
     if (tenantScoped && !isUuid(tenantId)) throw new AppError(400, 'bad_envelope', 'the call context carries no valid tenant id');
     const raw = (isRecord(request) ? request : {}) as Partial<RpcRequest>;
@@ -45,7 +49,9 @@ export function requestChecks(operation: OperationBase): (request: unknown, tena
       );
     }
     for (const [name, value] of Object.entries(checked.params)) {
-      if ((name === 'id' || name.endsWith('Id')) && !isUuid(value)) throw notFound(resourceOf(name));
+      if (!(name === 'id' || name.endsWith('Id'))) continue;
+      if (!isUuid(value)) throw notFound(resourceOf(name));
+      checked.params[name] = value.toLowerCase();
     }
     const nulParam = nulPath(checked.params);
     if (nulParam !== null) throw notFound(resourceOf(nulParam.split('/')[1]));
@@ -57,7 +63,12 @@ export function requestChecks(operation: OperationBase): (request: unknown, tena
         });
       }
     }
-    return { params: checked.params, query: checked.query, headers: checked.headers, body: checked.body };
+    return {
+      params: checked.params,
+      query: lowerQuery ? (lowerQuery(checked.query) as Record<string, unknown>) : checked.query,
+      headers: checked.headers,
+      body: lowerBody ? lowerBody(checked.body) : checked.body,
+    };
   };
 }
 

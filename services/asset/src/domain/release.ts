@@ -32,10 +32,9 @@ export interface ReleaseRequest {
  * (attached before assets recorded it: never risk removing a file in use).
  */
 export async function releaseAsset(deps: ReleaseDeps, request: ReleaseRequest): Promise<Exclude<ReleaseOutcome, 'ignored'>> {
-  const { tenantId } = request;
-  const versionId = request.versionId.toLowerCase();
+  const { tenantId, versionId } = request;
   return inTenantTransaction(deps.db, tenantId, async (trx) => {
-    const current = await findAsset(trx, tenantId, request.assetId.toLowerCase(), { lock: true });
+    const current = await findAsset(trx, tenantId, request.assetId, { lock: true });
     if (!current || current.status === 'EXPIRED' || current.retention !== 'attached' || current.version_id !== versionId)
       return 'unchanged';
     const released = await updateAsset(trx, tenantId, current.id, {

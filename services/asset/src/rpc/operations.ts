@@ -15,23 +15,23 @@ export function assetOperations(deps: AssetDeps): Operation[] {
   return [
     defineOperation(operationById('createAsset'), async ({ body }, call) => ({ body: await createAsset(deps, call, body) })),
     defineOperation(operationById('createVersionAsset'), async ({ body }, call) => ({ body: await createAsset(deps, call, body) })),
-    defineOperation(operationById('getAsset'), async ({ params }, call) => ({ body: await getAsset(deps, call, params.id.toLowerCase()) })),
+    defineOperation(operationById('getAsset'), async ({ params }, call) => ({ body: await getAsset(deps, call, params.id) })),
     defineOperation(operationById('confirmAsset'), async ({ params }, call) => ({
-      body: await confirmAsset(deps, call, params.id.toLowerCase()),
+      body: await confirmAsset(deps, call, params.id),
     })),
     defineOperation(operationById('requestAssetUpload'), async ({ params, body }, call) => ({
-      body: await requestAssetUpload(deps, call, params.id.toLowerCase(), body),
+      body: await requestAssetUpload(deps, call, params.id, body),
     })),
     defineOperation(operationById('downloadAsset'), async ({ params }, call) => ({
-      body: { location: await downloadLocation(deps, call, params.id.toLowerCase()) },
+      body: { location: await downloadLocation(deps, call, params.id) },
     })),
     defineOperation(operationById('attachAsset'), async ({ params, body }, call) => ({
-      body: await attachAsset(deps, call, params.id.toLowerCase(), body),
+      body: await attachAsset(deps, call, params.id, body),
     })),
     defineOperation(operationById('releaseAsset'), async ({ params, body }, call) => {
       const outcome = await releaseAsset(deps, {
         tenantId: call.tenantId,
-        assetId: params.id.toLowerCase(),
+        assetId: params.id,
         versionId: body.versionId,
         sourceSystem: call.sourceSystem,
       });

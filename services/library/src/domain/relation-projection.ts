@@ -68,7 +68,7 @@ async function recordRelations(trx: Transaction<LibraryDb>, tenantId: string, fa
   const tracks = await lockTracksOf(trx, tenantId, [...new Set(facts.flatMap((f) => [f.sourceId, f.targetId]))]);
   const changed = new Set<string>();
   for (const f of facts) {
-    if (await recordRelation(trx, tenantId, f)) [f.sourceId, f.targetId].forEach((id) => changed.add(id.toLowerCase()));
+    if (await recordRelation(trx, tenantId, f)) [f.sourceId, f.targetId].forEach((id) => changed.add(id));
   }
   const events = [...tracks]
     .filter(([entityId]) => changed.has(entityId))
@@ -82,10 +82,9 @@ export async function trackRelations(
   tenantId: string,
   entityId: string,
 ): Promise<{ relations: TrackRelation[]; hasMoreRelations: boolean }> {
-  const id = entityId.toLowerCase();
-  const rows = await relationsOfEntity(db, tenantId, id, MAX_TRACK_RELATIONS + 1);
+  const rows = await relationsOfEntity(db, tenantId, entityId, MAX_TRACK_RELATIONS + 1);
   const relations = rows.slice(0, MAX_TRACK_RELATIONS).map((row) => {
-    const outgoing = row.source_id === id;
+    const outgoing = row.source_id === entityId;
     return {
       relationId: row.relation_id,
       type: row.type,

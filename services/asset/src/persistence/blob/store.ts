@@ -67,7 +67,7 @@ const KEY =
   /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 export function objectKey(tenantId: string, assetId: string, uploadId: string): string {
-  return `${tenantId}/${assetId}/${uploadId}`.toLowerCase();
+  return `${tenantId}/${assetId}/${uploadId}`;
 }
 
 export function parseObjectKey(key: string): { tenantId: string; assetId: string; uploadId: string } | null {

@@ -82,21 +82,20 @@ export async function createRelation(
   sourceId: string,
   body: CreateRelationBody,
 ): Promise<CreatedRelation> {
-  const targetId = body.targetId.toLowerCase();
-  const source = sourceId.toLowerCase();
-  if (targetId === source) {
+  const { targetId } = body;
+  if (targetId === sourceId) {
     throw badRequest('self_relation', 'an entity cannot be related to itself', { targetId: body.targetId });
   }
-  const wanted = { type: body.type, sourceId: source, targetId };
+  const wanted = { type: body.type, sourceId, targetId };
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const found = await shareLockEntities(trx, call.tenantId, [source, targetId]);
-    if (!found.has(source) || !found.has(targetId)) throw notFound('entity');
+    const found = await shareLockEntities(trx, call.tenantId, [sourceId, targetId]);
+    if (!found.has(sourceId) || !found.has(targetId)) throw notFound('entity');
     const existing = await findSameRelation(trx, call.tenantId, wanted);
-    if (existing) return { relation: relationView(existing, source), created: false };
+    if (existing) return { relation: relationView(existing, sourceId), created: false };
     const group = acyclicGroupOf(body.type);
     if (group) {
       await lockRelationGroup(trx, call.tenantId, group);
-      if (await closesCycle(trx, call.tenantId, group, source, targetId)) {
+      if (await closesCycle(trx, call.tenantId, group, sourceId, targetId)) {
         throw conflict('relation_cycle', `this ${body.type} relation would close a cycle of ${group.join('/')} relations`, {
           type: body.type,
           targetId,
@@ -135,19 +134,18 @@ export async function listRelations(
   maxBytes: number,
 ): Promise<RelationList> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const id = entityId.toLowerCase();
   return inTenantScope(deps.db, call.tenantId, async (db) => {
     const filter = {
-      entityId: id,
+      entityId,
       direction: query.direction ?? 'both',
       type: query.type,
       afterId: afterId(query.after),
       limit: limit + 1,
     };
     const rows = await listRelationRows(db, call.tenantId, filter);
-    if (rows.length === 0 && !(await findEntity(db, call.tenantId, id))) throw notFound('entity');
+    if (rows.length === 0 && !(await findEntity(db, call.tenantId, entityId))) throw notFound('entity');
     const page = idPage(
-      rows.map((row) => relationView(row, id)),
+      rows.map((row) => relationView(row, entityId)),
       limit,
       maxBytes,
       (relation) => relation.id,
@@ -161,11 +159,10 @@ export async function listRelations(
  * when the tenant has no such entity, else 404 `relation` when the entity has no such relation.
  */
 export async function deleteRelation(deps: RelationDeps, call: CallContext, entityId: string, relationId: string): Promise<void> {
-  const id = entityId.toLowerCase();
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const row = await deleteRelationRow(trx, call.tenantId, id, relationId.toLowerCase());
+    const row = await deleteRelationRow(trx, call.tenantId, entityId, relationId);
     if (!row) {
-      if (!(await findEntity(trx, call.tenantId, id))) throw notFound('entity');
+      if (!(await findEntity(trx, call.tenantId, entityId))) throw notFound('entity');
       throw notFound('relation');
     }
     await catalogEventsFor(trx, call).record('relation.deleted', { resourceId: row.id, dmrn: null, data: eventData(row) });
