@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm run bench [-- NAME...]`: builds the services and runs the benchmarks under bench/ (all, or
-# the named ones), each writing JSON to bench/results/. Uses DATABASE_URL / NATS_URL when set,
+# `npm run bench [-- NAME...]`: builds the services and runs the benchmarks under bench/ (all but
+# the hour-long soak, or the named ones), each writing JSON to bench/results/. Uses DATABASE_URL / NATS_URL when set,
 # otherwise starts its own Postgres (127.0.0.1:55532) and NATS (127.0.0.1:54322) and stops them.
 set -euo pipefail
 
@@ -23,6 +23,8 @@ benches=("$@")
 if ((${#benches[@]} == 0)); then
   for dir in bench/*/; do
     name=$(basename "$dir")
+    # The soak runs for an hour: only when named (`npm run bench -- soak`).
+    [[ $name == soak ]] && continue
     [[ -f "bench/$name/run.ts" ]] && benches+=("$name")
   done
 fi

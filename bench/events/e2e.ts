@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { subjectsFor, type NatsConnection } from '@catalog/platform';
 import { apiClient, testBus } from '@catalog/testing';
-import { startService, type BenchProcess } from '../support/processes.js';
+import { memoryLimits, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, requestJson } from '../support/setup.js';
 import { CURSOR_SECRET, feedCaller, percentiles } from './feed.js';
 
@@ -231,6 +231,7 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
       sustained,
       visibility,
       peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])),
+      memoryLimits: memoryLimits(processes),
     };
   } finally {
     await nc?.drain().catch(() => undefined);

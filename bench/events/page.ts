@@ -5,7 +5,7 @@ import pg from 'pg';
 import { subjectsFor, type NatsConnection } from '@catalog/platform';
 import { feedCursors, feedPageStatement } from '@catalog/events';
 import { testBus } from '@catalog/testing';
-import { startService, type BenchProcess } from '../support/processes.js';
+import { memoryLimits, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, requestText } from '../support/setup.js';
 import { createTenants, CURSOR_SECRET, feedFetcher, percentiles, resultsDir, TENANTS } from './feed.js';
 
@@ -158,6 +158,7 @@ export async function pageBench(): Promise<Record<string, unknown>> {
       sequential: 'one request at a time, random tenant, random cursor position',
       scenarios: results,
       peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])),
+      memoryLimits: memoryLimits(processes),
       target: { p99Ms: 25 },
     };
   } finally {

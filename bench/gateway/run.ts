@@ -12,7 +12,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { machine, processCpuMs, repoRoot, startProcess, startService, waitReady, type BenchProcess } from '../support/processes.js';
+import {
+  machine,
+  memoryLimits,
+  processCpuMs,
+  repoRoot,
+  startProcess,
+  startService,
+  waitReady,
+  type BenchProcess,
+} from '../support/processes.js';
 import { apiClient } from '@catalog/testing';
 import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
@@ -217,6 +226,7 @@ async function main(): Promise<void> {
       create: createResult,
       revocationToRefusalOnSecondReplica: revocation,
       peakRssMiB,
+      memoryLimits: memoryLimits([gateway, catalog]),
       targets: { throughputRatioAtLeast: 0.5, p99AtMostTimesSingleProcess: 2, revocationBelowMs: 1000 },
     });
   } finally {

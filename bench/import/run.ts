@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { apiClient } from '@catalog/testing';
-import { machine, processCpuMs, repoRoot, startService, type BenchProcess } from '../support/processes.js';
+import { machine, memoryLimits, processCpuMs, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, requestJson } from '../support/setup.js';
 
 if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required');
@@ -139,6 +139,7 @@ async function importBench(): Promise<Record<string, unknown>> {
       first: { ...first, cpuMs },
       rerun,
       peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])),
+      memoryLimits: memoryLimits(processes),
     };
   } finally {
     await owner.end().catch(() => undefined);

@@ -1,8 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '@catalog/platform';
 import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chartMemoryLimit } from '../../test/support/memory-cap.js';
+import type { ServiceName } from '../../scripts/dev/services.js';
+import { memoryCgroup, type MemoryCgroup } from './memory-cgroup.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -13,6 +17,9 @@ export interface BenchProcess {
   peakRssMiB(): number;
   /** Starts the peak over from the current RSS (Linux: `5` to /proc/<pid>/clear_refs); false if refused. */
   resetPeakRss(): boolean;
+  /** The memory cgroup it runs in (a service under its chart limit), if any. */
+  cgroup: MemoryCgroup | null;
+  nodeFlags: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -28,11 +35,14 @@ export function startProcess(
   env: Record<string, string>,
   args: string[] = [],
   nodeFlags: readonly string[] = SERVICE_NODE_FLAGS,
+  cgroup: MemoryCgroup | null = null,
 ): BenchProcess {
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...nodeFlags, ...profile, ...extra, ...args, script], {
+  const argv = [...nodeFlags, ...profile, ...extra, ...args, script];
+  const { command, args: commandArgs } = cgroup ? cgroup.wrap(process.execPath, argv) : { command: process.execPath, args: argv };
+  const child = spawn(command, commandArgs, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', process.env.BENCH_LOG_DIR ? 'pipe' : 'ignore', 'pipe'],
@@ -42,12 +52,19 @@ export function startProcess(
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
-  child.on('exit', (code) => {
+  child.on('exit', (code, signal) => {
     if (code && code !== 0 && code !== 143) process.stderr.write(`[${name}] exited ${code}\n${stderr}\n`);
+    // Nothing here sends SIGKILL: in a memory cgroup it is the kernel's OOM kill.
+    if (signal === 'SIGKILL')
+      process.stderr.write(
+        `[${name}] killed (SIGKILL${cgroup ? `, OOM kills in its cgroup: ${cgroup.counters().oomKills}` : ''})\n${stderr}\n`,
+      );
   });
   return {
     name,
     child,
+    cgroup,
+    nodeFlags,
     resetPeakRss() {
       try {
         writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
@@ -67,11 +84,45 @@ export function startProcess(
     },
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
-      }),
+      }).then(() => cgroup?.remove()),
   };
+}
+
+/**
+ * The memory cgroup a service runs in during a benchmark: its chart limit (as its pod has), unless
+ * BENCH_MEMORY_LIMIT=none; null where the cgroup v1 memory controller is not writable (the peaks
+ * are then those of an unlimited process, which V8, sizing its heap from the machine's memory,
+ * lets grow far beyond what it keeps alive: results record which it was).
+ */
+function serviceCgroup(name: string): MemoryCgroup | null {
+  if (process.env.BENCH_MEMORY_LIMIT === 'none') return null;
+  try {
+    return memoryCgroup(`bench-${process.pid}-${name}-${randomBytes(3).toString('hex')}`, chartMemoryLimit(name as ServiceName));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How the services of a run were limited: each one's chart limit (MiB) when in a cgroup, its OOM
+ * kills there and its Node flags (the deploy test holds these to the chart: test/deploy/memory-budget.test.ts).
+ */
+export function memoryLimits(
+  processes: readonly BenchProcess[],
+): Record<string, { limitMiB: number | null; oomKills: number; nodeFlags: readonly string[] }> {
+  return Object.fromEntries(
+    processes.map((p) => [
+      p.name,
+      {
+        limitMiB: p.cgroup ? Math.round(p.cgroup.limitBytes / 2 ** 20) : null,
+        oomKills: p.cgroup ? p.cgroup.counters().oomKills : 0,
+        nodeFlags: p.nodeFlags,
+      },
+    ]),
+  );
 }
 
 export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
@@ -121,7 +172,8 @@ export function machine(): { cpus: number; model: string; memoryGiB: number; nod
 
 /**
  * Starts service `name` from its built output listening on `port` (PORT for the gateway,
- * `<NAME>_HTTP_PORT` for the others) and waits until it is ready.
+ * `<NAME>_HTTP_PORT` for the others), under its chart memory limit (`serviceCgroup`), and waits
+ * until it is ready.
  */
 export async function startService(name: string, env: Record<string, string>, port: number): Promise<BenchProcess> {
   const portVariable = name === 'gateway' ? 'PORT' : `${name.toUpperCase()}_HTTP_PORT`;
@@ -133,6 +185,7 @@ export async function startService(name: string, env: Record<string, string>, po
     { ...env, [portVariable]: String(port) },
     ['--import', '@catalog/platform/telemetry-register'],
     serviceNodeFlags(name),
+    serviceCgroup(name),
   );
   try {
     await waitReady(`http://127.0.0.1:${port}/readyz`);

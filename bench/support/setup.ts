@@ -18,7 +18,8 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /**
  * A request over node:http with a keep-alive agent (a plain client, lighter than fetch, so the
- * load generator takes less of the CPU it shares with the system under test); must succeed (2xx).
+ * load generator takes less of the CPU it shares with the system under test); must succeed (2xx:
+ * otherwise it rejects with an error whose `status` is the answer's).
  * Resolves with the body as text once its last byte has arrived.
  */
 export function requestText(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<string> {
@@ -32,10 +33,15 @@ export function requestText(method: string, url: string, headers: Record<string,
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) reject(new Error(`${method} ${new URL(url).pathname}: ${status} ${text}`));
+        if (status < 200 || status >= 300)
+          reject(Object.assign(new Error(`${method} ${new URL(url).pathname}: ${status} ${text}`), { status }));
         else resolve(text);
       });
     });
+    // No answer within a minute (a service killed mid-request, say) is a failure, not a hang.
+    req.setTimeout(60_000, () =>
+      req.destroy(Object.assign(new Error(`${method} ${new URL(url).pathname}: no answer`), { name: 'Timeout' })),
+    );
     req.on('error', reject);
     req.end(payload);
   });
