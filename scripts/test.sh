@@ -44,6 +44,7 @@ ensure_helm # exports HELM_BIN for the chart tests
 ensure_schemathesis # exports SCHEMATHESIS_BIN for the OpenAPI fuzz test (test/fuzz)
 ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound font, sox (analyzer tests)
 ensure_chromium # exports CHROMIUM_BIN: Debian's chromium for the browser tests (test/web)
+ensure_liquidsoap # Debian's liquidsoap for the Liquidsoap connector's real-engine test (test/contract/liquidsoap-connector.test.ts)
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
 
 # The formatter's check (Prettier, .prettierrc.json; `npm run format` fixes): a finding fails the run.

@@ -30,6 +30,20 @@ ensure_audio_tools() {
   infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb, CSound GM, OPL3 FM"
 }
 
+# ensure_liquidsoap : Debian's liquidsoap (the playout engine of the Liquidsoap connector's
+# real-engine test, test/contract/liquidsoap-connector.test.ts): installed with apt when missing.
+ensure_liquidsoap() {
+  if ! command -v liquidsoap >/dev/null 2>&1; then
+    infra_log "liquidsoap not found; installing via apt"
+    infra_apt_install liquidsoap || return 1
+  fi
+  if ! command -v liquidsoap >/dev/null 2>&1; then
+    infra_err "liquidsoap not found after apt install"
+    return 1
+  fi
+  infra_log "liquidsoap: $(liquidsoap --version 2>/dev/null | head -n 1)"
+}
+
 # _infra_npm_pack_verified SPEC SHA256 DIR : `npm pack`s SPEC into DIR and prints the tarball's
 # path when its sha256 is SHA256; otherwise says why and returns 1 (the caller removes DIR).
 _infra_npm_pack_verified() {

@@ -35,6 +35,8 @@
 #                                       the General MIDI sound font and sox (analyzer tests, bench)
 #   ensure_chromium                  -> apt-installs Debian's chromium when missing (the browser tests
 #                                       of test/web), exports CHROMIUM_BIN
+#   ensure_liquidsoap                -> apt-installs Debian's liquidsoap when missing (the Liquidsoap
+#                                       connector's real-engine test, test/contract/liquidsoap-connector.test.ts)
 #
 # After start_postgres / start_nats, INFRA_PG_STARTED / INFRA_NATS_STARTED is 1
 # when this call started the server, 0 when an already running one was reused.
