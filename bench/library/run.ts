@@ -171,12 +171,15 @@ async function createTracks(base: string, key: string, count: number): Promise<s
   const wav = await sineWav(0.2);
   const checksum = `sha256:${createHash('sha256').update(wav).digest('hex')}`;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const post = async (path: string, body?: unknown) => {
+  const post = async (path: string, body?: unknown): Promise<any> => {
     const init =
       body === undefined
         ? { method: 'POST', headers: { authorization: headers.authorization } }
         : { method: 'POST', headers, body: JSON.stringify(body) };
     const response = await fetch(`${base}${path}`, init);
+    // A confirmation still verifying its upload answers 503 with Retry-After (decision 0148): ask again then.
+    const wait = response.status === 503 ? Number(response.headers.get('retry-after')) : 0;
+    if (wait > 0) return new Promise((resolve) => setTimeout(resolve, wait * 1000)).then(() => post(path, body));
     if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
     return response.json() as Promise<any>;
   };
