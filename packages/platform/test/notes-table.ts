@@ -1,4 +1,4 @@
-import { enableTenantRlsV1, type Migrations } from '@catalog/platform';
+import { createOutboxTableV1, enableTenantRlsV1, type Migrations } from '@catalog/platform';
 
 type MigrationDb = Parameters<Migrations[string]['up']>[0];
 
@@ -11,4 +11,22 @@ export async function createNotesTable(db: MigrationDb, schema: string, options:
   if (options.text) table = table.addColumn('text', 'text', (c) => c.notNull());
   await table.execute();
   await enableTenantRlsV1(db, schema, 'notes');
+}
+
+/** The tables of `notesWithOutbox` as Kysely sees them. */
+export interface NotesWithOutboxDb {
+  notes: { id: string; tenant_id: string; text: string };
+  outbox: { id: string; type: string; batch_id: string; tx_id: string };
+}
+
+/** The migrations of a schema with `notes` (with `text`) and an outbox. */
+export function notesWithOutbox(schema: string): Migrations {
+  return {
+    '0001_notes': {
+      async up(db) {
+        await createNotesTable(db, schema, { text: true });
+        await createOutboxTableV1(db, schema);
+      },
+    },
+  };
 }

@@ -10,29 +10,14 @@ import {
   withoutTenant,
   migrateSchema,
   newId,
-  outboxFor,
-  executeWithEvents,
-  createOutboxTableV1,
   serveRpc,
   subjectsFor,
-  type Migrations,
 } from '@catalog/platform';
 import { createTestDatabase, testBus, testCallContext, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
-import { createNotesTable } from './notes-table.js';
+import { notesWithOutbox, type NotesWithOutboxDb } from './notes-table.js';
 
-interface TestDb {
-  notes: { id: string; tenant_id: string; text: string };
-  outbox: { id: string; type: string; batch_id: string; tx_id: string };
-}
-
-const migrations: Migrations = {
-  '0001_notes': {
-    async up(db) {
-      await createNotesTable(db, 'platformtest', { text: true });
-      await createOutboxTableV1(db, 'platformtest');
-    },
-  },
-};
+type TestDb = NotesWithOutboxDb;
+const migrations = notesWithOutbox('platformtest');
 
 let testDb: TestDatabase;
 const tenantA = newId();
@@ -128,83 +113,6 @@ describe('database', () => {
       ] as const) {
         expect(await backendPid(tenant)).toEqual({ pid, tenant: tenant ?? '' });
       }
-    } finally {
-      await database.close();
-    }
-  });
-
-  test('outbox events commit and roll back with their write, sharing a batch id', async () => {
-    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
-    try {
-      await inTenantTransaction(database.db, tenantA, async (trx) => {
-        const outbox = outboxFor(trx, 'platformtest', { tenantId: tenantA, sourceSystem: 'public-api:k1' });
-        await outbox.record({ type: 'note.created', resourceKind: 'note', resourceId: newId(), data: {} });
-        await outbox.record({ type: 'note.updated', resourceKind: 'note', resourceId: newId(), data: { changedFields: ['text'] } });
-      });
-      await expect(
-        inTenantTransaction(database.db, tenantA, async (trx) => {
-          await outboxFor(trx, 'platformtest', { tenantId: tenantA, sourceSystem: 's' }).record({
-            type: 'note.deleted',
-            resourceKind: 'note',
-            resourceId: null,
-            data: {},
-          });
-          throw new Error('abort');
-        }),
-      ).rejects.toThrow('abort');
-      const rows = await database.db
-        .selectFrom('outbox')
-        .select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')])
-        .orderBy('type')
-        .execute();
-      expect(rows.map((r) => r.type)).toEqual(['note.created', 'note.updated']);
-      expect(new Set(rows.map((r) => r.batch_id)).size).toBe(1);
-      expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
-    } finally {
-      await database.close();
-    }
-  });
-
-  test('executeWithEvents: a write and its events in one statement, committed or failed together', async () => {
-    const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
-    try {
-      const context = { tenantId: tenantB, sourceSystem: 'public-api:k2' };
-      const id = newId();
-      const events = [
-        { type: 'note.created', resourceKind: 'note', resourceId: id, data: { n: 1 } },
-        { type: 'note.tagged', resourceKind: 'note', resourceId: id, data: { tags: ['a'] } },
-      ];
-      const written = await inTenantScope(database.db, tenantB, (db) =>
-        executeWithEvents(
-          db,
-          'platformtest',
-          context,
-          db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'one' }).returningAll(),
-          events,
-        ),
-      );
-      expect(written).toEqual([{ id, tenant_id: tenantB, text: 'one' }]);
-      // The same id again: the write fails, and neither event is recorded.
-      await expect(
-        inTenantScope(database.db, tenantB, (db) =>
-          executeWithEvents(
-            db,
-            'platformtest',
-            context,
-            db.insertInto('notes').values({ id, tenant_id: tenantB, text: 'two' }).returningAll(),
-            [{ type: 'note.duplicated', resourceKind: 'note', resourceId: id, data: {} }],
-          ),
-        ),
-      ).rejects.toThrow(/duplicate key/);
-      const rows = await database.db
-        .selectFrom('outbox')
-        .select(['type', 'batch_id', sql<string>`tx_id::text`.as('tx')])
-        .where(sql<boolean>`tenant_id = ${tenantB}`)
-        .orderBy(sql`seq`)
-        .execute();
-      expect(rows.map((r) => r.type)).toEqual(['note.created', 'note.tagged']);
-      expect(new Set(rows.map((r) => r.batch_id)).size).toBe(1);
-      expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
     } finally {
       await database.close();
     }

@@ -17,6 +17,7 @@ import {
   type Database,
   type Migrations,
   type NatsConnection,
+  type OutboxEvent,
   type OutboxRelay,
   type Subjects,
 } from '@catalog/platform';
@@ -58,11 +59,19 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-async function record(resourceId: string, type = 'note.updated', db = database.db): Promise<string> {
+async function record(resourceId: string, db = database.db): Promise<string> {
   return inTenantTransaction(db, tenant, async (trx) =>
-    outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({ type, resourceKind: 'note', resourceId, data: { n: 1 } }),
+    outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
+      type: 'entity.updated',
+      resourceId,
+      dmrn: null,
+      data: { changedFields: ['title'] },
+    }),
   );
 }
+
+/** An event of a new resource. */
+const created = (): OutboxEvent => ({ type: 'entity.created', resourceId: newId(), dmrn: null, data: { entityType: 'track' } });
 
 function relayFor(nc: NatsConnection, subjects: Subjects, extra: Partial<Parameters<typeof startOutboxRelay>[0]> = {}): OutboxRelay {
   return startOutboxRelay({
@@ -136,15 +145,15 @@ describe('outbox relay', () => {
       expect(events.map((e) => e.id)).toEqual(ids);
       expect(events[0]).toMatchObject({
         tenantId: tenant,
-        type: 'note.updated',
+        type: 'entity.updated',
         product: 'catalog',
-        resourceKind: 'note',
+        resourceKind: 'entity',
         resourceId: resource,
         dmrn: null,
         sourceSystem: 'test',
         schemaVersion: 1,
-        data: { n: 1 },
-        subject: subjects.events('catalog', 'note.updated'),
+        data: { changedFields: ['title'] },
+        subject: subjects.events('catalog', 'entity.updated'),
       });
     } finally {
       await relay.stop();
@@ -160,8 +169,7 @@ describe('outbox relay', () => {
     const ids = await inTenantTransaction(database.db, tenant, async (trx) => {
       const outbox = outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' });
       const recorded: string[] = [];
-      for (let i = 0; i < 12; i += 1)
-        recorded.push(await outbox.record({ type: 'note.created', resourceKind: 'note', resourceId: newId(), data: {} }));
+      for (let i = 0; i < 12; i += 1) recorded.push(await outbox.record(created()));
       return recorded;
     });
     const relay = relayFor(nc, subjects, { batchSize: 5 });
@@ -179,7 +187,7 @@ describe('outbox relay', () => {
     const writer = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: `${SCHEMA}_app`, poolSize: 1 });
     const held = await Promise.all(Array.from({ length: 10 }, () => database.pool.connect()));
     try {
-      const id = await record(newId(), 'note.updated', writer.db);
+      const id = await record(newId(), writer.db);
       await eventually(async () => ((await streamEvents(nc, subjects)).some((e) => e.id === id) ? true : undefined));
     } finally {
       for (const client of held) client.release();
@@ -201,12 +209,7 @@ describe('outbox relay', () => {
         recorded = resolve;
       });
       const holder = inTenantTransaction(database.db, tenant, async (trx) => {
-        heldId = await outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
-          type: 'note.created',
-          resourceKind: 'note',
-          resourceId: newId(),
-          data: {},
-        });
+        heldId = await outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record(created());
         recorded();
         await held;
       });
@@ -295,10 +298,10 @@ describe('an outbox row the bus cannot carry', () => {
     try {
       const huge = await inTenantTransaction(database.db, tenant, (trx) =>
         outboxFor(trx, SCHEMA, { tenantId: tenant, sourceSystem: 'test' }).record({
-          type: 'note.updated',
-          resourceKind: 'note',
+          type: 'job.failed',
           resourceId: newId(),
-          data: { text: 'x'.repeat(1_100_000) },
+          dmrn: null,
+          data: { jobId: newId(), type: 'import', assetId: newId(), processed: 0, total: 0, errorCode: 'x'.repeat(1_100_000) },
         }),
       );
       const after = await record(newId());
@@ -308,7 +311,7 @@ describe('an outbox row the bus cannot carry', () => {
       expect(parked).toHaveLength(1);
       expect(parked[0]).toMatchObject({
         consumer: `outbox-relay-${SCHEMA}`,
-        subject: subjects.events('catalog', 'note.updated'),
+        subject: subjects.events('catalog', 'job.failed'),
         attempts: 0,
       });
       expect(parked[0]!.reason).toMatch(/^too_large: the event is \d+ bytes/);

@@ -10,6 +10,7 @@ import {
   entityUpdated,
   readAll,
   startFeedPipeline,
+  trackUpdated,
   type FeedPipeline,
   type FeedClient,
   type Producer,
@@ -187,9 +188,7 @@ describe('the feed', () => {
 
   test('product isolation: events of another product are recorded but never in the catalog feed', async () => {
     const tenant = newId();
-    const library = await producer.write(tenant, [
-      { type: 'library.song.updated', product: 'library', resourceKind: 'song', resourceId: newId(), data: {} },
-    ]);
+    const library = await producer.write(tenant, [trackUpdated(newId())]);
     const catalog = await producer.write(tenant, [entityCreated(newId())]);
     // The library event is stored (for that product's subscribers)...
     const stored = await eventually(async () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { EntityField } from '@catalog/contracts';
 import {
   callRpc,
   createDatabase,
@@ -16,9 +17,9 @@ import {
   subjectsFor,
   type BusEvent,
   type Database,
-  type EventRecord,
   type Migrations,
   type NatsConnection,
+  type OutboxEvent,
   type OutboxRelay,
   type ServiceRuntime,
   type Subjects,
@@ -46,7 +47,7 @@ export const repoRoot = join(here, '..', '..', '..');
 export interface Producer {
   database: Database<unknown>;
   /** Records events in one transaction; returns their ids. */
-  write(tenantId: string, events: EventRecord[], sourceSystem?: string): Promise<string[]>;
+  write(tenantId: string, events: OutboxEvent[], sourceSystem?: string): Promise<string[]>;
   startRelay(nc: NatsConnection, subjects: Subjects): OutboxRelay;
   unpublished(): Promise<number>;
   close(): Promise<void>;
@@ -63,12 +64,7 @@ export async function startProducer(databaseUrl: string): Promise<Producer> {
   return {
     database,
     async write(tenantId, events, sourceSystem = 'test') {
-      return inTenantTransaction(database.db, tenantId, async (trx) => {
-        const outbox = outboxFor(trx, PRODUCER, { tenantId, sourceSystem });
-        const ids: string[] = [];
-        for (const event of events) ids.push(await outbox.record(event));
-        return ids;
-      });
+      return inTenantTransaction(database.db, tenantId, (trx) => outboxFor(trx, PRODUCER, { tenantId, sourceSystem }).recordAll(events));
     },
     startRelay(nc, subjects) {
       return startOutboxRelay({
@@ -151,12 +147,17 @@ export function busEvent(tenantId: string): BusEvent {
   return testBusEvent({ tenantId, type: 'entity.created', resourceKind: 'entity', data: { entityType: 'song' } });
 }
 
-export function entityCreated(resourceId: string, dmrn: string | null = null): EventRecord {
-  return { type: 'entity.created', resourceKind: 'entity', resourceId, dmrn, data: { entityType: 'song' } };
+export function entityCreated(resourceId: string, dmrn: string | null = null): OutboxEvent {
+  return { type: 'entity.created', resourceId, dmrn, data: { entityType: 'song' } };
 }
 
-export function entityUpdated(resourceId: string, changedFields: string[] = ['title']): EventRecord {
-  return { type: 'entity.updated', resourceKind: 'entity', resourceId, data: { changedFields } };
+export function entityUpdated(resourceId: string, changedFields: EntityField[] = ['title']): OutboxEvent {
+  return { type: 'entity.updated', resourceId, dmrn: null, data: { changedFields } };
+}
+
+/** An event of the library product, for a tenant of the catalog feed it must never reach. */
+export function trackUpdated(resourceId: string): OutboxEvent {
+  return { type: 'track.updated', resourceId, dmrn: null, data: { changedFields: ['title'] } };
 }
 
 /** The events service's environment on `database` (its own role and NATS user) and the NATS server of `natsUrl`. */

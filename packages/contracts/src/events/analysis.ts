@@ -24,7 +24,7 @@ const jobFacts = Type.Object({
  * DMRN or null), published by the analysis service on `<prefix>.events.catalog.analysis.<what>`.
  * The result is not in the event: read it with GET /api/v1/catalog/analyses/{jobId}.
  */
-export const analysisEvents: EventTypeDefinition[] = [
+export const analysisEvents = [
   {
     type: 'analysis.queued',
     product: 'catalog',
@@ -58,4 +58,4 @@ export const analysisEvents: EventTypeDefinition[] = [
       'The job failed and its reservation was refunded (FAILED, credits 0); also an automatic analysis the balance could not pay (insufficient_credits).',
     data: Type.Object({ ...jobFacts.properties, errorCode: Type.String({ description: "the job's error.code" }) }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

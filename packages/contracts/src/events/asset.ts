@@ -20,7 +20,7 @@ const assetFacts = {
 const reason = Type.String({ description: 'snake_case reason code' });
 
 /** Events of the assets family (resourceKind `asset`, resourceId the asset id, dmrn null). */
-export const assetEvents: EventTypeDefinition[] = [
+export const assetEvents = [
   {
     type: 'asset.created',
     product: 'catalog',
@@ -78,4 +78,4 @@ export const assetEvents: EventTypeDefinition[] = [
     description: 'A standalone file reached the end of its retention, or an upload was never confirmed: EXPIRED, bytes removed.',
     data: Type.Object({ ...assetFacts, reason: Type.Union([Type.Literal('retention_elapsed'), Type.Literal('upload_not_confirmed')]) }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

@@ -17,7 +17,7 @@ const ids = { integrationId: Uuid, entityId: Uuid };
  * Events of the external playout sync and assignments family (resourceId: the assignment; dmrn:
  * the entity's). Payloads hold ids and small facts; the assignment is read from its listing.
  */
-export const assignmentEvents: EventTypeDefinition[] = [
+export const assignmentEvents = [
   {
     type: 'assignment.created',
     product: 'catalog',
@@ -49,4 +49,4 @@ export const assignmentEvents: EventTypeDefinition[] = [
       reason: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
     }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

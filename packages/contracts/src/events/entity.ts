@@ -7,7 +7,7 @@ export const ENTITY_FIELDS = ['type', 'title', 'artist', 'externalReferences'] a
 export type EntityField = (typeof ENTITY_FIELDS)[number];
 
 /** Events of the entities family. */
-export const entityEvents: EventTypeDefinition[] = [
+export const entityEvents = [
   {
     type: 'entity.created',
     product: 'catalog',
@@ -40,4 +40,4 @@ export const entityEvents: EventTypeDefinition[] = [
     description: 'The configuration of an entity type changed (resourceId is null; the name is in data).',
     data: Type.Object({ name: EntityTypeName, automaticAnalyses: Type.Array(AnalysisTypeSchema), cuePointMarkers: Type.Boolean() }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

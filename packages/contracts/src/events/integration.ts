@@ -10,7 +10,7 @@ export const HEALTH_CHANGE_REASONS = ['reported', 'heartbeat_missed'] as const;
 export type HealthChangeReason = (typeof HEALTH_CHANGE_REASONS)[number];
 
 /** Events of the integrations and integration health families (resourceId: the integration; dmrn null). */
-export const integrationEvents: EventTypeDefinition[] = [
+export const integrationEvents = [
   {
     type: 'integration.created',
     product: 'catalog',
@@ -51,4 +51,4 @@ export const integrationEvents: EventTypeDefinition[] = [
       reason: Type.Union(HEALTH_CHANGE_REASONS.map((r) => Type.Literal(r))),
     }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

@@ -16,7 +16,7 @@ const progress = { processed: count, total: count };
  * recorded by the catalog (decision 0134). The entity events an import records carry the job id
  * as their batchId too. Read the job (GET /api/v1/catalog/jobs/{jobId}) for its row errors.
  */
-export const jobEvents: EventTypeDefinition[] = [
+export const jobEvents = [
   {
     type: 'job.created',
     product: 'catalog',
@@ -49,4 +49,4 @@ export const jobEvents: EventTypeDefinition[] = [
     description: 'The job stopped for good (its file could not be read, or every attempt failed); rows done before stay done.',
     data: Type.Object({ ...jobFacts, ...progress, errorCode: Type.String({ description: "the job's failure.code" }) }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

@@ -37,7 +37,7 @@ export type TrackRemovalReason = (typeof TRACK_REMOVAL_REASONS)[number];
  * entity's), recorded by the library service as its projection changes; served by
  * `GET /api/v1/library/events`, never by the catalog feed.
  */
-export const libraryEvents: EventTypeDefinition[] = [
+export const libraryEvents = [
   {
     type: 'track.added',
     product: 'library',
@@ -65,4 +65,4 @@ export const libraryEvents: EventTypeDefinition[] = [
       'A track left the library: its entity was deleted, has no primary audio version any more, or that version’s file is not ONLINE (`reason`).',
     data: Type.Object({ reason: Type.Union(TRACK_REMOVAL_REASONS.map((r) => Type.Literal(r))) }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

@@ -15,7 +15,7 @@ const ElementCount = (description: string) => Type.Integer({ minimum: 0, maximum
  * Events of the molecules family (decision 0137). A molecule has no external reference: dmrn is
  * null. Its timeline follows its entities' primary versions on read and records no event of its own.
  */
-export const moleculeEvents: EventTypeDefinition[] = [
+export const moleculeEvents = [
   {
     type: 'molecule.created',
     product: 'catalog',
@@ -48,4 +48,4 @@ export const moleculeEvents: EventTypeDefinition[] = [
       reason: Type.Union(MOLECULE_DELETE_REASONS.map((r) => Type.Literal(r))),
     }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

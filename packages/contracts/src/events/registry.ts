@@ -8,6 +8,7 @@ import { libraryEvents } from './library.js';
 import { moleculeEvents } from './molecule.js';
 import { relationEvents } from './relation.js';
 import { versionEvents } from './version.js';
+import type { Static } from '@sinclair/typebox';
 import type { EventTypeDefinition } from './types.js';
 
 export * from './types.js';
@@ -20,9 +21,10 @@ export { VERSION_DELETE_REASONS, VERSION_FIELDS, type VersionField } from './ver
 
 /**
  * Every event type the system records. Each family keeps its definitions in a file of its own
- * under events/; `docs/events.md` is generated from this list.
+ * under events/; `docs/events.md` is generated from this list. The list keeps each definition's
+ * own type (its type name and `data` schema), so `EventData` gives writers the contract's types.
  */
-export const eventTypes: EventTypeDefinition[] = [
+export const eventTypes = [
   ...entityEvents,
   ...assetEvents,
   ...versionEvents,
@@ -33,7 +35,16 @@ export const eventTypes: EventTypeDefinition[] = [
   ...relationEvents,
   ...integrationEvents,
   ...assignmentEvents,
-];
+] as const satisfies readonly EventTypeDefinition[];
+
+/** One definition of the registry, with its own type name and `data` schema. */
+export type RegisteredEventDefinition = (typeof eventTypes)[number];
+
+/** The type of every registered event: `entity.created`, `track.updated`, … */
+export type EventTypeName = RegisteredEventDefinition['type'];
+
+/** The `data` of event type `T` as its registered schema defines it. */
+export type EventData<T extends EventTypeName> = Static<Extract<RegisteredEventDefinition, { type: T }>['data']>;
 
 /** Types reserved for later use: accepted by the feed's `types` filter, recorded by nobody yet. */
 export const RESERVED_EVENT_TYPES = ['ping'] as const;

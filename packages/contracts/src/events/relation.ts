@@ -13,7 +13,7 @@ const RelationFacts = Type.Object({
  * Events of the relations family (decision 0136): resourceId is the relation, dmrn null (a
  * relation has no external reference); `data` names its type and its two entities.
  */
-export const relationEvents: EventTypeDefinition[] = [
+export const relationEvents = [
   {
     type: 'relation.created',
     product: 'catalog',
@@ -31,4 +31,4 @@ export const relationEvents: EventTypeDefinition[] = [
       'A relation was deleted, on its own or with one of its entities (each relation of a deleted entity has its event, before entity.deleted).',
     data: RelationFacts,
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

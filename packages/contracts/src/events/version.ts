@@ -15,7 +15,7 @@ export const VERSION_DELETE_REASONS = ['deleted', 'entity_deleted'] as const;
  * Events of the versions and markers families. The dmrn of each is the entity's DMRN (null when it
  * has none); payloads hold ids and small facts, the current state is read from the version listing.
  */
-export const versionEvents: EventTypeDefinition[] = [
+export const versionEvents = [
   {
     type: 'version.created',
     product: 'catalog',
@@ -90,4 +90,4 @@ export const versionEvents: EventTypeDefinition[] = [
       analysisTypes: Type.Array(AnalysisTypeSchema, { minItems: 1 }),
     }),
   },
-];
+] as const satisfies readonly EventTypeDefinition[];

@@ -1,26 +1,39 @@
-import { eventType, schemaValidator, type ValidationIssue } from '@catalog/contracts';
-import type { EventRecord } from './outbox.js';
+import { eventType, schemaValidator, type EventData, type EventTypeName, type ValidationIssue } from '@catalog/contracts';
 
 const dataValidators = new Map<string, (value: unknown) => ValidationIssue[]>();
 
-/** What a service says of one event; the registry (contracts/events) says the rest. */
-export interface RegisteredEventFacts {
+/**
+ * An event as a writer states it: a registered type, the resource it concerns and `data` typed by
+ * the type's schema in the registry (contracts/events), so a payload that breaks the contract
+ * does not compile. `OutboxEvent<'job.created' | 'job.failed'>` narrows it to some types.
+ */
+export type OutboxEvent<T extends EventTypeName = EventTypeName> = {
+  [K in T]: { type: K; resourceId: string | null; dmrn: string | null; data: EventData<K> };
+}[T];
+
+/** An event as the outbox stores it: the writer's facts with what the registry says of its type. */
+export interface EventRow {
+  type: string;
+  product: string;
+  resourceKind: string;
   resourceId: string | null;
   dmrn: string | null;
-  data: Record<string, unknown>;
+  schemaVersion: number;
+  data: unknown;
 }
 
 /**
- * An event of the registry as the outbox stores it: product, resource kind and schema version from
- * the registry, `data` checked against the registered schema. A mismatch throws: a programming
- * error, not a client one (the event would break the published contract).
+ * The row of an event: product, resource kind and schema version from the registry, `data`
+ * checked against the registered schema once more at run time (a value typed loosely upstream,
+ * a spread of a row, still cannot slip through). A mismatch throws: a programming error, not a
+ * client one (the event would break the published contract).
  */
-export function registeredEvent(type: string, event: RegisteredEventFacts): EventRecord {
-  const definition = eventType(type);
-  const issues = eventDataIssues(type, event.data);
-  if (issues.length > 0) throw new Error(`event ${type} does not match its registered schema: ${JSON.stringify(issues)}`);
+export function eventRow(event: OutboxEvent): EventRow {
+  const definition = eventType(event.type);
+  const issues = eventDataIssues(event.type, event.data);
+  if (issues.length > 0) throw new Error(`event ${event.type} does not match its registered schema: ${JSON.stringify(issues)}`);
   return {
-    type,
+    type: event.type,
     product: definition.product,
     resourceKind: definition.resourceKind,
     resourceId: event.resourceId,

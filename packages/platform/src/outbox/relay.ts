@@ -14,24 +14,34 @@ import { runAsLeader, type Leadership } from '../db/leader.js';
 import type { Logger } from '../observability/logger.js';
 import { outboxChannel } from './notify.js';
 
-/** Tunables of a relay; every field has a default. */
-export interface OutboxRelayOptions {
+const DAY_MS = 24 * 3600_000;
+
+/** The events stream as `ensureEventsStream` makes it by default. */
+const NO_STREAM_SETTINGS: EventsStreamSettings = {};
+
+/** The tunables of a relay and their defaults: the one place each is written. */
+const OUTBOX_RELAY_DEFAULTS = {
   /** Rows read and published per round. */
-  batchSize?: number;
+  batchSize: 500,
   /** Longest wait between rounds when no NOTIFY arrives (rows held back by an open transaction). */
-  pollIntervalMs?: number;
+  pollIntervalMs: 50,
   /** Published rows older than this are deleted. */
-  retentionMs?: number;
-  pruneIntervalMs?: number;
+  retentionMs: 7 * DAY_MS,
+  pruneIntervalMs: 60_000,
   /** Time to wait for one PubAck before the publish counts as failed. */
-  publishTimeoutMs?: number;
+  publishTimeoutMs: 5_000,
   /** First and longest wait between attempts after a failure (doubling in between, with jitter). */
-  retryMinMs?: number;
-  retryMaxMs?: number;
+  retryMinMs: 100,
+  retryMaxMs: 5_000,
   /** How often a replica that is not the relay leader tries to become it. */
-  leaseRetryMs?: number;
-  stream?: EventsStreamSettings;
-}
+  leaseRetryMs: 1_000,
+  stream: NO_STREAM_SETTINGS,
+};
+
+type ResolvedOptions = typeof OUTBOX_RELAY_DEFAULTS;
+
+/** Tunables of a relay; a field left out (or undefined) keeps its default. */
+export type OutboxRelayOptions = Partial<ResolvedOptions>;
 
 export interface OutboxRelaySettings extends OutboxRelayOptions {
   schema: string;
@@ -51,17 +61,6 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-const OUTBOX_RELAY_DEFAULTS = {
-  batchSize: 500,
-  pollIntervalMs: 50,
-  retentionMs: 7 * 24 * 3600_000,
-  pruneIntervalMs: 60_000,
-  publishTimeoutMs: 5_000,
-  retryMinMs: 100,
-  retryMaxMs: 5_000,
-  leaseRetryMs: 1_000,
-} as const;
-
 /** The relay's settings a service reads from its environment (`OUTBOX_*`). */
 export const outboxRelayEnv = Env.group({
   batchSize: Env.integer({
@@ -80,7 +79,7 @@ export const outboxRelayEnv = Env.group({
   }),
   retentionDays: Env.integer({
     env: 'OUTBOX_RETENTION_DAYS',
-    default: 7,
+    default: OUTBOX_RELAY_DEFAULTS.retentionMs / DAY_MS,
     minimum: 1,
     maximum: 365,
     description: 'Published outbox rows are deleted after this many days.',
@@ -89,7 +88,7 @@ export const outboxRelayEnv = Env.group({
 
 /** The relay options of `outboxRelayEnv`'s values. */
 export function outboxRelayOptions({ retentionDays, ...options }: Static<typeof outboxRelayEnv>): OutboxRelayOptions {
-  return { ...options, retentionMs: retentionDays * 24 * 3600_000 };
+  return { ...options, retentionMs: retentionDays * DAY_MS };
 }
 
 /** The position before every outbox row: a relay (a new leader) starts by reading from there. */
@@ -161,21 +160,13 @@ export function startOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   };
 }
 
-type ResolvedOptions = Required<OutboxRelayOptions>;
-
+/** The defaults with every option `settings` gives (an undefined one keeps its default). */
 function resolvedOptions(settings: OutboxRelaySettings): ResolvedOptions {
-  const d = OUTBOX_RELAY_DEFAULTS;
-  return {
-    batchSize: settings.batchSize ?? d.batchSize,
-    pollIntervalMs: settings.pollIntervalMs ?? d.pollIntervalMs,
-    retentionMs: settings.retentionMs ?? d.retentionMs,
-    pruneIntervalMs: settings.pruneIntervalMs ?? d.pruneIntervalMs,
-    publishTimeoutMs: settings.publishTimeoutMs ?? d.publishTimeoutMs,
-    retryMinMs: settings.retryMinMs ?? d.retryMinMs,
-    retryMaxMs: settings.retryMaxMs ?? d.retryMaxMs,
-    leaseRetryMs: settings.leaseRetryMs ?? d.leaseRetryMs,
-    stream: settings.stream ?? {},
-  };
+  const options = { ...OUTBOX_RELAY_DEFAULTS };
+  for (const key of Object.keys(options) as Array<keyof ResolvedOptions>) {
+    if (settings[key] !== undefined) Object.assign(options, { [key]: settings[key] });
+  }
+  return options;
 }
 
 /** What a relay's steps share. */

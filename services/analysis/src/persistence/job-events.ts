@@ -1,4 +1,5 @@
-import { outboxFor, registeredEvent, type Transaction } from '@catalog/platform';
+import type { EventData, EventTypeName } from '@catalog/contracts';
+import { outboxFor, type Transaction } from '@catalog/platform';
 import type { JobRow } from './jobs.js';
 import type { AnalysisDb } from './tables.js';
 
@@ -7,7 +8,7 @@ export function creditsHeld(job: Pick<JobRow, 'status' | 'cost'>): number {
   return job.status === 'FAILED' ? 0 : job.cost;
 }
 
-export type AnalysisEventType = 'analysis.queued' | 'analysis.started' | 'analysis.succeeded' | 'analysis.failed';
+export type AnalysisEventType = Extract<EventTypeName, `analysis.${string}`>;
 
 /**
  * Records the event of a job's transition in the outbox of the transaction that made it (rule 10 of
@@ -17,7 +18,7 @@ export type AnalysisEventType = 'analysis.queued' | 'analysis.started' | 'analys
  * also its message on the work queue (decision 0126).
  */
 export async function recordJobEvent(trx: Transaction<AnalysisDb>, type: AnalysisEventType, job: JobRow): Promise<void> {
-  const data = {
+  const facts: EventData<'analysis.queued'> = {
     jobId: job.id,
     type: job.type,
     assetId: job.asset_id,
@@ -25,8 +26,12 @@ export async function recordJobEvent(trx: Transaction<AnalysisDb>, type: Analysi
     versionId: job.version_id,
     status: job.status,
     credits: creditsHeld(job),
-    ...(type === 'analysis.failed' ? { errorCode: job.error_code ?? 'unknown' } : {}),
   };
   const outbox = outboxFor(trx, 'analysis', { tenantId: job.tenant_id, sourceSystem: job.source_system });
-  await outbox.record(registeredEvent(type, { resourceId: job.id, dmrn: job.dmrn, data }));
+  const about = { resourceId: job.id, dmrn: job.dmrn };
+  await outbox.record(
+    type === 'analysis.failed'
+      ? { type, ...about, data: { ...facts, errorCode: job.error_code ?? 'unknown' } }
+      : { type, ...about, data: facts },
+  );
 }

@@ -261,21 +261,21 @@ function planTrackWrite(state: EntityState, known: Map<string, KnownAsset>, stor
     const dmrn =
       entity?.externalReferences.dmrn ?? (stored.summary as ProjectedTrack['summary'] | undefined)?.externalReferences.dmrn ?? null;
     const data = { reason: outcome.removed satisfies TrackRemovalReason };
-    return { outcome: 'removed', remove: true, event: { entityId, dmrn, type: 'track.removed', data } };
+    return { outcome: 'removed', remove: true, event: { type: 'track.removed', resourceId: entityId, dmrn, data } };
   }
   const { track } = outcome;
   const dmrn = track.summary.externalReferences.dmrn;
   if (!stored) {
     const audio = track.summary.audioVersion;
     const data = { entityType: track.summary.entityType, audioVersionId: audio.id, assetId: audio.assetId };
-    return { outcome: 'added', save: track, event: { entityId, dmrn, type: 'track.added', data } };
+    return { outcome: 'added', save: track, event: { type: 'track.added', resourceId: entityId, dmrn, data } };
   }
   const before = { summary: stored.summary, detail: stored.detail } as Pick<ProjectedTrack, 'summary' | 'detail'>;
   const changedFields: TrackField[] = changedTrackFields(before, track);
   const sameVersions = isDeepStrictEqual(stored.catalog_versions, state.versions);
   if (changedFields.length === 0 && before.summary.updatedAt === track.summary.updatedAt && sameVersions) return { outcome: 'unchanged' };
   if (changedFields.length === 0) return { outcome: 'unchanged', save: track };
-  return { outcome: 'updated', save: track, event: { entityId, dmrn, type: 'track.updated', data: { changedFields } } };
+  return { outcome: 'updated', save: track, event: { type: 'track.updated', resourceId: entityId, dmrn, data: { changedFields } } };
 }
 
 /**

@@ -3,7 +3,7 @@ import { inTenantTransaction, type BusEvent, type EventPosition, type Kysely, ty
 import type { CatalogReader } from '../integration/catalog-client.js';
 import { deleteEntityTitles, recordRelation, relationsOfEntity, writeEntityTitles, type RelationFacts } from '../persistence/relations.js';
 import type { LibraryDb } from '../persistence/tables.js';
-import { recordTrackEvents } from '../persistence/track-events.js';
+import { recordTrackEvents, type TrackEvent } from '../persistence/track-events.js';
 import { lockTracksOf } from '../persistence/tracks.js';
 
 /** What applying relation events reads with and writes to. */
@@ -72,7 +72,7 @@ async function recordRelations(trx: Transaction<LibraryDb>, tenantId: string, fa
   }
   const events = [...tracks]
     .filter(([entityId]) => changed.has(entityId))
-    .map(([entityId, dmrn]) => ({ entityId, dmrn, type: 'track.updated' as const, data: { changedFields: ['relations'] } }));
+    .map(([entityId, dmrn]): TrackEvent => ({ type: 'track.updated', resourceId: entityId, dmrn, data: { changedFields: ['relations'] } }));
   await recordTrackEvents(trx, tenantId, events);
 }
 

@@ -9,11 +9,11 @@ import {
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   type AppError,
   type CallContext,
-  type EventRecord,
   type Kysely,
-  type OutboxContext,
+  type OutboxEvent,
 } from '@catalog/platform';
 import {
   deleteEntityRow,
@@ -33,7 +33,6 @@ import { isUniqueViolation } from '../../persistence/unique-violation.js';
 import { removeAssignmentsOfEntity } from '../../integrations/domain/assignment-cascades.js';
 import { entityView } from './entity-view.js';
 import { removeEntityFromMolecules } from '../../molecules/domain/molecule-cascade.js';
-import { catalogEvent, catalogEventsFor } from '../../persistence/events.js';
 import { deleteRelationsOfEntity } from '../../relations/domain/relations.js';
 
 export interface EntityDeps {
@@ -69,7 +68,7 @@ async function guardDmrn<T>(deps: EntityDeps, call: CallContext, dmrns: string[]
 /** A new entity: its row and its `entity.created` event; both are known before the insert. */
 export interface NewEntity {
   row: NewEntityRow;
-  event: EventRecord;
+  event: OutboxEvent<'entity.created'>;
 }
 
 /** The new row and its `entity.created` event; both are known before the insert. */
@@ -78,25 +77,8 @@ export function newEntity(call: Pick<CallContext, 'tenantId'>, input: CreateEnti
   const id = newId();
   return {
     row: { id, tenantId: call.tenantId, type: input.type, title: input.title, artist: input.artist ?? null, dmrn },
-    event: catalogEvent('entity.created', { resourceId: id, dmrn, data: { entityType: input.type } }),
+    event: { type: 'entity.created', resourceId: id, dmrn, data: { entityType: input.type } },
   };
-}
-
-/**
- * The one write of new entities (decision 0125): their INSERT and `entity.created` events as one
- * statement on `db` (the pool in a tenant's scope, or a transaction of the caller's: an import's
- * chunk), the events sharing `batchId` (a new one unless given). Returns the inserted rows.
- */
-export function writeNewEntities(db: Kysely<CatalogDb>, context: OutboxContext, created: NewEntity[], batchId?: string) {
-  const rows = created.map(({ row }) => row);
-  return executeWithEvents(
-    db,
-    'catalog',
-    context,
-    insertEntitiesQuery(db, rows),
-    created.map(({ event }) => event),
-    batchId,
-  );
 }
 
 /**
@@ -109,7 +91,19 @@ async function insertEntities(deps: EntityDeps, call: CallContext, inputs: Creat
   const dmrns = created.flatMap(({ row }) => (row.dmrn === null ? [] : [row.dmrn]));
   const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   const rows = await guardDmrn(deps, call, dmrns, () =>
-    inTenantScope(deps.db, call.tenantId, (db) => writeNewEntities(db, context, created, batchId)),
+    inTenantScope(deps.db, call.tenantId, (db) =>
+      executeWithEvents(
+        db,
+        'catalog',
+        context,
+        insertEntitiesQuery(
+          db,
+          created.map(({ row }) => row),
+        ),
+        created.map(({ event }) => event),
+        batchId,
+      ),
+    ),
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return created.map(({ row }) => entityView(byId.get(row.id)!));
@@ -200,12 +194,13 @@ export async function deleteEntity(deps: EntityDeps, call: CallContext, id: stri
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const current = await findEntity(trx, call.tenantId, id, { forUpdate: true });
     if (!current) throw entityNotFound();
-    const events = catalogEventsFor(trx, call);
+    const events = outboxFor(trx, 'catalog', call);
     await deleteRelationsOfEntity(trx, call, id);
     await removeEntityFromMolecules(trx, events, call.tenantId, id);
     await removeAssignmentsOfEntity(trx, events, current);
     for (const version of await listVersionsOfEntity(trx, call.tenantId, id)) {
-      await events.record('version.deleted', {
+      await events.record({
+        type: 'version.deleted',
         resourceId: version.id,
         dmrn: current.dmrn,
         data: { entityId: id, kind: version.kind, assetId: version.asset_id, reason: 'entity_deleted' },
@@ -213,7 +208,7 @@ export async function deleteEntity(deps: EntityDeps, call: CallContext, id: stri
     }
     const row = await deleteEntityRow(trx, call.tenantId, id);
     if (!row) throw entityNotFound();
-    await events.record('entity.deleted', { resourceId: row.id, dmrn: row.dmrn, data: {} });
+    await events.record({ type: 'entity.deleted', resourceId: row.id, dmrn: row.dmrn, data: {} });
   });
 }
 
@@ -235,7 +230,8 @@ export async function attachDmrn(deps: EntityDeps, call: CallContext, id: string
       if (!current) throw entityNotFound();
       if (current.dmrn === value) return currentView(trx, call.tenantId, id);
       const row = await updateEntityRow(trx, call.tenantId, id, { dmrn: value });
-      await catalogEventsFor(trx, call).record('entity.updated', {
+      await outboxFor(trx, 'catalog', call).record({
+        type: 'entity.updated',
         resourceId: row.id,
         dmrn: row.dmrn,
         data: { changedFields: ['externalReferences'] },
@@ -252,7 +248,8 @@ export async function detachDmrn(deps: EntityDeps, call: CallContext, id: string
     if (!current) throw entityNotFound();
     if (current.dmrn === null) return;
     await updateEntityRow(trx, call.tenantId, id, { dmrn: null });
-    await catalogEventsFor(trx, call).record('entity.updated', {
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'entity.updated',
       resourceId: current.id,
       dmrn: current.dmrn,
       data: { changedFields: ['externalReferences'] },

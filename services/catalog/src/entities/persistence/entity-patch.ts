@@ -1,14 +1,17 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { ENTITY_FIELDS, type UpdateEntityBody } from '@catalog/contracts';
-import { newId, registeredEvent } from '@catalog/platform';
+import { eventRow, newId } from '@catalog/platform';
 import type { EntityViewRow } from './entity-views.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 
 /** The fields a PATCH may change, each a column of the same name. */
 const PATCHED_FIELDS = ['type', 'title', 'artist'] as const;
 
-/** `entity.updated` as the registry defines it (product, resource kind, schema version). */
-const UPDATED = registeredEvent('entity.updated', { resourceId: null, dmrn: null, data: { changedFields: ['title'] } });
+/**
+ * `entity.updated` as the registry defines it (product, resource kind, schema version): the one
+ * event this statement inserts itself, its changed fields computed in SQL (decision 0111).
+ */
+const UPDATED = eventRow({ type: 'entity.updated', resourceId: null, dmrn: null, data: { changedFields: ['title'] } });
 
 /** `changedFields` in the registry's order, from the `<field>_changed` flags of `c`. */
 const changedFieldsSql = ENTITY_FIELDS.filter((f) => (PATCHED_FIELDS as readonly string[]).includes(f))
@@ -86,7 +89,7 @@ export async function patchEntity(
     UPDATED.resourceKind,
     context.sourceSystem,
     newId(),
-    UPDATED.schemaVersion ?? 1,
+    UPDATED.schemaVersion,
   ];
   const { rows } = await db.executeQuery<EntityViewRow>(CompiledQuery.raw(PATCH_ENTITY_SQL, parameters));
   return rows[0];

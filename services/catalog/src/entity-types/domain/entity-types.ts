@@ -6,6 +6,7 @@ import {
   inTenantScope,
   inTenantTransaction,
   notFound,
+  outboxFor,
   type CallContext,
   type Kysely,
 } from '@catalog/platform';
@@ -18,7 +19,6 @@ import {
   type EntityTypeRow,
 } from '../persistence/entity-types.js';
 import type { CatalogDb } from '../../persistence/tables.js';
-import { catalogEventsFor } from '../../persistence/events.js';
 
 export interface EntityTypeDeps {
   db: Kysely<CatalogDb>;
@@ -108,9 +108,10 @@ export async function putEntityType(
 ): Promise<EntityType> {
   const analyses = normalizeAnalyses(automaticAnalyses);
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
-    const events = catalogEventsFor(trx, call);
+    const events = outboxFor(trx, 'catalog', call);
     const record = (row: EntityTypeRow) =>
-      events.record('entity_type.updated', {
+      events.record({
+        type: 'entity_type.updated',
         resourceId: null,
         dmrn: null,
         data: { name: row.name, automaticAnalyses: normalizeStored(row.automatic_analyses), cuePointMarkers: row.cue_point_markers },

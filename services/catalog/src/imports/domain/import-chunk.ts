@@ -1,10 +1,9 @@
 import { MAX_JOB_ROW_ERRORS, type JobRowError } from '@catalog/contracts';
-import { executeWithEvents, inTenantTransaction, type EventRecord, type Kysely, type Transaction } from '@catalog/platform';
-import { catalogEvent } from '../../persistence/events.js';
+import { inTenantTransaction, outboxFor, type Kysely, type OutboxEvent, type Transaction } from '@catalog/platform';
 import { advanceJobQuery, findJob, type JobRow } from '../persistence/import-jobs.js';
+import { insertEntitiesQuery } from '../../persistence/entities.js';
 import { findImportMatches, updateEntityQuery, upsertImportKeys } from '../persistence/import-keys.js';
 import type { CatalogDb } from '../../persistence/tables.js';
-import { writeNewEntities } from '../../entities/domain/entities.js';
 import { lookupOf, planChunk, type ChunkPlan } from './import-plan.js';
 import type { CheckedRow } from './import-rows.js';
 import { jobEvent } from './import-jobs.js';
@@ -34,19 +33,24 @@ function progressDue(job: JobRow, processed: number, total: number): boolean {
   return processed - job.reported_processed >= Math.ceil(total * PROGRESS_SHARE) || since >= PROGRESS_INTERVAL_MS;
 }
 
-/** The plan's entity writes: the creations as one statement, each update with its entity.updated; every event's batchId the job id. */
-async function writeEntities(trx: Transaction<CatalogDb>, job: JobRow, plan: ChunkPlan): Promise<void> {
-  const context = { tenantId: job.tenant_id, sourceSystem: job.source_system };
-  if (plan.creates.length > 0) await writeNewEntities(trx, context, plan.creates, job.id);
-  for (const update of plan.updates) {
-    const event = catalogEvent('entity.updated', {
+/** The plan's entity writes (the creations as one statement, then each update); returns their events, creations first. */
+async function writeEntities(trx: Transaction<CatalogDb>, job: JobRow, plan: ChunkPlan): Promise<OutboxEvent[]> {
+  if (plan.creates.length > 0)
+    await insertEntitiesQuery(
+      trx,
+      plan.creates.map(({ row }) => row),
+    ).execute();
+  for (const update of plan.updates) await updateEntityQuery(trx, job.tenant_id, update.id, update.changes).execute();
+  await upsertImportKeys(trx, job.tenant_id, job.id, plan.keys);
+  return [
+    ...plan.creates.map(({ event }) => event),
+    ...plan.updates.map((update): OutboxEvent => ({
+      type: 'entity.updated',
       resourceId: update.id,
       dmrn: update.dmrn,
       data: { changedFields: update.changedFields },
-    });
-    await executeWithEvents(trx, 'catalog', context, updateEntityQuery(trx, job.tenant_id, update.id, update.changes), [event], job.id);
-  }
-  await upsertImportKeys(trx, job.tenant_id, job.id, plan.keys);
+    })),
+  ];
 }
 
 /**
@@ -54,7 +58,8 @@ async function writeEntities(trx: Transaction<CatalogDb>, job: JobRow, plan: Chu
  * must still be run by `run.runner` (else 'superseded': a newer delivery took the job over and
  * nothing is written); the rows' entities are matched, locked, created or updated with their
  * events, and the job's checkpoint (rows done, counts, the first errors) moves on with them, with
- * a job.progressed when one is due. A crash before the commit leaves the chunk to be done again.
+ * a job.progressed when one is due; every event in one statement, its batchId the job id. A crash
+ * before the commit leaves the chunk to be done again.
  */
 export async function applyChunk(db: Kysely<CatalogDb>, run: ImportRun, chunk: Chunk): Promise<'applied' | 'superseded'> {
   return inTenantTransaction(db, run.tenantId, async (trx) => {
@@ -62,7 +67,7 @@ export async function applyChunk(db: Kysely<CatalogDb>, run: ImportRun, chunk: C
     if (!job || job.runner !== run.runner || job.state !== 'running') return 'superseded';
     const matches = await findImportMatches(trx, run.tenantId, lookupOf(chunk.rows));
     const plan = planChunk(run.tenantId, job.id, chunk.rows, matches);
-    await writeEntities(trx, job, plan);
+    const events = await writeEntities(trx, job, plan);
     const errors = [...chunk.errors, ...plan.errors].sort((a, b) => a.row - b.row);
     const processed = job.processed + chunk.records;
     const reported = progressDue(job, processed, run.total);
@@ -74,9 +79,9 @@ export async function applyChunk(db: Kysely<CatalogDb>, run: ImportRun, chunk: C
       errorCount: errors.length,
       reported,
     };
-    const events: EventRecord[] = reported ? [jobEvent('job.progressed', job, { processed, total: run.total })] : [];
-    const context = { tenantId: job.tenant_id, sourceSystem: job.source_system };
-    await executeWithEvents(trx, 'catalog', context, advanceJobQuery(trx, run.tenantId, job.id, tally), events, job.id);
+    await advanceJobQuery(trx, run.tenantId, job.id, tally).execute();
+    if (reported) events.push(jobEvent('job.progressed', job, { processed, total: run.total }));
+    await outboxFor(trx, 'catalog', { tenantId: job.tenant_id, sourceSystem: job.source_system }, job.id).recordAll(events);
     return 'applied';
   });
 }

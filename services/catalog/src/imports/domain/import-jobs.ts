@@ -1,21 +1,20 @@
-import type { Asset, CreateJobBody, Job, JobPage, ListJobsQuery } from '@catalog/contracts';
+import type { Asset, CreateJobBody, EventData, EventTypeName, Job, JobPage, ListJobsQuery } from '@catalog/contracts';
 import {
   afterId,
   checkQueuedJobCap,
   conflict,
-  executeWithEvents,
   idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   unsupportedMediaType,
   type CallContext,
-  type EventRecord,
   type Kysely,
+  type OutboxEvent,
 } from '@catalog/platform';
 import type { AssetClient } from '../../integration/asset-client.js';
-import { catalogEvent, type CatalogEventData } from '../../persistence/events.js';
 import { countUnfinishedJobs, findJob, insertJobQuery, listJobRows, type JobRow } from '../persistence/import-jobs.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { importFormatOf } from './import-records.js';
@@ -39,17 +38,18 @@ const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
 
 const DEFAULT_PAGE_SIZE = 20;
 
-type JobEventType = 'job.created' | 'job.progressed' | 'job.succeeded' | 'job.failed';
-type JobEventExtra<T extends JobEventType> = Omit<CatalogEventData[T], 'jobId' | 'type' | 'assetId'>;
+type JobEventType = Extract<EventTypeName, `job.${string}`>;
+type JobEventExtra<T extends JobEventType> = Omit<EventData<T>, 'jobId' | 'type' | 'assetId'>;
 
 /** A job event of `row`: resourceId the job, dmrn null, its facts and `extra`. */
 export function jobEvent<T extends JobEventType>(
   type: T,
   row: Pick<JobRow, 'id' | 'type' | 'asset_id'>,
   extra: JobEventExtra<T>,
-): EventRecord {
-  const data = { jobId: row.id, type: row.type, assetId: row.asset_id, ...extra } as CatalogEventData[T];
-  return catalogEvent(type, { resourceId: row.id, dmrn: null, data });
+): OutboxEvent<T> {
+  const data = { jobId: row.id, type: row.type, assetId: row.asset_id, ...extra };
+  // The job's facts and `extra` make T's data (the registry checks it again when recording).
+  return { type, resourceId: row.id, dmrn: null, data } as OutboxEvent<T>;
 }
 
 /** 415 unless the asset is an import file, 409 unless it is ONLINE. */
@@ -88,7 +88,9 @@ export async function createJob(deps: JobDeps, call: CallContext, body: CreateJo
   };
   const [inserted] = await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     await checkQueuedJobCap(trx, cap, (limit) => countUnfinishedJobs(trx, call.tenantId, limit));
-    return executeWithEvents(trx, 'catalog', context, insertJobQuery(trx, row), [created], id);
+    const rows = await insertJobQuery(trx, row).execute();
+    await outboxFor(trx, 'catalog', context, id).record(created);
+    return rows;
   });
   return jobView(inserted!);
 }

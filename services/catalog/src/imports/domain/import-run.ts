@@ -1,4 +1,13 @@
-import { AppError, executeWithEvents, inTenantTransaction, newId, type CallContext, type Kysely, type Logger } from '@catalog/platform';
+import {
+  AppError,
+  inTenantTransaction,
+  newId,
+  outboxFor,
+  type CallContext,
+  type Kysely,
+  type Logger,
+  type Transaction,
+} from '@catalog/platform';
 import type { ImportFiles } from '../integration/import-files.js';
 import { endJobQuery, findJob, setJobTotal, startJobRun, type JobEnd, type JobRow } from '../persistence/import-jobs.js';
 import type { CatalogDb } from '../../persistence/tables.js';
@@ -52,7 +61,7 @@ async function beginRun(deps: ImportRunDeps, message: JobMessage, runner: string
 }
 
 /** Ends the job in `trx` with its job.succeeded or job.failed (counts as its row holds them). */
-async function endWith(trx: Kysely<CatalogDb>, job: JobRow, end: JobEnd): Promise<void> {
+async function endWith(trx: Transaction<CatalogDb>, job: JobRow, end: JobEnd): Promise<void> {
   const progress = { processed: job.processed, total: job.total ?? 0 };
   const event =
     end.state === 'succeeded'
@@ -65,7 +74,8 @@ async function endWith(trx: Kysely<CatalogDb>, job: JobRow, end: JobEnd): Promis
         })
       : jobEvent('job.failed', job, { ...progress, errorCode: end.code });
   const context = { tenantId: job.tenant_id, sourceSystem: job.source_system };
-  await executeWithEvents(trx, 'catalog', context, endJobQuery(trx, job.tenant_id, job.id, end), [event], job.id);
+  await endJobQuery(trx, job.tenant_id, job.id, end).execute();
+  await outboxFor(trx, 'catalog', context, job.id).record(event);
 }
 
 /** Ends the job if `runner` still runs it. */

@@ -10,12 +10,12 @@ import {
   afterId,
   badRequest,
   conflict,
-  executeWithEvents,
   idPage,
   inTenantScope,
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   type CallContext,
   type Kysely,
   type Transaction,
@@ -30,7 +30,6 @@ import {
   type AssignmentRow,
 } from '../persistence/assignments.js';
 import type { EntityRow } from '../../persistence/entities.js';
-import { catalogEvent, catalogEventsFor } from '../../persistence/events.js';
 import { findIntegration, type IntegrationRecord } from '../persistence/integrations.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { lockEntity } from '../../domain/entity-lock.js';
@@ -58,7 +57,6 @@ async function lockPair(
 
 /** Assigns an entity to a playout integration: pending, with assignment.created; an existing assignment is answered as it is. */
 export async function putAssignment(deps: AssignmentDeps, call: CallContext, integrationId: string, entityId: string): Promise<Assignment> {
-  const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const { integration, entity } = await lockPair(trx, call.tenantId, integrationId, entityId);
     if (integration.kind !== 'playout') {
@@ -67,26 +65,30 @@ export async function putAssignment(deps: AssignmentDeps, call: CallContext, int
     const existing = await findAssignment(trx, call.tenantId, integrationId, entityId);
     if (existing) return assignmentView(existing);
     const id = newId();
-    const insert = insertAssignmentQuery(trx, { id, tenantId: call.tenantId, integrationId, entityId });
-    const event = catalogEvent('assignment.created', { resourceId: id, dmrn: entity.dmrn, data: { integrationId, entityId } });
-    const [row] = await executeWithEvents(trx, 'catalog', context, insert, [event]);
+    const [row] = await insertAssignmentQuery(trx, { id, tenantId: call.tenantId, integrationId, entityId }).execute();
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'assignment.created',
+      resourceId: id,
+      dmrn: entity.dmrn,
+      data: { integrationId, entityId },
+    });
     return assignmentView(row!);
   });
 }
 
 /** Removes an entity from an integration (assignment.deleted, reason unassigned); one not assigned changes nothing. */
 export async function deleteAssignment(deps: AssignmentDeps, call: CallContext, integrationId: string, entityId: string): Promise<void> {
-  const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const { entity } = await lockPair(trx, call.tenantId, integrationId, entityId);
     const existing = await findAssignment(trx, call.tenantId, integrationId, entityId, { forUpdate: true });
     if (!existing) return;
-    const event = catalogEvent('assignment.deleted', {
+    await deleteAssignmentsQuery(trx, call.tenantId, [existing.id]).execute();
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'assignment.deleted',
       resourceId: existing.id,
       dmrn: entity.dmrn,
       data: { integrationId, entityId, reason: 'unassigned' },
     });
-    await executeWithEvents(trx, 'catalog', context, deleteAssignmentsQuery(trx, call.tenantId, [existing.id]), [event]);
   });
 }
 
@@ -155,7 +157,8 @@ export async function reportAssignmentSync(
     });
     if (changed) {
       const reason = stale ? 'stale_report' : state === 'failed' ? report.error! : null;
-      await catalogEventsFor(trx, call).record('assignment.sync_state_changed', {
+      await outboxFor(trx, 'catalog', call).record({
+        type: 'assignment.sync_state_changed',
         resourceId: current.id,
         dmrn: entity.dmrn,
         data: { integrationId, entityId, state, previous: current.sync_state, versionIds: stale ? primaries : reported, reason },

@@ -6,8 +6,7 @@
  * in the transaction that records the status, so a lapse is recorded once and never lost.
  */
 import type { HealthStatus, Integration, ReportHealthBody, ReportedHealth } from '@catalog/contracts';
-import { inTenantTransaction, runTransaction, withoutTenant, type CallContext, type Kysely } from '@catalog/platform';
-import { catalogEventsFor } from '../../persistence/events.js';
+import { inTenantTransaction, outboxFor, runTransaction, withoutTenant, type CallContext, type Kysely } from '@catalog/platform';
 import { findIntegration, lockLapsedIntegrations, writeHealth } from '../persistence/integrations.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { recordLapse } from './integration-lapse.js';
@@ -30,7 +29,7 @@ export async function reportHealth(
   return inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const current = await findIntegration(trx, call.tenantId, id, { lock: 'update' });
     if (!current) throw integrationNotFound();
-    const events = catalogEventsFor(trx, call);
+    const events = outboxFor(trx, 'catalog', call);
     let previous: HealthStatus = current.health_status;
     if (current.lapsed && previous !== 'down') {
       await recordLapse(trx, current);
@@ -44,7 +43,12 @@ export async function reportHealth(
       reported: true,
     });
     if (changed) {
-      await events.record('integration.health_changed', { resourceId: id, dmrn: null, data: { status, previous, reason: 'reported' } });
+      await events.record({
+        type: 'integration.health_changed',
+        resourceId: id,
+        dmrn: null,
+        data: { status, previous, reason: 'reported' },
+      });
     }
     return (await integrationViews(trx, call.tenantId, [row]))[0]!;
   });

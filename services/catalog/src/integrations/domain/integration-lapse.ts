@@ -1,5 +1,4 @@
-import type { Transaction } from '@catalog/platform';
-import { catalogEventsFor } from '../../persistence/events.js';
+import { outboxFor, type Transaction } from '@catalog/platform';
 import { writeHealth, type IntegrationRow } from '../persistence/integrations.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { heartbeatMissed } from './integration-view.js';
@@ -19,7 +18,8 @@ export async function recordLapse(trx: Transaction<CatalogDb>, row: IntegrationR
     message: heartbeatMissed(row.heartbeat_seconds),
     reported: false,
   });
-  await catalogEventsFor(trx, { tenantId: row.tenant_id, sourceSystem: CATALOG_SOURCE_SYSTEM }).record('integration.health_changed', {
+  await outboxFor(trx, 'catalog', { tenantId: row.tenant_id, sourceSystem: CATALOG_SOURCE_SYSTEM }).record({
+    type: 'integration.health_changed',
     resourceId: row.id,
     dmrn: null,
     data: { status: 'down', previous: row.health_status, reason: 'heartbeat_missed' },

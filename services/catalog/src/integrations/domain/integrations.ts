@@ -15,12 +15,13 @@ import {
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   type AppError,
   type CallContext,
   type Kysely,
+  type OutboxEvent,
 } from '@catalog/platform';
 import { deleteAssignmentsQuery, lockAssignmentsOfIntegration } from '../persistence/assignments.js';
-import { catalogEvent, catalogEventsFor } from '../../persistence/events.js';
 import {
   assignmentCountsOf,
   countIntegrations,
@@ -89,7 +90,7 @@ export async function createIntegration(deps: IntegrationDeps, call: CallContext
     }
     const row = { id, tenantId: call.tenantId, name: input.name, kind: input.kind };
     const insert = insertIntegrationQuery(db, { ...row, system: input.system ?? null, heartbeatSeconds: input.heartbeatSeconds ?? null });
-    const event = catalogEvent('integration.created', { resourceId: id, dmrn: null, data: { name: input.name, kind: input.kind } });
+    const event: OutboxEvent = { type: 'integration.created', resourceId: id, dmrn: null, data: { name: input.name, kind: input.kind } };
     const [created] = await guardName(input.name, () => executeWithEvents(db, 'catalog', context, insert, [event]));
     return integrationView(created!, { pending: 0, synced: 0, failed: 0 });
   });
@@ -144,7 +145,12 @@ export async function updateIntegration(
       const { changes, fields } = changesOf(current, patch);
       if (fields.length === 0) return (await integrationViews(trx, call.tenantId, [current]))[0]!;
       const row = await updateIntegrationRow(trx, call.tenantId, id, changes);
-      await catalogEventsFor(trx, call).record('integration.updated', { resourceId: id, dmrn: null, data: { changedFields: fields } });
+      await outboxFor(trx, 'catalog', call).record({
+        type: 'integration.updated',
+        resourceId: id,
+        dmrn: null,
+        data: { changedFields: fields },
+      });
       return (await integrationViews(trx, call.tenantId, [row]))[0]!;
     }),
   );
@@ -156,25 +162,24 @@ export async function updateIntegration(
  * in statements of `DELETE_CHUNK` each.
  */
 export async function deleteIntegration(deps: IntegrationDeps, call: CallContext, id: string): Promise<void> {
-  const context = { tenantId: call.tenantId, sourceSystem: call.sourceSystem };
-  const batchId = newId();
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
+    const outbox = outboxFor(trx, 'catalog', call);
     if (!(await findIntegration(trx, call.tenantId, id, { lock: 'update' }))) throw integrationNotFound();
     for (let afterId: string | undefined; ;) {
       const rows = await lockAssignmentsOfIntegration(trx, call.tenantId, id, { afterId, limit: DELETE_CHUNK });
       if (rows.length === 0) break;
-      const events = rows.map((row) =>
-        catalogEvent('assignment.deleted', {
-          resourceId: row.id,
-          dmrn: row.dmrn,
-          data: { integrationId: id, entityId: row.entity_id, reason: 'integration_deleted' },
-        }),
-      );
+      const events = rows.map((row): OutboxEvent => ({
+        type: 'assignment.deleted',
+        resourceId: row.id,
+        dmrn: row.dmrn,
+        data: { integrationId: id, entityId: row.entity_id, reason: 'integration_deleted' },
+      }));
       const ids = rows.map((row) => row.id);
-      await executeWithEvents(trx, 'catalog', context, deleteAssignmentsQuery(trx, call.tenantId, ids), events, batchId);
+      await deleteAssignmentsQuery(trx, call.tenantId, ids).execute();
+      await outbox.recordAll(events);
       afterId = ids[ids.length - 1];
     }
-    const deleted = catalogEvent('integration.deleted', { resourceId: id, dmrn: null, data: {} });
-    await executeWithEvents(trx, 'catalog', context, deleteIntegrationQuery(trx, call.tenantId, id), [deleted], batchId);
+    await deleteIntegrationQuery(trx, call.tenantId, id).execute();
+    await outbox.record({ type: 'integration.deleted', resourceId: id, dmrn: null, data: {} });
   });
 }

@@ -1,5 +1,4 @@
-import type { Transaction } from '@catalog/platform';
-import type { CatalogEvents } from '../../persistence/events.js';
+import type { Outbox, Transaction } from '@catalog/platform';
 import { deleteMoleculeRow, lockMoleculesOfEntity, removeEntityElements, touchMolecule } from '../persistence/molecules.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 
@@ -11,7 +10,7 @@ import type { CatalogDb } from '../../persistence/tables.js';
  */
 export async function removeEntityFromMolecules(
   trx: Transaction<CatalogDb>,
-  events: CatalogEvents,
+  events: Outbox,
   tenantId: string,
   entityId: string,
 ): Promise<void> {
@@ -20,14 +19,16 @@ export async function removeEntityFromMolecules(
     if (removed === 0) continue;
     if (left === 0) {
       await deleteMoleculeRow(trx, tenantId, moleculeId);
-      await events.record('molecule.deleted', {
+      await events.record({
+        type: 'molecule.deleted',
         resourceId: moleculeId,
         dmrn: null,
         data: { elementCount: removed, reason: 'entity_deleted' },
       });
     } else {
       await touchMolecule(trx, tenantId, moleculeId, {});
-      await events.record('molecule.updated', {
+      await events.record({
+        type: 'molecule.updated',
         resourceId: moleculeId,
         dmrn: null,
         data: { changedFields: ['elements'], elementCount: left },

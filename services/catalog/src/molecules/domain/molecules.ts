@@ -14,11 +14,11 @@ import {
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   type CallContext,
   type Kysely,
   type Transaction,
 } from '@catalog/platform';
-import { catalogEventsFor } from '../../persistence/events.js';
 import {
   deleteElements,
   deleteMoleculeRow,
@@ -98,7 +98,8 @@ export async function createMolecule(deps: MoleculeDeps, call: CallContext, inpu
     await lockElementEntities(trx, call.tenantId, elements);
     const row = await insertMoleculeRow(trx, { id: newId(), tenantId: call.tenantId, title: input.title });
     await insertElements(trx, call.tenantId, row.id, elements);
-    await catalogEventsFor(trx, call).record('molecule.created', {
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'molecule.created',
       resourceId: row.id,
       dmrn: null,
       data: { elementCount: elements.length },
@@ -156,7 +157,8 @@ export async function updateMolecule(deps: MoleculeDeps, call: CallContext, id: 
       await deleteElements(trx, call.tenantId, id);
       await insertElements(trx, call.tenantId, id, elements);
     }
-    await catalogEventsFor(trx, call).record('molecule.updated', {
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'molecule.updated',
       resourceId: id,
       dmrn: null,
       data: { changedFields, elementCount: elements && changedFields.includes('elements') ? elements.length : stored.length },
@@ -171,6 +173,11 @@ export async function deleteMolecule(deps: MoleculeDeps, call: CallContext, id: 
     if (!(await findMolecule(trx, call.tenantId, id, { forUpdate: true }))) throw moleculeNotFound();
     const elementCount = (await selectElements(trx, call.tenantId, id)).length;
     await deleteMoleculeRow(trx, call.tenantId, id);
-    await catalogEventsFor(trx, call).record('molecule.deleted', { resourceId: id, dmrn: null, data: { elementCount, reason: 'deleted' } });
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'molecule.deleted',
+      resourceId: id,
+      dmrn: null,
+      data: { elementCount, reason: 'deleted' },
+    });
   });
 }

@@ -16,12 +16,12 @@ import {
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   type CallContext,
   type Kysely,
   type Transaction,
 } from '@catalog/platform';
 import { findEntity } from '../../persistence/entities.js';
-import { catalogEventsFor } from '../../persistence/events.js';
 import {
   closesCycle,
   deleteRelationRow,
@@ -118,7 +118,12 @@ async function insertNew(
     if (!existing) throw new Error('a relation refused as a duplicate was not found');
     return { relation: relationView(existing, row.sourceId), created: false };
   }
-  await catalogEventsFor(trx, call).record('relation.created', { resourceId: inserted.id, dmrn: null, data: eventData(inserted) });
+  await outboxFor(trx, 'catalog', call).record({
+    type: 'relation.created',
+    resourceId: inserted.id,
+    dmrn: null,
+    data: eventData(inserted),
+  });
   return { relation: relationView(inserted, row.sourceId), created: true };
 }
 
@@ -165,7 +170,7 @@ export async function deleteRelation(deps: RelationDeps, call: CallContext, enti
       if (!(await findEntity(trx, call.tenantId, entityId))) throw notFound('entity');
       throw notFound('relation');
     }
-    await catalogEventsFor(trx, call).record('relation.deleted', { resourceId: row.id, dmrn: null, data: eventData(row) });
+    await outboxFor(trx, 'catalog', call).record({ type: 'relation.deleted', resourceId: row.id, dmrn: null, data: eventData(row) });
   });
 }
 
@@ -178,8 +183,8 @@ export async function deleteRelationsOfEntity(
   call: Pick<CallContext, 'tenantId' | 'sourceSystem'>,
   entityId: string,
 ): Promise<void> {
-  const events = catalogEventsFor(trx, call);
+  const events = outboxFor(trx, 'catalog', call);
   for (const row of await deleteRelationRowsOf(trx, call.tenantId, entityId)) {
-    await events.record('relation.deleted', { resourceId: row.id, dmrn: null, data: eventData(row) });
+    await events.record({ type: 'relation.deleted', resourceId: row.id, dmrn: null, data: eventData(row) });
   }
 }

@@ -5,13 +5,21 @@ import type {
   ResolveAnalysisSourceBody,
   ResolvedAnalysisSource,
 } from '@catalog/contracts';
-import { AppError, conflict, inTenantScope, inTenantTransaction, notFound, type CallContext, type Kysely } from '@catalog/platform';
+import {
+  AppError,
+  conflict,
+  inTenantScope,
+  inTenantTransaction,
+  notFound,
+  outboxFor,
+  type CallContext,
+  type Kysely,
+} from '@catalog/platform';
 import { entityOfVersion, findEntityPrimaryAudio, findSourceVersion } from '../persistence/analysis-sources.js';
 import { lockAssetState } from '../persistence/asset-states.js';
 import { findEntityTypeRow } from '../../entity-types/persistence/entity-types.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { findVersion, updateVersionRow } from '../persistence/versions.js';
-import { catalogEventsFor } from '../../persistence/events.js';
 import { sortMarkers, validateMarkers } from './markers.js';
 import { lockEntity } from '../../domain/entity-lock.js';
 
@@ -83,7 +91,8 @@ export async function applyCuePointMarkers(
     const markers = validateMarkers(clampToDuration(body.markers, durationMs), { kind: version.kind, durationMs });
     if (JSON.stringify(sortMarkers(version.markers)) === JSON.stringify(markers)) return { outcome: 'unchanged' };
     await updateVersionRow(trx, call.tenantId, version.id, { markers, markers_set_by: 'analysis' });
-    await catalogEventsFor(trx, call).record('markers.updated', {
+    await outboxFor(trx, 'catalog', call).record({
+      type: 'markers.updated',
       resourceId: version.id,
       dmrn: entity.dmrn,
       data: { entityId, count: markers.length, types: [...new Set(markers.map((m) => m.type))] },

@@ -1,10 +1,9 @@
 import type { AssetStatus } from '@catalog/contracts';
-import type { Kysely } from '@catalog/platform';
+import type { Kysely, Outbox } from '@catalog/platform';
 import { findEntityTypeRow } from '../../entity-types/persistence/entity-types.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { markAnalysesChecked, type VersionRow } from '../persistence/versions.js';
 import { normalizeAnalyses } from '../../entity-types/domain/entity-types.js';
-import type { CatalogEvents } from '../../persistence/events.js';
 
 export interface AnalysisTrigger {
   tenantId: string;
@@ -21,14 +20,15 @@ export interface AnalysisTrigger {
  * its type has analyses then, so redelivered or reordered asset events never request twice.
  * Callers hold the locks that serialise writers of the version (entity row or asset state row).
  */
-export async function requestAutomaticAnalyses(db: Kysely<CatalogDb>, events: CatalogEvents, trigger: AnalysisTrigger): Promise<boolean> {
+export async function requestAutomaticAnalyses(db: Kysely<CatalogDb>, events: Outbox, trigger: AnalysisTrigger): Promise<boolean> {
   const { version, entity, tenantId } = trigger;
   if (version.kind !== 'AUDIO' || trigger.assetStatus !== 'ONLINE' || version.analyses_checked_at !== null) return false;
   await markAnalysesChecked(db, tenantId, version.id);
   const entityType = await findEntityTypeRow(db, tenantId, entity.type);
   const analysisTypes = entityType ? normalizeAnalyses(entityType.automatic_analyses) : [];
   if (analysisTypes.length === 0) return false;
-  await events.record('version.analyses_requested', {
+  await events.record({
+    type: 'version.analyses_requested',
     resourceId: version.id,
     dmrn: entity.dmrn,
     data: { entityId: entity.id, assetId: version.asset_id, entityType: entity.type, analysisTypes },

@@ -4,12 +4,11 @@
  * version's file is ONLINE its entity type's automatic analyses are requested.
  */
 import type { Asset } from '@catalog/contracts';
-import { inTenantTransaction, type CallContext, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
+import { inTenantTransaction, outboxFor, type CallContext, type EventPosition, type Kysely, type Transaction } from '@catalog/platform';
 import { applyAssetFacts, lockAssetState, recordAssetSnapshot, type AssetFacts, type AssetStateRow } from '../persistence/asset-states.js';
 import { findEntity } from '../../persistence/entities.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { findVersionByAsset } from '../persistence/versions.js';
-import { catalogEventsFor } from '../../persistence/events.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
 import { versionKindOfAsset } from './version-kinds.js';
 
@@ -40,7 +39,7 @@ export async function requestAnalysesOfFile(
   if (!version || version.kind !== 'AUDIO' || state.status !== 'ONLINE' || version.analyses_checked_at !== null) return false;
   const entity = await findEntity(trx, tenantId, version.entity_id);
   if (!entity) return false;
-  return requestAutomaticAnalyses(trx, catalogEventsFor(trx, writer), { tenantId, entity, version, assetStatus: state.status });
+  return requestAutomaticAnalyses(trx, outboxFor(trx, 'catalog', writer), { tenantId, entity, version, assetStatus: state.status });
 }
 
 /**

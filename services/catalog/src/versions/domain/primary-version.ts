@@ -6,10 +6,9 @@
  * entity's assignments pending again (decision 0132). Callers hold the entity's lock (`lockEntity`).
  */
 import type { AssetKind } from '@catalog/contracts';
-import type { Transaction } from '@catalog/platform';
+import type { Outbox, Transaction } from '@catalog/platform';
 import { markAssignmentsPending } from '../../integrations/domain/assignment-cascades.js';
 import type { EntityRow } from '../../persistence/entities.js';
-import type { CatalogEvents } from '../../persistence/events.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { findNewestVersion, updateVersionRow, type VersionRow } from '../persistence/versions.js';
 
@@ -19,7 +18,7 @@ import { findNewestVersion, updateVersionRow, type VersionRow } from '../persist
  */
 export async function makePrimary(
   trx: Transaction<CatalogDb>,
-  events: CatalogEvents,
+  events: Outbox,
   entity: EntityRow,
   kind: AssetKind,
   versionId: string,
@@ -27,7 +26,8 @@ export async function makePrimary(
 ): Promise<void> {
   if (previous && previous.id !== versionId) await updateVersionRow(trx, entity.tenant_id, previous.id, { is_primary: false });
   await updateVersionRow(trx, entity.tenant_id, versionId, { is_primary: true });
-  await events.record('version.primary_changed', {
+  await events.record({
+    type: 'version.primary_changed',
     resourceId: entity.id,
     dmrn: entity.dmrn,
     data: { kind, versionId, previousVersionId: previous?.id ?? null },
@@ -41,14 +41,15 @@ export async function makePrimary(
  */
 export async function promoteNewest(
   trx: Transaction<CatalogDb>,
-  events: CatalogEvents,
+  events: Outbox,
   entity: EntityRow,
   kind: AssetKind,
   deletedId: string,
 ): Promise<void> {
   const successor = await findNewestVersion(trx, entity.tenant_id, entity.id, kind);
   if (successor) await updateVersionRow(trx, entity.tenant_id, successor.id, { is_primary: true });
-  await events.record('version.primary_changed', {
+  await events.record({
+    type: 'version.primary_changed',
     resourceId: entity.id,
     dmrn: entity.dmrn,
     data: { kind, versionId: successor?.id ?? null, previousVersionId: deletedId },

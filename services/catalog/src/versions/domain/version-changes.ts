@@ -3,10 +3,9 @@
  * Each runs in one transaction that holds the entity's lock and records its events.
  */
 import type { Marker, UpdateVersionBody, Version, VersionField } from '@catalog/contracts';
-import { inTenantTransaction, notFound, type CallContext, type Kysely, type Transaction } from '@catalog/platform';
+import { inTenantTransaction, notFound, outboxFor, type CallContext, type Kysely, type Transaction } from '@catalog/platform';
 import type { EntityRow } from '../../persistence/entities.js';
 import { lockAssetState } from '../persistence/asset-states.js';
-import { catalogEventsFor } from '../../persistence/events.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import {
   deleteVersionRow,
@@ -59,10 +58,11 @@ export async function updateVersion(
       changes.version_type = patch.versionType;
       changedFields.push('versionType');
     }
-    const events = catalogEventsFor(trx, call);
+    const events = outboxFor(trx, 'catalog', call);
     if (changedFields.length > 0) {
       await updateVersionRow(trx, call.tenantId, versionId, changes);
-      await events.record('version.updated', {
+      await events.record({
+        type: 'version.updated',
         resourceId: versionId,
         dmrn: entity.dmrn,
         data: { entityId, kind: current.kind, changedFields },
@@ -90,8 +90,9 @@ export async function deleteVersion(
   await inTenantTransaction(deps.db, call.tenantId, async (trx) => {
     const { entity, current } = await lockVersion(trx, call.tenantId, entityId, versionId);
     await deleteVersionRow(trx, call.tenantId, versionId);
-    const events = catalogEventsFor(trx, call);
-    await events.record('version.deleted', {
+    const events = outboxFor(trx, 'catalog', call);
+    await events.record({
+      type: 'version.deleted',
       resourceId: versionId,
       dmrn: entity.dmrn,
       data: { entityId, kind: current.kind, assetId: current.asset_id, reason: 'deleted' },
@@ -123,7 +124,8 @@ export async function putVersionMarkers(
     if (!sameMarkers(current.markers, sorted)) {
       await updateVersionRow(trx, call.tenantId, versionId, { markers: sorted, markers_set_by: 'hand' });
       const types = [...new Set(sorted.map((m) => m.type))];
-      await catalogEventsFor(trx, call).record('markers.updated', {
+      await outboxFor(trx, 'catalog', call).record({
+        type: 'markers.updated',
         resourceId: versionId,
         dmrn: entity.dmrn,
         data: { entityId, count: sorted.length, types },

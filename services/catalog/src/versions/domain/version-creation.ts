@@ -21,6 +21,7 @@ import {
   inTenantTransaction,
   newId,
   notFound,
+  outboxFor,
   unsupportedMediaType,
   type CallContext,
   type Kysely,
@@ -48,7 +49,6 @@ import {
   type AttachOutcome,
 } from './attach-intents.js';
 import { requestAutomaticAnalyses } from './automatic-analyses.js';
-import { catalogEventsFor } from '../../persistence/events.js';
 import type { CatalogDb } from '../../persistence/tables.js';
 import { lockEntity } from '../../domain/entity-lock.js';
 import { makePrimary } from './primary-version.js';
@@ -171,7 +171,7 @@ async function writeVersion(
     const user = intent ? await findVersionByAsset(trx, call.tenantId, asset.id) : undefined;
     if (user) throw assetInUse(asset.id, user);
     await recordAssetSnapshot(trx, call.tenantId, asset.id, factsOf(asset), new Date(asset.updatedAt));
-    const events = catalogEventsFor(trx, call);
+    const events = outboxFor(trx, 'catalog', call);
     const previous = await findPrimaryVersion(trx, call.tenantId, entityId, kind);
     const primary = previous === undefined || input.isPrimary === true;
     const row = await insertVersion(trx, {
@@ -184,7 +184,8 @@ async function writeVersion(
       isPrimary: false,
       assetId: asset.id,
     });
-    await events.record('version.created', {
+    await events.record({
+      type: 'version.created',
       resourceId: id,
       dmrn: entity.dmrn,
       data: { entityId, kind, versionType: input.versionType, assetId: asset.id, isPrimary: primary },
