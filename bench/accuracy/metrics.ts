@@ -1,7 +1,8 @@
 /**
- * bench/accuracy/metrics.ts: the scores of one estimate against the truth. Key: the MIREX weighted
- * score (1 the same key, 0.5 a fifth above or below in the same mode, 0.3 the relative key, 0.2
- * the parallel key, else 0) and exact. Tempo: Acc1 (within ±4 % of the truth) and Acc2 (within
+ * bench/accuracy/metrics.ts: the scores of one estimate against the truth. Key: the field's weighted
+ * score, mir_eval.key.weighted_score's (1 the same key, 0.5 the key a fifth ABOVE in the same mode,
+ * never the one a fifth below; 0.3 the relative key, 0.2 the parallel key, else 0; checked against
+ * mir_eval's own answers, mir-eval-key-scores.json) and exact. Tempo: Acc1 (within ±4 % of the truth) and Acc2 (within
  * ±4 % of the truth × 1, 2, 3, ½ or ⅓: octave errors allowed).
  */
 const PITCH_CLASSES: Record<string, number> = {
@@ -42,13 +43,13 @@ export function parseKey(name: string | null): Key | null {
   return { tonic: pc, mode };
 }
 
+/** mir_eval.key.weighted_score (no estimate scores 0). */
 export function mirexScore(truth: Key, estimate: Key | null): number {
   if (!estimate) return 0;
   const interval = (estimate.tonic - truth.tonic + 12) % 12;
   if (estimate.mode === truth.mode) {
     if (interval === 0) return 1;
-    if (interval === 7 || interval === 5) return 0.5;
-    return 0;
+    return interval === 7 ? 0.5 : 0;
   }
   if (interval === 0) return 0.2;
   const relative = truth.mode === 'major' ? 9 : 3;
