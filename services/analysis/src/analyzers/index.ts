@@ -6,4 +6,6 @@ export { compressFingerprint } from './fingerprint/chromaprint-codec.js';
 /** The key and tempo analyzers alone, for the accuracy benchmark's tuning (bench/accuracy/tune.ts). */
 export { KeyAnalyzer, KEY_SETTINGS, type KeySettings } from './key/key-analyzer.js';
 export type { KeyProfiles } from './key/key-profiles.js';
+export { INTERVALS, keyProfilesOf, keyWeightsFileOf, type KeyWeightsFile } from './key/key-weights.js';
+export { OCTAVE_FEATURES, octaveWeightsOf, octaveWeightsFileOf, type OctaveWeightsFile } from './tempo/octave-weights.js';
 export { TempoAnalyzer } from './tempo/tempo-analyzer.js';

@@ -4,7 +4,6 @@ import { MagnitudeSpectrum } from '../dsp/spectrum.js';
 import {
   camelot,
   correlation,
-  KEY_PROFILES,
   MODE_REGISTERS,
   REGISTERS,
   tonicName,
@@ -12,6 +11,7 @@ import {
   type ModeRegister,
   type Register,
 } from './key-profiles.js';
+import { KEY_PROFILES } from './key-weights.js';
 import { FINE_BINS, foldChroma, PitchHistogram, tuningOffset, type PeakRange } from './pitch-histogram.js';
 
 export interface KeySettings extends PeakRange {

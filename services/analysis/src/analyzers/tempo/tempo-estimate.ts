@@ -1,4 +1,6 @@
 import { harmonicChange, normalisedAutocorrelation } from './harmonic-change.js';
+import octaveWeights from './octave-weights.json' with { type: 'json' };
+import { octaveWeightsOf } from './octave-weights.js';
 import { combSalience, type StreamingAutocorrelation } from './periodicity.js';
 
 /** The tempo range reported (beats per minute). */
@@ -18,10 +20,11 @@ const PRIOR_OCTAVES = 1;
  * of the slow level as well as at its bar, or not); the fast level is the beat when the score is
  * positive. Off-beats and the second comb read where onsets are, not how strong they are: that
  * hangs on the instruments' touch and the mix (decision 0146). Weights learned on the accuracy
- * benchmark's tuning split as written and replayed (bench/accuracy/tune.ts tempo; decisions 0140,
- * 0144, 0146), in the order of OctaveEvidence.features, the constant last.
+ * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146); bench/accuracy/
+ * tune.ts writes them by feature name, with their provenance, to octave-weights.json (decision
+ * 0162); here in the order of OctaveEvidence.features, the constant last.
  */
-export const OCTAVE_WEIGHTS: readonly number[] = [2.77, 2.01, 2.86, 1.32, 0.34, 3.57, -1.63, 2.78, 2.47, 3.02, -2.74, -0.98];
+export const OCTAVE_WEIGHTS: readonly number[] = octaveWeightsOf(octaveWeights);
 const PHASE_BINS = 16;
 const FOLD_PERIODS = 8;
 const BEATS_PER_BAR = 4;

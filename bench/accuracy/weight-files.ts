@@ -1,0 +1,58 @@
+/**
+ * bench/accuracy/weight-files.ts: the learned weight files the analyzers read
+ * (services/analysis/src/analyzers/key/key-weights.json, tempo/octave-weights.json): named values,
+ * never positional arrays, with their provenance (the corpus plan they were learned on, the sound
+ * fonts, the fluidsynth and ffmpeg versions, the learners' options). tune.ts writes them; the text
+ * is a function of the weights and the provenance alone, so the same learning writes the same bytes.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { keyWeightsFileOf, octaveWeightsFileOf, type KeyProfiles } from '@catalog/analysis/analyzers';
+import { SOUND_FONTS } from '@catalog/testing';
+import { GENERATOR_VERSION, PLAN } from './corpus.js';
+import { MODE_OPTIONS } from './learn-mode.js';
+import { OCTAVE_LEARN } from './learn-octave.js';
+import { LEARN_OPTIONS } from './learn-profiles.js';
+
+export const KEY_WEIGHTS = 'services/analysis/src/analyzers/key/key-weights.json';
+export const OCTAVE_WEIGHTS_FILE = 'services/analysis/src/analyzers/tempo/octave-weights.json';
+/** The one command that learns both files again from the tuning split and writes them. */
+export const REGENERATE = 'nice -n 10 node --conditions=source --import tsx bench/accuracy/tune.ts weights';
+
+const firstLine = (command: string, args: string[]) => execFileSync(command, args, { encoding: 'utf8' }).split('\n')[0]!.trim();
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16);
+
+/** Where the weights are learned: the tuning corpus's plan, its fonts (file and hash), the tools' versions. */
+export function provenance(): Record<string, unknown> {
+  const plan = PLAN.filter((group) => group.split === 'tuning');
+  const fonts = [...new Set(plan.map((group) => group.font))];
+  return {
+    regenerate: REGENERATE,
+    corpus: {
+      generator: `packages/testing generatedSong, bench/accuracy/corpus.ts generator version ${GENERATOR_VERSION}`,
+      plan: Object.fromEntries(plan.map((g) => [`${g.split} ${g.font}`, `seeds ${g.seedBase}–${g.seedBase + g.count - 1}`])),
+    },
+    soundFonts: Object.fromEntries(fonts.map((font) => [font, `${basename(SOUND_FONTS[font])} sha256 ${sha256(SOUND_FONTS[font])}`])),
+    fluidsynth: firstLine('fluidsynth', ['--version']),
+    ffmpeg: firstLine('ffmpeg', ['-version']),
+  };
+}
+
+/** The file's text: two-space JSON with a final newline (prettier's own form of it: no arrays). */
+export const weightFileText = (file: object) => JSON.stringify(file, null, 2) + '\n';
+
+export function writeKeyWeights(root: string, profiles: KeyProfiles, about: string, source: Record<string, unknown>): void {
+  const file = keyWeightsFileOf(profiles, about, { ...source, learner: { profiles: LEARN_OPTIONS, mode: MODE_OPTIONS } });
+  writeFileSync(join(root, KEY_WEIGHTS), weightFileText(file));
+}
+
+export function writeOctaveWeights(root: string, weights: readonly number[], about: string, source: Record<string, unknown>): void {
+  writeFileSync(join(root, OCTAVE_WEIGHTS_FILE), weightFileText(octaveWeightsFileOf(weights, about, { ...source, learner: OCTAVE_LEARN })));
+}
+
+export const KEY_ABOUT =
+  "The key analyzer's learned profiles (decisions 0140, 0143): per register and mode, the weights of a logistic regression over the 24 keys by interval from the tonic, scaled to 0…1, and each register's length; the mode's likewise. Learned on bench/accuracy's tuning split only.";
+export const OCTAVE_ABOUT =
+  "The tempo analyzer's octave choice (decisions 0140, 0144, 0146): the weights of a logistic regression of 'the beat is the fast level' on each named feature of tempo-estimate.ts's octave evidence. Learned on bench/accuracy's tuning split only, as written and replayed.";

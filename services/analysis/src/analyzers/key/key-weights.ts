@@ -1,0 +1,86 @@
+import type { KeyMode } from '@catalog/contracts';
+import keyWeights from './key-weights.json' with { type: 'json' };
+import type { MODE_REGISTERS, REGISTERS, KeyProfiles } from './key-profiles.js';
+
+/** A profile's twelve values named by their interval from the tonic up. */
+export const INTERVALS = [
+  'tonic',
+  'minor second',
+  'major second',
+  'minor third',
+  'major third',
+  'fourth',
+  'tritone',
+  'fifth',
+  'minor sixth',
+  'major sixth',
+  'minor seventh',
+  'major seventh',
+] as const;
+export type Interval = (typeof INTERVALS)[number];
+export type NamedProfile = Record<Interval, number>;
+
+/**
+ * The key weight file (key-weights.json): what bench/accuracy/tune.ts learns, by name, and where it
+ * was learned (its provenance: the corpus plan, the sound fonts, the fluidsynth and ffmpeg versions).
+ */
+export interface KeyWeightsFile {
+  about: string;
+  provenance: Record<string, unknown>;
+  profiles: Record<(typeof REGISTERS)[number], Record<KeyMode, NamedProfile>>;
+  registerWeights: Record<KeyMode, Record<(typeof REGISTERS)[number], number>>;
+  mode: {
+    profiles: Record<(typeof MODE_REGISTERS)[number], NamedProfile>;
+    registerWeights: Record<(typeof MODE_REGISTERS)[number], number>;
+    bias: number;
+  };
+}
+
+const listed = (profile: NamedProfile): number[] => INTERVALS.map((interval) => profile[interval]);
+const named = (values: readonly number[]): NamedProfile =>
+  Object.fromEntries(INTERVALS.map((interval, i) => [interval, values[i]!])) as NamedProfile;
+
+type Register = (typeof REGISTERS)[number];
+
+/** The analyzer's profiles of a weight file. */
+export function keyProfilesOf(file: Pick<KeyWeightsFile, 'profiles' | 'registerWeights' | 'mode'>): KeyProfiles {
+  const register = (r: Register) => ({ major: listed(file.profiles[r].major), minor: listed(file.profiles[r].minor) });
+  return {
+    treble: register('treble'),
+    bass: register('bass'),
+    endBass: register('endBass'),
+    weights: file.registerWeights,
+    mode: {
+      profiles: { lead: listed(file.mode.profiles.lead), treble: listed(file.mode.profiles.treble) },
+      weights: file.mode.registerWeights,
+      bias: file.mode.bias,
+    },
+  };
+}
+
+/** The weight file of the analyzer's profiles (what tune.ts writes). */
+export function keyWeightsFileOf(profiles: KeyProfiles, about: string, provenance: Record<string, unknown>): KeyWeightsFile {
+  const register = (r: Register) => ({ major: named(profiles[r].major), minor: named(profiles[r].minor) });
+  return {
+    about,
+    provenance,
+    profiles: { treble: register('treble'), bass: register('bass'), endBass: register('endBass') },
+    registerWeights: profiles.weights,
+    mode: {
+      profiles: { lead: named(profiles.mode.profiles.lead), treble: named(profiles.mode.profiles.treble) },
+      registerWeights: profiles.mode.weights,
+      bias: profiles.mode.bias,
+    },
+  };
+}
+
+/**
+ * Profiles and register weights learned discriminatively on the tuning split of bench/accuracy
+ * (decisions 0140, 0143): the weights of a logistic regression over the 24 keys, each register's
+ * scaled to 0…1, and their lengths; the mode's profiles likewise, of a logistic regression of minor
+ * against major at the true tonic. They tell a key from its neighbours rather than describe it, so
+ * their largest values need not sit on the scale's degrees. bench/accuracy/tune.ts writes them, by
+ * interval name and with their provenance, to key-weights.json (decision 0162); never learned on
+ * an evaluation set.
+ */
+export const KEY_PROFILES: KeyProfiles = keyProfilesOf(keyWeights);
