@@ -29,13 +29,18 @@ export interface ConfidenceSplit {
 const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export interface Scored {
-  piece: Piece;
+/** What scoring reads of a piece: its truth. */
+export interface Labelled {
+  truth: Piece['truth'];
+}
+
+export interface Scored<P extends Labelled = Piece> {
+  piece: P;
   estimate: Estimate;
   audioSeconds: number;
 }
 
-export function scoreGroup(scored: Scored[]): GroupScores {
+export function scoreGroup(scored: Array<Scored<Labelled>>): GroupScores {
   const keyErrors: Record<string, number> = {};
   const mirex: number[] = [];
   const t1: number[] = [];
@@ -63,12 +68,16 @@ export function scoreGroup(scored: Scored[]): GroupScores {
 }
 
 /** Accuracy (of `correct`) at or above the median of `confidence` and below it. */
-export function confidenceSplit(scored: Scored[], confidence: (e: Estimate) => number, correct: (s: Scored) => boolean): ConfidenceSplit {
+export function confidenceSplit(
+  scored: Array<Scored<Labelled>>,
+  confidence: (e: Estimate) => number,
+  correct: (s: Scored<Labelled>) => boolean,
+): ConfidenceSplit {
   const values = scored.map((s) => confidence(s.estimate)).sort((a, b) => a - b);
   const threshold = values[Math.floor(values.length / 2)] ?? 0;
   const above = scored.filter((s) => confidence(s.estimate) >= threshold);
   const below = scored.filter((s) => confidence(s.estimate) < threshold);
-  const accuracy = (group: Scored[]) => round(mean(group.map((s) => (correct(s) ? 1 : 0))));
+  const accuracy = (group: Array<Scored<Labelled>>) => round(mean(group.map((s) => (correct(s) ? 1 : 0))));
   return {
     threshold: round(threshold),
     above: { pieces: above.length, accuracy: accuracy(above) },
@@ -76,10 +85,10 @@ export function confidenceSplit(scored: Scored[], confidence: (e: Estimate) => n
   };
 }
 
-export const keyCorrect = (s: Scored) => mirexScore(s.piece.truth, parseKey(s.estimate.key)) === 1;
-export const tempoCorrect = (s: Scored) => acc1(s.piece.truth.bpm, s.estimate.bpm);
+export const keyCorrect = (s: Scored<Labelled>) => mirexScore(s.piece.truth, parseKey(s.estimate.key)) === 1;
+export const tempoCorrect = (s: Scored<Labelled>) => acc1(s.piece.truth.bpm, s.estimate.bpm);
 
-/** The groups reported: everything, each split, each sound font, each degradation (held-out and tuning together). */
+/** The groups reported: everything, each split, each sound font, each degradation (validation and tuning together). */
 export function groupsOf(pieces: Piece[]): Array<[string, (piece: Piece) => boolean]> {
   const fonts = [...new Set(pieces.map((p) => p.font))];
   const degradations = [...new Set(pieces.map((p) => p.degradation))];
