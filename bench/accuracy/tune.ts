@@ -5,8 +5,10 @@
  * (the 24-key regression of learn-profiles.ts and the mode stage of learn-mode.ts) and the tempo's
  * octave weights (learn-octave.ts; from each piece as written and replayed with other mixes and
  * touch, corpus.ts replayed()). Learned on the other sound fonts and scored on each too, to see
- * whether they carry over.
- *   node --conditions=source --import tsx bench/accuracy/tune.ts key|tempo
+ * whether they carry over. `weights` learns both on the whole tuning split and writes the files
+ * the analyzers read (weight-files.ts: named values and their provenance); that one command
+ * regenerates what is committed:
+ *   node --conditions=source --import tsx bench/accuracy/tune.ts key|tempo|weights
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
@@ -17,12 +19,23 @@ import { learnWeights, profilesOf } from './learn-profiles.js';
 import { learnOctaveWeights, type OctaveExample } from './learn-octave.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
+import { repoRoot } from '../support/processes.js';
+import {
+  KEY_ABOUT,
+  KEY_WEIGHTS,
+  OCTAVE_ABOUT,
+  OCTAVE_WEIGHTS_FILE,
+  provenance,
+  writeKeyWeights,
+  writeOctaveWeights,
+} from './weight-files.js';
 
 const RATE = 11_025;
 const what = process.argv[2] ?? 'key';
+if (!['key', 'tempo', 'weights'].includes(what)) throw new Error(`tune.ts key|tempo|weights, not ${what}`);
 const written = corpus(['tuning']);
 /** The tempo learns from each piece as written and replayed (decision 0146); the key from them as written. */
-const pieces = what === 'tempo' ? [...written, ...REPLAYINGS.flatMap((how) => written.map((piece) => replayed(piece, how)))] : written;
+const pieces = what !== 'key' ? [...written, ...REPLAYINGS.flatMap((how) => written.map((piece) => replayed(piece, how)))] : written;
 if (pieces.some((piece) => piece.split !== 'tuning')) throw new Error('tuning reads the tuning split only');
 const files = await renderPieces(pieces, (line) => process.stderr.write(`${line}\n`));
 
@@ -106,7 +119,7 @@ function octaveExamples(subset: Piece[]): Array<OctaveExample & { piece: Piece }
 const FONTS = [...new Set(pieces.map((piece) => piece.font))];
 
 /** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
-function learnOctave(): void {
+function learnOctave(): number[] {
   const examples = octaveExamples(pieces);
   const wrongWith = (weights: number[]) => (e: (typeof examples)[number]) =>
     (e.features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== e.fast;
@@ -124,6 +137,7 @@ function learnOctave(): void {
     `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${examples.filter(wrongWith(weights)).length}`,
   );
   console.log('octave weights learned on the whole tuning split', JSON.stringify(weights));
+  return weights;
 }
 
 const byFont = (font: string) => pieces.filter((piece) => piece.font === font);
@@ -140,7 +154,12 @@ function crossValidated(settings: KeySettings): string {
     (folds.reduce((sum, fold) => sum + pick(fold), 0) / folds.length).toFixed(3);
   return `mirex ${mean((fold) => fold.mirex)} exact ${mean((fold) => fold.exact)}`;
 }
-if (what === 'key') {
+if (what === 'weights') {
+  const source = provenance();
+  writeKeyWeights(repoRoot, learnProfiles(written), KEY_ABOUT, source);
+  writeOctaveWeights(repoRoot, learnOctave(), OCTAVE_ABOUT, source);
+  console.log(`wrote ${KEY_WEIGHTS} and ${OCTAVE_WEIGHTS_FILE}`);
+} else if (what === 'key') {
   console.log('current settings', scoreKey(KEY_SETTINGS));
   const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings>>;
   for (const change of grid) console.log(JSON.stringify(change), crossValidated({ ...KEY_SETTINGS, ...change }));

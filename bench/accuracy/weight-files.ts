@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { keyWeightsFileOf, octaveWeightsFileOf, type KeyProfiles } from '@catalog/analysis/analyzers';
 import { SOUND_FONTS } from '@catalog/testing';
-import { GENERATOR_VERSION, PLAN } from './corpus.js';
+import { GENERATOR_VERSION, PLAN, REPLAYINGS } from './corpus.js';
 import { MODE_OPTIONS } from './learn-mode.js';
 import { OCTAVE_LEARN } from './learn-octave.js';
 import { LEARN_OPTIONS } from './learn-profiles.js';
@@ -49,7 +49,11 @@ export function writeKeyWeights(root: string, profiles: KeyProfiles, about: stri
 }
 
 export function writeOctaveWeights(root: string, weights: readonly number[], about: string, source: Record<string, unknown>): void {
-  writeFileSync(join(root, OCTAVE_WEIGHTS_FILE), weightFileText(octaveWeightsFileOf(weights, about, { ...source, learner: OCTAVE_LEARN })));
+  const playings = `each piece as written and ${REPLAYINGS.join(' and ')} (corpus.ts replayed())`;
+  writeFileSync(
+    join(root, OCTAVE_WEIGHTS_FILE),
+    weightFileText(octaveWeightsFileOf(weights, about, { ...source, playings, learner: OCTAVE_LEARN })),
+  );
 }
 
 export const KEY_ABOUT =

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keyProfilesOf, keyWeightsFileOf, octaveWeightsFileOf, octaveWeightsOf } from '@catalog/analysis/analyzers';
+import type { KeyWeightsFile, OctaveWeightsFile } from '@catalog/analysis/analyzers';
+import { learnModeWeights } from '../../bench/accuracy/learn-mode.js';
+import { learnOctaveWeights } from '../../bench/accuracy/learn-octave.js';
+import { learnWeights, scaledRotation } from '../../bench/accuracy/learn-profiles.js';
+import { KEY_WEIGHTS, OCTAVE_WEIGHTS_FILE, weightFileText } from '../../bench/accuracy/weight-files.js';
+import { repositoryRoot } from './repository-root.js';
+
+/** The learners of bench/accuracy/tune.ts on examples small enough to know the answer, and the files it writes. */
+const MAJOR = [0, 2, 4, 5, 7, 9, 11];
+const MINOR = [0, 2, 3, 5, 7, 8, 10];
+/** A chroma of a scale on `tonic`, its tonic triad stressed. */
+function chroma(tonic: number, scale: number[]): number[] {
+  const values = Array<number>(12).fill(0.05);
+  for (const step of scale) values[(tonic + step) % 12] = 0.5;
+  for (const step of [0, scale[2]!, 7]) values[(tonic + step) % 12] = 1;
+  return values;
+}
+const keyExamples = [0, 2, 5, 7, 9].flatMap((tonic) =>
+  (['major', 'minor'] as const).map((mode) => {
+    const c = chroma(tonic, mode === 'major' ? MAJOR : MINOR);
+    return { chroma: { treble: c, bass: c, endBass: c, lead: c }, tonic, mode };
+  }),
+);
+
+test('the 24-key regression learns profiles that read each tiny example as its key, the same every run', () => {
+  const options = { epochs: 60, rate: 5, l2: 1e-3, prior: 0 };
+  const weights = learnWeights(keyExamples, options);
+  const score = (c: number[], tonic: number, mode: 'major' | 'minor') =>
+    ['treble', 'bass', 'endBass'].reduce(
+      (sum, _, r) => sum + scaledRotation(c, tonic).reduce((s, v, i) => s + v * weights[mode][12 * r + i]!, 0),
+      0,
+    );
+  for (const example of keyExamples) {
+    const candidates = Array.from({ length: 24 }, (_, k) => ({ tonic: k % 12, mode: k < 12 ? ('major' as const) : ('minor' as const) }));
+    const best = candidates.reduce((a, b) =>
+      score(example.chroma.treble, b.tonic, b.mode) > score(example.chroma.treble, a.tonic, a.mode) ? b : a,
+    );
+    expect(best).toEqual({ tonic: example.tonic, mode: example.mode });
+  }
+  expect(learnWeights(keyExamples, options)).toEqual(weights);
+});
+
+test('the mode regression weighs the minor third for minor and the major third against it', () => {
+  const weights = learnModeWeights(keyExamples, { epochs: 200, rate: 2, l2: 1e-3 });
+  const lead = weights.slice(1, 13);
+  expect(lead[3]!).toBeGreaterThan(0);
+  expect(lead[4]!).toBeLessThan(0);
+  for (const example of keyExamples) {
+    const row = [1, ...scaledRotation(example.chroma.lead, example.tonic), ...scaledRotation(example.chroma.treble, example.tonic)];
+    const minor = row.reduce((sum, v, i) => sum + v * weights[i]!, 0) > 0;
+    expect(minor).toBe(example.mode === 'minor');
+  }
+});
+
+test('the octave regression separates fast from slow on its one telling feature, weights rounded to hundredths', () => {
+  const examples = [-1, -0.6, -0.3, 0.3, 0.6, 1].map((x) => ({ features: [x, 0.2, 1], fast: (x > 0 ? 1 : 0) as 0 | 1 }));
+  const weights = learnOctaveWeights(examples, { epochs: 500, rate: 1, l2: 1e-3 });
+  expect(weights[0]!).toBeGreaterThan(1);
+  for (const w of weights) expect(Math.round(w * 100) / 100).toBe(w);
+  for (const { features, fast } of examples) expect(features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0).toBe(fast);
+});
+
+test('the committed weight files are what the writer makes of their own values: named, in its exact bytes', () => {
+  const keyText = readFileSync(join(repositoryRoot, KEY_WEIGHTS), 'utf8');
+  const key = JSON.parse(keyText) as KeyWeightsFile;
+  expect(weightFileText(keyWeightsFileOf(keyProfilesOf(key), key.about, key.provenance))).toBe(keyText);
+  const octaveText = readFileSync(join(repositoryRoot, OCTAVE_WEIGHTS_FILE), 'utf8');
+  const octave = JSON.parse(octaveText) as OctaveWeightsFile;
+  expect(weightFileText(octaveWeightsFileOf(octaveWeightsOf(octave), octave.about, octave.provenance))).toBe(octaveText);
+  expect(Object.keys(octave.weights)).toContain('constant');
+  expect(Object.keys(key.profiles.treble.major)).toContain('fifth');
+});
