@@ -45,10 +45,12 @@ const rss = services
   .map((s) => {
     const base = reference?.processes[s]?.rssMiB ?? 0;
     const values = tail.map((m) => m.processes[s]?.rssMiB ?? 0).filter((v) => v > 0);
-    const peak = Math.max(...soak.minutes.map((m) => m.processes[s]?.rssMiB ?? 0));
-    return `${s} ${base} (${Math.min(...values)}–${Math.max(...values)}; peak ${peak}/${soak.memoryLimitsMiB[s]})`;
+    return `${s} ${base} → ${Math.min(...values)}–${Math.max(...values)}`;
   })
   .join(', ');
+const peakShare = Math.max(
+  ...services.map((s) => Math.max(...soak.minutes.map((m) => m.processes[s]?.rssMiB ?? 0)) / soak.memoryLimitsMiB[s]!),
+);
 const writesPerMinute = soak.minutes.map((m) =>
   ['entity.create', 'relation.create', 'version.create', 'markers.put', 'assignment.put', 'sync.report'].reduce(
     (sum, name) => sum + (m.requests[name]?.count ?? 0),
@@ -58,34 +60,43 @@ const writesPerMinute = soak.minutes.map((m) =>
 const visibility = soak.minutes.map((m) => m.feedVisibility.p99Ms).filter(Number.isFinite);
 const importsDone = soak.imports.filter((i) => i.state === 'succeeded');
 const missesInKills = soak.p99Misses.filter((m) => m.killMinute).length;
+const ready = soak.kills.map((k) => k.readyAfterMs).filter((ms): ms is number => ms !== null);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const range = (values: number[], format: (v: number) => string) =>
+  values.length === 0 ? '–' : `${format(Math.min(...values))}–${format(Math.max(...values))}`;
 
 console.log(
   `**Machine:** ${soak.machine.cpus} vCPU ${soak.machine.model}, Node ${soak.machine.node.replace(/^v/, '')}; ${soak.date.slice(0, 16).replace('T', ' ')} UTC, ` +
-    `${soak.settings.minutes} minutes, load average ${Math.min(...loads)}–${Math.max(...loads)} (other work).\n`,
+    `${soak.settings.minutes} minutes, load average ${range(loads, String)} (other work).\n`,
 );
 console.log('| measure | result | target | met |');
 console.log('|---|---|---|---|');
-console.log(`| OOM kills (cgroup \`oom_kill\`) | ${soak.oomKills} | none | ${yes(soak.met.noOomKill)} |`);
 console.log(
-  `| RSS MiB at minute ${soak.referenceMinute} (range after it; peak/limit) | ${rss} | ±10 % | ${yes(soak.met.rssWithin10PercentOfReference)} |`,
+  `| OOM kills | ${soak.oomKills}; peak RSS ≤ ${Math.round(peakShare * 100)} % of the limits | none | ${yes(soak.met.noOomKill)} |`,
 );
 console.log(
-  `| minutes with a class's p99 > 2× its first-sixth p99 | ${soak.p99Misses.length} (${missesInKills} in a kill's minute) | none | ${yes(soak.met.p99AtMostTwiceBaseline)} |`,
+  `| RSS MiB at minute ${soak.referenceMinute} → range after | ${rss} | ±10 % | ${yes(soak.met.rssWithin10PercentOfReference)} |`,
 );
 console.log(
-  `| acknowledged writes in the feed once | ${soak.feed.acknowledgedWrites - soak.feed.missing - soak.feed.duplicated} of ${soak.feed.acknowledgedWrites} ` +
-    `(missing ${soak.feed.missing}, twice ${soak.feed.duplicated}); imports ${soak.feed.imports.filter((i) => i.entityCreatedEvents === i.created).length} of ${soak.feed.imports.length} complete | all | ${yes(soak.met.everyWriteOnceInFeed)} |`,
+  `| class-minutes with p99 > 2× the first sixth's | ${soak.p99Misses.length} (${missesInKills} in a kill's minute) | none | ${yes(soak.met.p99AtMostTwiceBaseline)} |`,
+);
+const once = soak.feed.acknowledgedWrites - soak.feed.missing - soak.feed.duplicated;
+const importsWhole = soak.feed.imports.filter((i) => i.entityCreatedEvents === i.created).length;
+console.log(
+  `| acknowledged writes once in the feed | ${once} of ${soak.feed.acknowledgedWrites} (${soak.feed.missing} missing, ${soak.feed.duplicated} twice); ` +
+    `imports whole ${importsWhole} of ${soak.feed.imports.length} | all | ${yes(soak.met.everyWriteOnceInFeed)} |`,
 );
 console.log(
-  `| library shows the last tracks after the load stopped | ${soak.libraryCaughtUpMs ?? 'not within 60 s'} ms | ≤ 10 s | ${yes(soak.met.libraryCaughtUpWithin10s)} |`,
+  `| library caught up after the end | ${soak.libraryCaughtUpMs === null ? 'not in 60 s' : `${seconds(soak.libraryCaughtUpMs)} s`} | ≤ 10 s | ${yes(soak.met.libraryCaughtUpWithin10s)} |`,
 );
 console.log(
-  `| writes answered per minute (of ${soak.settings.writesPerSecond * 60}) | ${Math.min(...writesPerMinute)}–${Math.max(...writesPerMinute)}; shed ${soak.minutes.reduce((s, m) => s + m.writesShed, 0)} | | |`,
+  `| writes answered a minute (of ${soak.settings.writesPerSecond * 60}); imports | ${range(writesPerMinute, String)} ` +
+    `(${soak.minutes.reduce((sum, m) => sum + m.writesShed, 0)} shed); ${importsDone.length} of ${soak.imports.length} in ` +
+    `${range(
+      importsDone.map((i) => i.runMs ?? 0),
+      seconds,
+    )} s | | |`,
 );
-console.log(`| feed visibility p99 per minute | ${Math.min(...visibility)}–${Math.max(...visibility)} ms | | |`);
 console.log(
-  `| imports of 10,000 rows | ${importsDone.length} of ${soak.imports.length} succeeded, ${importsDone.map((i) => Math.round((i.runMs ?? 0) / 1000)).join(', ')} s | | |`,
-);
-console.log(
-  `| SIGKILLs → ready again | ${soak.kills.map((k) => `${k.service} ${k.readyAfterMs === null ? '–' : (k.readyAfterMs / 1000).toFixed(1)} s`).join(', ')} | | |`,
+  `| feed visibility p99 a minute; SIGKILLs → ready | ${range(visibility, seconds)} s; ${soak.kills.length} → ${range(ready, seconds)} s | | |`,
 );
