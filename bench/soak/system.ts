@@ -69,6 +69,8 @@ export async function startSoakSystem(shared: Record<string, string>, probeDir: 
       },
     },
   );
+  // A soak that throws must not leave six services running (each in a process group of its own).
+  process.on('exit', () => supervisor.names.forEach((name) => supervisor.kill(name, 'SIGKILL')));
   const system: SoakSystem = {
     gatewayUrl,
     supervisor,

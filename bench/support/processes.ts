@@ -23,6 +23,18 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
+/** The children started so far, ended (and their cgroups removed) if the benchmark exits without stopping them (it threw). */
+const running = new Set<{ child: ChildProcess; cgroup: MemoryCgroup | null }>();
+let exitCleanup = false;
+function installExitCleanup(): void {
+  if (exitCleanup) return;
+  exitCleanup = true;
+  process.on('exit', () => {
+    for (const { child } of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { cgroup } of running) cgroup?.remove();
+  });
+}
+
 /**
  * Starts a Node program as a child process (built output: production mode, the production Node
  * flags), logs discarded unless BENCH_LOG_DIR names a directory (then `<name>.log` there).
@@ -52,6 +64,8 @@ export function startProcess(
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
+  running.add({ child, cgroup });
+  installExitCleanup();
   child.on('exit', (code, signal) => {
     if (code && code !== 0 && code !== 143) process.stderr.write(`[${name}] exited ${code}\n${stderr}\n`);
     // Nothing here sends SIGKILL: in a memory cgroup it is the kernel's OOM kill.
