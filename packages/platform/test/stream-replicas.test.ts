@@ -48,9 +48,20 @@ describe('streams on a three-server JetStream cluster', () => {
   beforeAll(async () => {
     cluster = await startNatsCluster(3);
     const nc = await connect(1);
-    // The cluster answers JetStream requests once it elected a meta leader.
-    await eventually(async () => (await jetstreamManager(nc)).getAccountInfo(), 30_000, 200);
-  }, 60_000);
+    // The cluster answers JetStream requests once it elected a meta leader, and places three
+    // replicas once every server is a current peer (later than the leader on a busy machine).
+    await eventually(async () => (await jetstreamManager(nc)).getAccountInfo(), 60_000, 200);
+    await eventually(
+      async () => {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.add({ name: 'PLACEMENT_PROBE', subjects: ['placement.probe'], num_replicas: 3 });
+        await jsm.streams.delete('PLACEMENT_PROBE');
+        return true;
+      },
+      60_000,
+      500,
+    );
+  }, 150_000);
 
   afterAll(async () => {
     await Promise.all(connections.map((nc) => nc.close()));
