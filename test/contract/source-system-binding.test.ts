@@ -68,13 +68,22 @@ test('reserved names, another key’s name, another organisation’s integration
   expect(await writesAs(station.key)).toEqual([`public-api:${station.keyId}`]);
 });
 
-test('an integration cannot take a reserved name, so no binding can reach one through it', async () => {
+test('an integration cannot take a reserved source system, given or derived, so no binding can reach one through it', async () => {
   const { key } = await sut.api.tenant();
-  for (const name of ['catalog', `public-api:${crypto.randomUUID()}`, 'system:sweeper']) {
-    const created = await sut.api.request('POST', '/api/v1/catalog/integrations', { key, body: { name, kind: 'playout' } });
+  for (const sourceSystem of ['catalog', `public-api:${crypto.randomUUID()}`, 'system:sweeper']) {
+    const created = await sut.api.request('POST', '/api/v1/catalog/integrations', {
+      key,
+      body: { name: 'Studio A playout', sourceSystem, kind: 'playout' },
+    });
     expectError(created, 400, 'reserved_name');
   }
+  expectError(
+    await sut.api.request('POST', '/api/v1/catalog/integrations', { key, body: { name: 'Catalog', kind: 'playout' } }),
+    400,
+    'reserved_name',
+  );
+  // The name is free text: renaming changes what a person reads, never what the bound keys write as.
   const integration = await integrationOf(key, 'playout-ok');
   const renamed = await sut.api.request('PATCH', `/api/v1/catalog/integrations/${integration.id}`, { key, body: { name: 'gateway' } });
-  expectError(renamed, 400, 'reserved_name');
+  expect(renamed.body).toMatchObject({ name: 'gateway', sourceSystem: 'playout-ok' });
 });

@@ -57,9 +57,26 @@ describe('integrations', () => {
     expect(renamed).toMatchObject({ status: 409, code: 'integration_name_in_use' });
   });
 
-  test('a name that could not be a source system is refused (400)', async () => {
-    const reply = errorOf(await h.tenant().call('createIntegration', { body: { name: 'studio A', kind: 'playout' } }));
-    expect(reply.status).toBe(400);
+  test('a name is free text; the source system is derived from it, or given; each unique per tenant (409)', async () => {
+    const a = h.tenant();
+    const studio = await a.ok<Integration>('createIntegration', { body: { name: 'Studio A: Playout (Ünterhaus)', kind: 'playout' } });
+    expect(studio).toMatchObject({ name: 'Studio A: Playout (Ünterhaus)', sourceSystem: 'studio-a-playout-unterhaus' });
+    const given = await a.ok<Integration>('createIntegration', {
+      body: { name: 'Studio B', sourceSystem: 'rivendell.b', kind: 'playout' },
+    });
+    expect(given).toMatchObject({ name: 'Studio B', sourceSystem: 'rivendell.b' });
+    const clash = errorOf(await a.call('createIntegration', { body: { name: 'Studio  A playout unterhaus', kind: 'playout' } }));
+    expect(clash).toMatchObject({ status: 409, code: 'source_system_in_use', details: { sourceSystem: 'studio-a-playout-unterhaus' } });
+    const nothing = errorOf(await a.call('createIntegration', { body: { name: '★ ★', kind: 'playout' } }));
+    expect(nothing).toMatchObject({ status: 400, code: 'invalid_source_system' });
+    const badSlug = errorOf(await a.call('createIntegration', { body: { name: 'Studio C', sourceSystem: 'studio c', kind: 'playout' } }));
+    expect(badSlug).toMatchObject({ status: 400, code: 'invalid_body' });
+    // A rename leaves the source system: bound keys go on writing as before.
+    const renamed = await a.ok<Integration>('updateIntegration', { params: { id: given.id }, body: { name: 'Studio B (old desk)' } });
+    expect(renamed).toMatchObject({ name: 'Studio B (old desk)', sourceSystem: 'rivendell.b' });
+    expect(await eventsOf(studio.id)).toEqual([
+      { type: 'integration.created', data: { name: 'Studio A: Playout (Ünterhaus)', kind: 'playout' }, source: `public-api:${a.keyId}` },
+    ]);
   });
 
   test('the listing pages by id with an opaque cursor; another tenant sees none', async () => {
@@ -85,7 +102,7 @@ describe('integrations', () => {
       params: { id: created.id },
       body: { name: 'playout-b', system: null, heartbeatSeconds: 60 },
     });
-    expect(changed).toMatchObject({ name: 'playout-b', sourceSystem: 'playout-b', system: null, heartbeatSeconds: 60 });
+    expect(changed).toMatchObject({ name: 'playout-b', sourceSystem: 'playout-a', system: null, heartbeatSeconds: 60 });
     const same = await a.ok<Integration>('updateIntegration', { params: { id: created.id }, body: { name: 'playout-b' } });
     expect(same.updatedAt).toBe(changed.updatedAt);
     expect((await eventsOf(created.id)).map((e) => [e.type, e.data])).toEqual([

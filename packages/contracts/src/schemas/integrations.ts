@@ -29,10 +29,11 @@ export const SyncStateSchema = Type.Union(SYNC_STATES.map((s) => Type.Literal(s)
 /** Longest heartbeat: a day. */
 export const MAX_HEARTBEAT_SECONDS = 86_400;
 
-export const IntegrationName = Type.String({
+export const IntegrationName = Line(1, 200, 'free text a person reads, e.g. "Studio A playout"; unique per tenant');
+const IntegrationSourceSystem = Type.String({
   pattern: SourceSystemName.pattern,
   description:
-    'unique per tenant; also the `sourceSystem` of the writes of the API keys bound to it (admin: PUT /admin/v1/api-keys/{keyId}/source-system with this name)',
+    'the `sourceSystem` the writes of the API keys bound to it carry, unique per tenant and fixed once created; derived from the name when left out ("Studio A playout" → studio-a-playout; decision 0160)',
 });
 const SystemName = Line(1, 200, 'the external product, free text, e.g. mAirList or Rivendell');
 const HeartbeatSeconds = Type.Integer({
@@ -59,7 +60,7 @@ export const Integration = Type.Object({
   kind: IntegrationKindSchema,
   system: Type.Union([Type.String(), Type.Null()]),
   heartbeatSeconds: Type.Union([Type.Integer(), Type.Null()]),
-  sourceSystem: Type.String({ description: 'the source-system name to bind its API keys to (its name), carried by their writes' }),
+  sourceSystem: Type.String({ description: 'the source system its bound API keys write as (given or derived from the name at creation)' }),
   health: IntegrationHealth,
   assignments: AssignmentCounts,
   createdAt: Timestamp,
@@ -70,6 +71,7 @@ export type Integration = Static<typeof Integration>;
 export const CreateIntegrationBody = Type.Object(
   {
     name: IntegrationName,
+    sourceSystem: Type.Optional(IntegrationSourceSystem),
     kind: IntegrationKindSchema,
     system: Type.Optional(SystemName),
     heartbeatSeconds: Type.Optional(HeartbeatSeconds),

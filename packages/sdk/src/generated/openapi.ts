@@ -7203,7 +7203,7 @@ export interface operations {
               kind: 'playout' | 'other';
               system: string | null;
               heartbeatSeconds: number | null;
-              /** @description the source-system name to bind its API keys to (its name), carried by their writes */
+              /** @description the source system its bound API keys write as (given or derived from the name at creation) */
               sourceSystem: string;
               health: {
                 status: 'unknown' | 'healthy' | 'degraded' | 'down';
@@ -7309,8 +7309,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description unique per tenant; also the `sourceSystem` of the writes of the API keys bound to it (admin: PUT /admin/v1/api-keys/{keyId}/source-system with this name) */
+          /** @description free text a person reads, e.g. "Studio A playout"; unique per tenant; unpaired UTF-16 surrogates are refused */
           name: string;
+          /** @description the `sourceSystem` the writes of the API keys bound to it carry, unique per tenant and fixed once created; derived from the name when left out ("Studio A playout" → studio-a-playout; decision 0160) */
+          sourceSystem?: string;
           kind: 'playout' | 'other';
           /** @description the external product, free text, e.g. mAirList or Rivendell; unpaired UTF-16 surrogates are refused */
           system?: string;
@@ -7338,7 +7340,7 @@ export interface operations {
             kind: 'playout' | 'other';
             system: string | null;
             heartbeatSeconds: number | null;
-            /** @description the source-system name to bind its API keys to (its name), carried by their writes */
+            /** @description the source system its bound API keys write as (given or derived from the name at creation) */
             sourceSystem: string;
             health: {
               status: 'unknown' | 'healthy' | 'degraded' | 'down';
@@ -7509,7 +7511,7 @@ export interface operations {
             kind: 'playout' | 'other';
             system: string | null;
             heartbeatSeconds: number | null;
-            /** @description the source-system name to bind its API keys to (its name), carried by their writes */
+            /** @description the source system its bound API keys write as (given or derived from the name at creation) */
             sourceSystem: string;
             health: {
               status: 'unknown' | 'healthy' | 'degraded' | 'down';
@@ -7715,7 +7717,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description unique per tenant; also the `sourceSystem` of the writes of the API keys bound to it (admin: PUT /admin/v1/api-keys/{keyId}/source-system with this name) */
+          /** @description free text a person reads, e.g. "Studio A playout"; unique per tenant; unpaired UTF-16 surrogates are refused */
           name?: string;
           system?: string | null;
           heartbeatSeconds?: number | null;
@@ -7739,7 +7741,7 @@ export interface operations {
             kind: 'playout' | 'other';
             system: string | null;
             heartbeatSeconds: number | null;
-            /** @description the source-system name to bind its API keys to (its name), carried by their writes */
+            /** @description the source system its bound API keys write as (given or derived from the name at creation) */
             sourceSystem: string;
             health: {
               status: 'unknown' | 'healthy' | 'degraded' | 'down';
@@ -7909,7 +7911,7 @@ export interface operations {
             kind: 'playout' | 'other';
             system: string | null;
             heartbeatSeconds: number | null;
-            /** @description the source-system name to bind its API keys to (its name), carried by their writes */
+            /** @description the source system its bound API keys write as (given or derived from the name at creation) */
             sourceSystem: string;
             health: {
               status: 'unknown' | 'healthy' | 'degraded' | 'down';

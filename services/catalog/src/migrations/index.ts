@@ -14,6 +14,7 @@ import { entityImportKeys } from './0012_entity_import_keys.js';
 import { relations } from './0013_relations.js';
 import { molecules } from './0014_molecules.js';
 import { unfinishedJobsIndex } from './0015_unfinished_jobs_index.js';
+import { integrationSourceSystem } from './0016_integration_source_system.js';
 
 /** The catalog schema's migrations, applied in name order. */
 export const catalogMigrations: Migrations = {
@@ -32,4 +33,5 @@ export const catalogMigrations: Migrations = {
   '0013_relations': relations,
   '0014_molecules': molecules,
   '0015_unfinished_jobs_index': unfinishedJobsIndex,
+  '0016_integration_source_system': integrationSourceSystem,
 };

@@ -8,7 +8,10 @@ type Timestamp = ColumnType<Date, never, Date>;
 export interface IntegrationsTable {
   id: string;
   tenant_id: string;
+  /** Free text a person reads. */
   name: string;
+  /** The slug its bound keys' writes carry as `sourceSystem` (decision 0160). */
+  source_system: string;
   kind: IntegrationKind;
   system: string | null;
   heartbeat_seconds: number | null;

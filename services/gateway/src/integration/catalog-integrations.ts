@@ -12,7 +12,7 @@ export type BoundIntegration = Pick<Integration, 'id' | 'sourceSystem'>;
 export interface IntegrationDirectory {
   /** The organisation's integration of this id; 404 `not_found` when it has none. */
   byId(organizationId: string, integrationId: string, requestId: string): Promise<BoundIntegration>;
-  /** The organisation's integration of this name; 404 `not_found` when it has none. */
+  /** The organisation's integration whose source system is this name; 404 `not_found` when it has none. */
   byName(organizationId: string, name: string, requestId: string): Promise<BoundIntegration>;
 }
 
@@ -32,7 +32,7 @@ export function catalogIntegrations(rpc: RpcCallSettings): IntegrationDirectory 
         const query: Record<string, string | number> = { limit: LISTING_PAGE, ...(after === null ? {} : { after }) };
         const reply = await callRpc(rpc, 'catalog', 'listIntegrations', { params: {}, query, body: null }, call(organizationId, requestId));
         const page = replyValue<{ integrations: Integration[]; nextCursor: string | null }>(reply);
-        const found = page.integrations.find((integration) => integration.name === name);
+        const found = page.integrations.find((integration) => integration.sourceSystem === name);
         if (found) return found;
         after = page.nextCursor;
       } while (after !== null);

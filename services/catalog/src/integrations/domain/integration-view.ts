@@ -28,7 +28,7 @@ export function integrationView(row: IntegrationRecord, assignments: AssignmentC
     kind: row.kind,
     system: row.system,
     heartbeatSeconds: row.heartbeat_seconds,
-    sourceSystem: row.name,
+    sourceSystem: row.source_system,
     health: healthOf(row),
     assignments,
     createdAt: row.created_at.toISOString(),

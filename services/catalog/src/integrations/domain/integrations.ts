@@ -1,7 +1,8 @@
 /**
- * Integrations (decision 0132): the external systems a tenant connects. The name is unique per
- * tenant and is the source system the admin area binds the integration's API keys to, so their
- * writes carry it as `sourceSystem`. Each write commits with its event.
+ * Integrations (decision 0132): the external systems a tenant connects. The name is free text,
+ * unique per tenant; the source system (given, or derived from the name, decision 0160), also
+ * unique, is what the admin area binds the integration's API keys to, so their writes carry it as
+ * `sourceSystem`. Each write commits with its event.
  */
 import { INTEGRATION_FIELDS, isReservedSourceSystem } from '@catalog/contracts';
 import type { CreateIntegrationBody, Integration, IntegrationField, UpdateIntegrationBody } from '@catalog/contracts';
@@ -28,6 +29,7 @@ import {
   deleteIntegrationQuery,
   findIntegration,
   insertIntegrationQuery,
+  INTEGRATION_SOURCE_SYSTEM_UNIQUE_INDEX,
   INTEGRATION_NAME_UNIQUE_INDEX,
   listIntegrationRows,
   updateIntegrationRow,
@@ -38,6 +40,7 @@ import type { CatalogDb } from '../../persistence/tables.js';
 import { isUniqueViolation } from '../../persistence/unique-violation.js';
 
 import { recordLapse } from './integration-lapse.js';
+import { sourceSystemOf } from './source-system-slug.js';
 import { integrationView } from './integration-view.js';
 
 export interface IntegrationDeps {
@@ -53,19 +56,41 @@ const DEFAULT_PAGE_SIZE = 50;
 export const integrationNotFound = (): AppError => notFound('integration');
 
 /**
- * A write that may give an integration a name: 400 reserved_name for a source system of the
- * platform's (its keys' writes would claim to be the platform's, decision 0149), 409
- * integration_name_in_use for a name the tenant uses already.
+ * The source system a new integration's keys write as: the one given, else derived from its name.
+ * 400 reserved_name for a source system of the platform's (its keys' writes would claim to be the
+ * platform's, decision 0149); 400 invalid_source_system when none can be derived.
  */
-async function guardName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
-  if (name !== undefined && isReservedSourceSystem(name)) {
-    throw badRequest('reserved_name', `${name} is a source system of the platform and cannot name an integration`, { name });
+function sourceSystemFor(input: CreateIntegrationBody): string {
+  const sourceSystem = input.sourceSystem ?? sourceSystemOf(input.name);
+  if (sourceSystem === null) {
+    throw badRequest('invalid_source_system', 'the name has no letter or digit to derive a source system from: give sourceSystem', {
+      name: input.name,
+    });
   }
+  if (isReservedSourceSystem(sourceSystem)) {
+    throw badRequest('reserved_name', `${sourceSystem} is a source system of the platform and cannot be an integration's`, {
+      sourceSystem,
+    });
+  }
+  return sourceSystem;
+}
+
+/**
+ * A write that may give an integration a name or a source system: 409 integration_name_in_use or
+ * source_system_in_use for one the tenant's other integration has.
+ */
+async function guardName<T>(names: { name?: string | undefined; sourceSystem?: string }, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (name === undefined || !isUniqueViolation(error, INTEGRATION_NAME_UNIQUE_INDEX)) throw error;
-    throw conflict('integration_name_in_use', 'the tenant has another integration of this name', { name });
+    if (names.name !== undefined && isUniqueViolation(error, INTEGRATION_NAME_UNIQUE_INDEX))
+      throw conflict('integration_name_in_use', 'the tenant has another integration of this name', { name: names.name });
+    if (names.sourceSystem !== undefined && isUniqueViolation(error, INTEGRATION_SOURCE_SYSTEM_UNIQUE_INDEX)) {
+      throw conflict('source_system_in_use', 'the tenant has another integration of this source system', {
+        sourceSystem: names.sourceSystem,
+      });
+    }
+    throw error;
   }
 }
 
@@ -88,10 +113,11 @@ export async function createIntegration(deps: IntegrationDeps, call: CallContext
         limit: MAX_INTEGRATIONS_PER_TENANT,
       });
     }
-    const row = { id, tenantId: call.tenantId, name: input.name, kind: input.kind };
+    const sourceSystem = sourceSystemFor(input);
+    const row = { id, tenantId: call.tenantId, name: input.name, sourceSystem, kind: input.kind };
     const insert = insertIntegrationQuery(db, { ...row, system: input.system ?? null, heartbeatSeconds: input.heartbeatSeconds ?? null });
     const event: OutboxEvent = { type: 'integration.created', resourceId: id, dmrn: null, data: { name: input.name, kind: input.kind } };
-    const [created] = await guardName(input.name, () => executeWithEvents(db, 'catalog', context, insert, [event]));
+    const [created] = await guardName({ name: input.name, sourceSystem }, () => executeWithEvents(db, 'catalog', context, insert, [event]));
     return integrationView(created!, { pending: 0, synced: 0, failed: 0 });
   });
 }
@@ -136,7 +162,7 @@ export async function updateIntegration(
   id: string,
   patch: UpdateIntegrationBody,
 ): Promise<Integration> {
-  return guardName(patch.name, () =>
+  return guardName({ name: patch.name }, () =>
     inTenantTransaction(deps.db, call.tenantId, async (trx) => {
       const current = await findIntegration(trx, call.tenantId, id, { lock: 'update' });
       if (!current) throw integrationNotFound();

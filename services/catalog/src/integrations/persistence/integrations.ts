@@ -15,11 +15,14 @@ export type IntegrationRecord = IntegrationRow & { lapsed: boolean };
 
 /** The unique index that keeps an integration's name once per tenant. */
 export const INTEGRATION_NAME_UNIQUE_INDEX = 'integrations_tenant_name_key';
+/** The unique index that keeps an integration's source system once per tenant. */
+export const INTEGRATION_SOURCE_SYSTEM_UNIQUE_INDEX = 'integrations_tenant_source_system_key';
 
 export interface NewIntegrationRow {
   id: string;
   tenantId: string;
   name: string;
+  sourceSystem: string;
   kind: IntegrationKind;
   system: string | null;
   heartbeatSeconds: number | null;
@@ -36,6 +39,7 @@ export function insertIntegrationQuery(db: Kysely<CatalogDb>, row: NewIntegratio
       id: row.id,
       tenant_id: row.tenantId,
       name: row.name,
+      source_system: row.sourceSystem,
       kind: row.kind,
       system: row.system,
       heartbeat_seconds: row.heartbeatSeconds,
