@@ -42,22 +42,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function feedLedger(): FeedLedger {
   const expected = new Map<string, number>(); // key → when acknowledged (performance.now())
   const seen = new Map<string, number>();
-  const imports = new Map<string, { created: number; events: number }>();
+  const imports = new Map<string, number>(); // job id → entities it created
   let visibility: number[] = [];
   let consumed = 0;
 
+  // Every event is counted, expected or not yet: under load a write's event can reach a consumer
+  // before the write's answer reaches the writer (its visibility is then 0, see `expect`), and an
+  // import's events before the job is seen to succeed.
+  const entityCreatedByBatch = new Map<string, number>();
   const observe = (event: FeedEvent, at: number): void => {
     consumed += 1;
     const key = eventKey(event);
-    if (expected.has(key)) {
-      const count = (seen.get(key) ?? 0) + 1;
-      seen.set(key, count);
-      if (count === 1) visibility.push(at - expected.get(key)!);
-    }
-    if (event.type === 'entity.created') {
-      const job = imports.get(event.batchId);
-      if (job) job.events += 1;
-    }
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    if (count === 1 && expected.has(key)) visibility.push(at - expected.get(key)!);
+    if (event.type === 'entity.created') entityCreatedByBatch.set(event.batchId, (entityCreatedByBatch.get(event.batchId) ?? 0) + 1);
   };
 
   const consume = async (key: string, baseUrl: string, fetch: Fetch, signal: AbortSignal): Promise<void> => {
@@ -79,12 +78,12 @@ export function feedLedger(): FeedLedger {
 
   return {
     expect(type, resource) {
-      expected.set(`${type} ${resource}`, performance.now());
+      const key = `${type} ${resource}`;
+      expected.set(key, performance.now());
+      if (seen.has(key)) visibility.push(0);
     },
     expectImport(jobId, created) {
-      const job = imports.get(jobId);
-      if (job) job.created = created;
-      else imports.set(jobId, { created, events: 0 });
+      imports.set(jobId, created);
     },
     async startConsumers(stations, baseUrl, fetch, signal) {
       await Promise.all(stations.map((station) => consume(station.key, baseUrl, fetch, signal)));
@@ -97,19 +96,20 @@ export function feedLedger(): FeedLedger {
     async untilComplete(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       const complete = () =>
-        [...expected.keys()].every((key) => seen.has(key)) && [...imports.values()].every((job) => job.events >= job.created);
+        [...expected.keys()].every((key) => seen.has(key)) &&
+        [...imports].every(([jobId, created]) => (entityCreatedByBatch.get(jobId) ?? 0) >= created);
       while (!complete() && Date.now() < deadline) await sleep(1_000);
     },
     summary() {
       const missing = [...expected.keys()].filter((key) => !seen.has(key));
-      const duplicated = [...seen.entries()].filter(([, count]) => count > 1).map(([key]) => key);
+      const duplicated = [...expected.keys()].filter((key) => (seen.get(key) ?? 0) > 1);
       return {
         acknowledgedWrites: expected.size,
         seenOnce: expected.size - missing.length - duplicated.length,
         missing: missing.length,
         duplicated: duplicated.length,
         examples: { missing: missing.slice(0, 5), duplicated: duplicated.slice(0, 5) },
-        imports: [...imports.entries()].map(([jobId, job]) => ({ jobId, created: job.created, entityCreatedEvents: job.events })),
+        imports: [...imports].map(([jobId, created]) => ({ jobId, created, entityCreatedEvents: entityCreatedByBatch.get(jobId) ?? 0 })),
         eventsConsumed: consumed,
       };
     },
