@@ -101,20 +101,16 @@ beforeAll(async () => {
   const logger = testLogger('api');
   catalog = (await startCatalogService(readConfig(catalogConfig, env), { logger })) as ServiceRuntime<unknown>;
   events = await startEvents(env);
-  for (let i = 0; i < 2; i += 1) {
-    // Each gateway binds a port of its choosing and says which in its `http listening` line.
-    const gateway = spawn(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', join(repoRoot, 'services', 'gateway', 'src', 'main.ts')],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, NODE_OPTIONS: '', ...env, PORT: '0', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    );
-    gatewayProcesses.push(gateway);
-    gatewayUrls.push(`http://127.0.0.1:${await listeningPort(gateway)}`);
-  }
+  // Each gateway binds a port of its choosing and says which in its `http listening` line; both start at once.
+  const gateway = () =>
+    spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'services', 'gateway', 'src', 'main.ts')], {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_OPTIONS: '', ...env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  gatewayProcesses.push(gateway(), gateway());
+  const ports = await Promise.all(gatewayProcesses.map((child) => listeningPort(child, 150_000)));
+  gatewayUrls.push(...ports.map((port) => `http://127.0.0.1:${port}`));
   for (const url of gatewayUrls)
     await eventually(
       () =>
@@ -122,13 +118,13 @@ beforeAll(async () => {
           (r) => (r.ok ? true : undefined),
           () => undefined,
         ),
-      30_000,
+      60_000,
       100,
     );
   producer = await startProducer(testDb.url);
   nc = await testBus('events-api-test');
   producerRelay = producer.startRelay(nc, subjectsFor(prefix));
-}, 60_000);
+}, 240_000); // two gateway processes from source: minutes on a busy machine
 
 afterAll(async () => {
   await producerRelay?.stop();
