@@ -15,11 +15,29 @@
 # of decision 0057 are created on DATABASE_URL's server (an administrator) before the tests run.
 # A failing task does not cancel unrelated ones (--continue=dependencies-successful),
 # so every test that can run does. Extra arguments go to turbo, e.g. `npm test -- --filter=@catalog/catalog`.
+#
+# `--fast` (`npm run test:fast`, the edit loop's tier, decision 0157): only the jest suites of
+# packages/* and services/* (no formatter, build, typecheck or lint, no test/ system suites), without
+# the files FAST_LEAVES_OUT names (each takes a minute or more of CPU); `npm test` runs them all.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib/infra.sh
 source scripts/lib/infra.sh
+
+fast=0
+if [[ ${1:-} == --fast ]]; then
+  fast=1
+  shift
+fi
+# Paths under the repository (jest regular expressions) the fast tier leaves out.
+FAST_LEAVES_OUT=(
+  'services/analysis/test/analyzers/(key|tempo|loudness|generated-music|fingerprint)\.test\.ts' # render and analyse minutes of audio
+  'services/asset/test/(upload-flow|upload-targets|release)\.test\.ts' # 200 MiB uploads, URLs waited out to expiry
+  'services/catalog/test/import-jobs\.test\.ts' # imports of thousands of rows
+  'services/events/test/(crash|ordering)\.test\.ts' # processes killed mid-stream, 10 s of writers
+  'packages/platform/test/run-service\.test\.ts' # service processes started from source
+)
 
 pg_port=${TEST_PG_PORT:-55432}
 nats_port=${TEST_NATS_PORT:-54222}
@@ -49,14 +67,25 @@ echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPO
 
 # The formatter's check (Prettier, .prettierrc.json; `npm run format` fixes): a finding fails the run.
 format_rc=0
-npx --no-install prettier --check . >&2 || format_rc=$?
+if ((!fast)); then npx --no-install prettier --check . >&2 || format_rc=$?; fi
+tasks=(build typecheck lint test)
+scope=()
+jest_args=()
+if ((fast)); then
+  tasks=(test)
+  scope=(--filter='./packages/*' --filter='./services/*')
+  jest_args=(-- "--testPathIgnorePatterns=($(
+    IFS='|'
+    echo "${FAST_LEAVES_OUT[*]}"
+  ))")
+fi
 
 export TURBO_TELEMETRY_DISABLED=1
 turbo_log=$(mktemp "${TMPDIR:-/tmp}/catalog-turbo.XXXXXX")
 t0=$SECONDS
 set +e
-npx --no-install turbo run build typecheck lint test --concurrency=2 \
-  --continue=dependencies-successful "$@" 2>&1 | tee -i "$turbo_log"
+npx --no-install turbo run "${tasks[@]}" --concurrency=2 \
+  --continue=dependencies-successful "${scope[@]}" "$@" "${jest_args[@]}" 2>&1 | tee -i "$turbo_log"
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - t0))
