@@ -22,6 +22,8 @@ const operations = catalogOperations({
   db: database.db,
   assets: {} as AssetClient,
   maxVersionsPerEntity: 100,
+  // Imports never run here (the default of CATALOG_IMPORT_MAX_QUEUED_PER_TENANT).
+  maxQueuedImportsPerTenant: 20,
   logger: createLogger({ service: 'baseline', level: 'warn' }),
 });
 const byId = (id: string): Operation => operations.find((operation) => operation.definition.operationId === id)!;
