@@ -65,9 +65,20 @@ export function startJobs(base: string, stations: readonly Station[], settings: 
     const assetId = await timed(book, 'import.upload', () => standaloneFile(base, station.key, file));
     if (!assetId) return;
     const started = performance.now();
-    const created = await timed(book, 'import.create', () =>
-      requestJson('POST', `${base}/api/v1/catalog/jobs`, auth(station.key), { type: 'import', source: { assetId } }),
-    );
+    // Asked again while the answer is a 503 or 504 (a service restarting, a loaded machine), under
+    // one Idempotency-Key, so a request that was carried out after all makes no second job.
+    const headers = { ...auth(station.key), 'idempotency-key': `soak-import-${process.pid}-${run}` };
+    const created = await timed(book, 'import.create', async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await requestJson('POST', `${base}/api/v1/catalog/jobs`, headers, { type: 'import', source: { assetId } });
+        } catch (error) {
+          const status = (error as { status?: number }).status;
+          if ((status !== 503 && status !== 504) || attempt >= 10) throw error;
+          await sleep(2_000);
+        }
+      }
+    });
     if (!created) return;
     const entry = {
       jobId: created.jobId as string,

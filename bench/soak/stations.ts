@@ -19,6 +19,8 @@ export interface Station {
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+/** How long a confirmation is asked again while its verification goes on (a loaded machine takes tens of seconds). */
+const CONFIRM_PATIENCE_MS = 300_000;
 
 /**
  * Uploads `bytes` as a file (PUT to its signed target, then confirm) and returns the confirmed
@@ -34,12 +36,13 @@ export async function putAndConfirm(
 ): Promise<string> {
   const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes, signal: AbortSignal.timeout(60_000) });
   if (!put.ok) throw Object.assign(new Error(`upload: ${put.status} ${await put.text()}`), { status: put.status });
-  for (let attempt = 1; ; attempt += 1) {
+  const deadline = Date.now() + CONFIRM_PATIENCE_MS;
+  for (;;) {
     try {
       const asset = await requestJson('POST', `${base}/api/v1/catalog/assets/${assetId}/confirm`, auth(key));
       return asset.status as string;
     } catch (error) {
-      if ((error as { status?: number }).status !== 503 || attempt >= 20) throw error;
+      if ((error as { status?: number }).status !== 503 || Date.now() > deadline) throw error;
       await sleep(1_000);
     }
   }
