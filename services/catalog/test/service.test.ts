@@ -105,6 +105,7 @@ describe('service', () => {
       '0013_relations',
       '0014_molecules',
       '0015_unfinished_jobs_index',
+      '0016_integration_source_system',
     ]);
   });
 
@@ -132,6 +133,7 @@ describe('service', () => {
         '0013_relations',
         '0014_molecules',
         '0015_unfinished_jobs_index',
+        '0016_integration_source_system',
       ]);
       const { rows } = await sql.query(
         'select version_id, claimed_until is not null as claimed from catalog.attach_intents order by version_id',
