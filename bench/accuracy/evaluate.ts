@@ -67,7 +67,8 @@ export async function evaluate(python: string, cacheDir: string, log: (line: str
     .map((r) => {
       const c = r.systems.catalog!;
       const pct = (v: number) => Math.round(v * 100);
-      return `${r.name}: key ${c.keyMirex.toFixed(3)} (Essentia best ${r.bestEssentiaKey.toFixed(3)}), Acc1 ${pct(c.tempoAcc1)} % (${pct(r.systems['essentia-edma']!.tempoAcc1)} %), Acc2 ${pct(c.tempoAcc2)} % (${pct(r.systems['essentia-edma']!.tempoAcc2)} %), targets ${Object.values(r.met).filter(Boolean).length}/3`;
+      const essentia = r.systems['essentia-edma']!;
+      return `${r.name} key ${c.keyMirex.toFixed(3)}/${r.bestEssentiaKey.toFixed(3)} Acc1 ${pct(c.tempoAcc1)}/${pct(essentia.tempoAcc1)} Acc2 ${pct(c.tempoAcc2)}/${pct(essentia.tempoAcc2)} met ${Object.values(r.met).filter(Boolean).length}/3`;
     })
     .join('; ');
   logRead(repoRoot, sets, design, summary);
