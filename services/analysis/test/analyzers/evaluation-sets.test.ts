@@ -42,7 +42,7 @@ const read = (file: string) => {
   }
 };
 
-test('no file but the benchmark names the evaluation sets, their generators, scores or rendering', () => {
+test('no file but the benchmark names the evaluation sets, their generators or their scores', () => {
   const offenders = sources()
     .filter((file) => !BENCHMARK.test(file))
     .filter((file) => {
