@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { eventually, sineWav } from '@catalog/testing';
-import { apiClient, expectError, type ApiResponse } from '../support/api.js';
+import { apiClient, confirmUpload, expectError, type ApiResponse } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -60,7 +60,7 @@ async function addAudio(entityId: string, wav: Buffer): Promise<void> {
   expect((await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav })).status).toBeLessThan(
     300,
   );
-  expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, created.body.asset.id)).status).toBe(200);
 }
 
 /** Every page of a listing, following nextCursor. */

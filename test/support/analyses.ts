@@ -1,4 +1,5 @@
 import type { ApiClient } from '@catalog/testing';
+import { confirmUpload } from './api.js';
 
 /** Ids of a version whose uploaded file was confirmed ONLINE. */
 export interface ConfirmedVersion {
@@ -30,6 +31,6 @@ export async function confirmedVersion(
   });
   expect(version.status).toBe(201);
   expect((await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${writeId(version.body.asset.id)}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, writeId(version.body.asset.id))).status).toBe(200);
   return { entityId: entity.id as string, versionId: version.body.id as string, assetId: version.body.asset.id as string };
 }
