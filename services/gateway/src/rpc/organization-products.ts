@@ -1,6 +1,6 @@
-import { operationById, type OrganizationProducts } from '@catalog/contracts';
-import { defineOperation, notFound, packageVersion, serveRpc, type ServiceRuntime } from '@catalog/platform';
-import { findOrganization } from '../persistence/organizations.js';
+import { operationById } from '@catalog/contracts';
+import { defineOperation, packageVersion, serveRpc, type ServiceRuntime } from '@catalog/platform';
+import { organizationProducts } from '../domain/organization-products.js';
 import type { GatewayDb } from '../persistence/tables.js';
 
 /**
@@ -9,11 +9,9 @@ import type { GatewayDb } from '../persistence/tables.js';
  * The gateway's public and admin operations are answered over HTTP only, never here.
  */
 export async function serveGatewayOperations(runtime: ServiceRuntime<GatewayDb>, shutdownTimeoutMs: number): Promise<void> {
-  const products = defineOperation(operationById('getOrganizationProducts'), async (_input, call) => {
-    const organization = await findOrganization(runtime.database.db, call.tenantId);
-    if (!organization) throw notFound('organization');
-    return { body: { products: organization.products as OrganizationProducts['products'] } };
-  });
+  const products = defineOperation(operationById('getOrganizationProducts'), async (_input, call) => ({
+    body: await organizationProducts(runtime.database.db, call.tenantId),
+  }));
   const server = await serveRpc({
     nc: runtime.nc,
     subjects: runtime.subjects,
