@@ -26,7 +26,7 @@ const keyExamples = [0, 2, 5, 7, 9].flatMap((tonic) =>
 );
 
 test('the 24-key regression learns profiles that read each tiny example as its key, the same every run', () => {
-  const options = { epochs: 60, rate: 5, l2: 1e-3, prior: 0 };
+  const options = { epochs: 60, rate: 5, l2: 1e-3, prior: 0, registers: ['treble', 'bass', 'endBass'] as const };
   const weights = learnWeights(keyExamples, options);
   const score = (c: number[], tonic: number, mode: 'major' | 'minor') =>
     ['treble', 'bass', 'endBass'].reduce(
@@ -41,6 +41,37 @@ test('the 24-key regression learns profiles that read each tiny example as its k
     expect(best).toEqual({ tonic: example.tonic, mode: example.mode });
   }
   expect(learnWeights(keyExamples, options)).toEqual(weights);
+});
+
+/**
+ * Loops of a key and its relative minor with the same chords (I–vi–IV–V against i–VI–III–VII): the
+ * same treble and bass, only the root the loop starts on (the start bass) differs.
+ */
+const relativeExamples = [0, 3, 7, 10].flatMap((tonic) => {
+  const shared = chroma(tonic, MAJOR);
+  const rootAt = (pc: number) => Array.from({ length: 12 }, (_, i) => (i === pc ? 1 : i === (pc + 7) % 12 ? 0.4 : 0.02));
+  return [
+    { chroma: { treble: shared, bass: shared, startBass: rootAt(tonic) }, tonic, mode: 'major' as const },
+    { chroma: { treble: shared, bass: shared, startBass: rootAt((tonic + 9) % 12) }, tonic: (tonic + 9) % 12, mode: 'minor' as const },
+  ];
+});
+
+test('the 24-key regression learns to tell a loop from its relative by the root it starts on', () => {
+  const registers = ['treble', 'bass', 'startBass'] as const;
+  const weights = learnWeights(relativeExamples, { epochs: 200, rate: 5, l2: 1e-3, prior: 0, registers });
+  const score = (example: (typeof relativeExamples)[number], tonic: number, mode: 'major' | 'minor') =>
+    registers.reduce(
+      (sum, register, r) =>
+        sum + scaledRotation(example.chroma[register], tonic).reduce((s, v, i) => s + v * weights[mode][12 * r + i]!, 0),
+      0,
+    );
+  for (const example of relativeExamples) {
+    const candidates = Array.from({ length: 24 }, (_, k) => ({ tonic: k % 12, mode: k < 12 ? ('major' as const) : ('minor' as const) }));
+    const best = candidates.reduce((a, b) => (score(example, b.tonic, b.mode) > score(example, a.tonic, a.mode) ? b : a));
+    expect(best).toEqual({ tonic: example.tonic, mode: example.mode });
+  }
+  const startBass = weights.major.slice(24, 36);
+  expect(startBass.indexOf(Math.max(...startBass))).toBe(0);
 });
 
 test('the mode regression weighs the minor third for minor and the major third against it', () => {

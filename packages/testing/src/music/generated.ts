@@ -4,7 +4,9 @@ import type { Mode } from './patterns.js';
 /** Which minor: natural (b6, b7: v and VII chords) or harmonic (b6, 7: the major V and the leading tone). */
 export type MinorForm = 'natural' | 'harmonic';
 type Scale = 'major' | MinorForm;
-type Quality = 'M' | 'm' | 'd';
+/** A triad's quality: major, minor, diminished. */
+export type ChordQuality = 'M' | 'm' | 'd';
+type Quality = ChordQuality;
 type ChordStyle = 'sustain' | 'stabs' | 'arpeggio';
 type DrumStyle = 'rock' | 'four' | 'ride';
 
@@ -26,6 +28,13 @@ export interface SongSpec {
   melody: { lowest: number; program: number } | null;
   /** Seed of the melody's and the humanising's random choices. */
   seed: number;
+  /**
+   * A chord loop of its own, [root above the tonic, quality] one a bar, played in place of
+   * `progression` (loop-based pop: a loop need not start on the tonic chord); with
+   * `endOnTonic: false` the song stops wherever the loop is instead of on the tonic chord.
+   */
+  chordLoop?: Array<[number, ChordQuality]>;
+  endOnTonic?: boolean;
 }
 
 /** Chords as [root above the tonic, quality], one a bar. */
@@ -176,12 +185,14 @@ export function randomSongSpec(random: () => number, seconds: number, fixed: Par
 export function generatedSong(spec: SongSpec): MidiSong {
   const random = seededRandom(spec.seed);
   const scale: Scale = spec.mode === 'major' ? 'major' : spec.minorForm;
-  const progression = PROGRESSIONS[scale][spec.progression % PROGRESSIONS[scale].length]!;
+  const progression = spec.chordLoop ?? PROGRESSIONS[scale][spec.progression % PROGRESSIONS[scale].length]!;
+  const tonicChord: [number, Quality] = spec.chordLoop ? [0, spec.mode === 'major' ? 'M' : 'm'] : progression[0]!;
   const offbeat = spec.swing ? 2 / 3 : 1 / 2;
   const notes: MidiNote[] = [];
   let previous = spec.melody ? spec.melody.lowest + 7 : 0;
   for (let bar = 0; bar < spec.bars; bar++) {
-    const [root, quality] = bar === spec.bars - 1 ? progression[0]! : progression[bar % progression.length]!;
+    const last = bar === spec.bars - 1 && spec.endOnTonic !== false;
+    const [root, quality] = last ? tonicChord : progression[bar % progression.length]!;
     const start = bar * 4;
     const chordTones = TRIADS[quality].map((interval) => (spec.tonic + root + interval) % 12);
     if (spec.chords) notes.push(...chordBar(spec.chords, chordTones, start, offbeat));

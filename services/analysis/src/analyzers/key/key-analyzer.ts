@@ -17,8 +17,10 @@ import { FINE_BINS, foldChroma, PitchHistogram, tuningOffset, type PeakRange } f
 export interface KeySettings extends PeakRange {
   frame: number;
   hop: number;
-  /** Seconds of sounding frames at the end whose bass is the end chroma (where the piece comes to rest). */
+  /** Seconds of sounding frames at the end whose bass and treble are the end chroma (where the piece comes to rest). */
   endSeconds: number;
+  /** Seconds of sounding frames at the start whose bass and treble are the start chroma (the chord a loop starts on). */
+  startSeconds: number;
   profiles: KeyProfiles;
 }
 
@@ -32,6 +34,7 @@ export const KEY_SETTINGS: KeySettings = {
   silent: 1e-3,
   prominence: 2.5,
   endSeconds: 2,
+  startSeconds: 2,
   profiles: KEY_PROFILES,
 };
 
@@ -55,8 +58,12 @@ export class KeyAnalyzer {
     private readonly settings: KeySettings = KEY_SETTINGS,
   ) {
     this.spectrum = new MagnitudeSpectrum(settings.frame);
-    const endFrames = Math.max(1, Math.round((settings.endSeconds * sampleRate) / settings.hop));
-    this.histogram = new PitchHistogram(sampleRate, settings.frame, { ...settings, endFrames });
+    const frames = (seconds: number) => Math.max(1, Math.round((seconds * sampleRate) / settings.hop));
+    this.histogram = new PitchHistogram(sampleRate, settings.frame, {
+      ...settings,
+      startFrames: frames(settings.startSeconds),
+      endFrames: frames(settings.endSeconds),
+    });
     this.slicer = new FrameSlicer(settings.frame, settings.hop, (frame) => this.histogram.add(this.spectrum.compute(frame)));
   }
 
@@ -65,7 +72,7 @@ export class KeyAnalyzer {
   }
 
   /** The tuning (cents off A440) and the chroma vectors (C first), tuning applied. */
-  features(): { tuningCents: number } & Record<Register | ModeRegister, Float64Array> {
+  features(): { tuningCents: number } & KeyChroma {
     const { bass, treble, lead } = this.histogram;
     const all = new Float64Array(FINE_BINS);
     for (let j = 0; j < FINE_BINS; j++) all[j] = bass[j]! + treble[j]!;
@@ -75,46 +82,56 @@ export class KeyAnalyzer {
       bass: foldChroma(bass, offset),
       treble: foldChroma(treble, offset),
       endBass: foldChroma(this.histogram.endBass(), offset),
+      startBass: foldChroma(this.histogram.startBass, offset),
+      startTreble: foldChroma(this.histogram.startTreble, offset),
+      endTreble: foldChroma(this.histogram.endTreble(), offset),
       lead: foldChroma(lead, offset),
     };
   }
 
-  /**
-   * The tonic of the best of the 24 keys' scores; then the mode at that tonic from the evidence of
-   * the lead and the treble, which a bass note's overtones barely reach (decision 0143).
-   */
+  /** The key of the chroma vectors (keyOfChroma). */
   result(): KeyResult {
-    const chroma = this.features();
-    let best = { tonic: -1, score: -Infinity };
-    for (const mode of KEY_MODES)
-      for (let tonic = 0; tonic < 12; tonic++) {
-        const score = this.keyScore(chroma, tonic, mode);
-        if (score > best.score) best = { tonic, score };
-      }
-    if (best.tonic < 0) return NO_KEY;
-    const mode = this.modeAt(chroma, best.tonic);
-    const weights = this.settings.profiles.weights[mode];
-    const r = this.keyScore(chroma, best.tonic, mode) / REGISTERS.reduce((sum, register) => sum + weights[register], 0);
-    if (!(r > 0)) return NO_KEY;
-    const tonic = tonicName(best.tonic, mode);
-    return { key: `${tonic} ${mode}`, tonic, mode, camelot: camelot(best.tonic, mode), strength: Math.round(Math.min(1, r) * 100) / 100 };
+    return keyOfChroma(this.features(), this.settings.profiles);
   }
+}
 
-  /** A key's score: each register's correlation with the key's profile, times the register's weight. */
-  private keyScore(chroma: Record<Register, Float64Array>, tonic: number, mode: KeyMode): number {
-    const { profiles } = this.settings;
-    let score = 0;
-    for (const register of REGISTERS)
-      score += profiles.weights[mode][register] * correlation(chroma[register], profiles[register][mode], tonic);
-    return score;
-  }
+export type KeyChroma = Record<Register | ModeRegister, Float64Array>;
 
-  private modeAt(chroma: Record<ModeRegister, Float64Array>, tonic: number): KeyMode {
-    const { profiles, weights, bias } = this.settings.profiles.mode;
-    let score = bias;
-    for (const register of MODE_REGISTERS) score += weights[register] * correlation(chroma[register], profiles[register], tonic);
-    return score > 0 ? 'minor' : 'major';
+/**
+ * The tonic of the best of the 24 keys' scores; then the mode at that tonic from the evidence of
+ * the lead and the treble, which a bass note's overtones barely reach (decision 0143).
+ */
+export function keyOfChroma(chroma: KeyChroma, profiles: KeyProfiles): KeyResult {
+  let best = { tonic: -1, score: -Infinity };
+  for (const mode of KEY_MODES)
+    for (let tonic = 0; tonic < 12; tonic++) {
+      const score = keyScore(chroma, profiles, tonic, mode);
+      if (score > best.score) best = { tonic, score };
+    }
+  if (best.tonic < 0) return NO_KEY;
+  const mode = modeAt(chroma, profiles.mode, best.tonic);
+  const weights = profiles.weights[mode];
+  const r = keyScore(chroma, profiles, best.tonic, mode) / REGISTERS.reduce((sum, register) => sum + weights[register], 0);
+  if (!(r > 0)) return NO_KEY;
+  const tonic = tonicName(best.tonic, mode);
+  return { key: `${tonic} ${mode}`, tonic, mode, camelot: camelot(best.tonic, mode), strength: Math.round(Math.min(1, r) * 100) / 100 };
+}
+
+/** A key's score: each register's correlation with the key's profile, times the register's weight (0: not read). */
+function keyScore(chroma: Record<Register, Float64Array>, profiles: KeyProfiles, tonic: number, mode: KeyMode): number {
+  let score = 0;
+  for (const register of REGISTERS) {
+    const weight = profiles.weights[mode][register];
+    if (weight !== 0) score += weight * correlation(chroma[register], profiles[register][mode], tonic);
   }
+  return score;
+}
+
+function modeAt(chroma: Record<ModeRegister, Float64Array>, mode: KeyProfiles['mode'], tonic: number): KeyMode {
+  const { profiles, weights, bias } = mode;
+  let score = bias;
+  for (const register of MODE_REGISTERS) score += weights[register] * correlation(chroma[register], profiles[register], tonic);
+  return score > 0 ? 'minor' : 'major';
 }
 
 const NO_KEY: KeyResult = { key: null, tonic: null, mode: null, camelot: null, strength: 0 };

@@ -1,7 +1,11 @@
 import { KEY_TONICS, type KeyMode } from '@catalog/contracts';
 
-/** The chroma vectors a key is read from: above the bass register, the bass register, the bass of the last seconds. */
-export const REGISTERS = ['treble', 'bass', 'endBass'] as const;
+/**
+ * The chroma vectors a key is read from: above the bass register, the bass register, the bass of
+ * the last seconds (the final chord's root), the bass and the treble of the first seconds (the chord
+ * a loop starts on) and the treble of the last seconds (the final chord).
+ */
+export const REGISTERS = ['treble', 'bass', 'endBass', 'startBass', 'startTreble', 'endTreble'] as const;
 export type Register = (typeof REGISTERS)[number];
 
 /**

@@ -1,6 +1,6 @@
 import type { KeyMode } from '@catalog/contracts';
 import keyWeights from './key-weights.json' with { type: 'json' };
-import type { MODE_REGISTERS, REGISTERS, KeyProfiles } from './key-profiles.js';
+import { REGISTERS, type MODE_REGISTERS, type KeyProfiles } from './key-profiles.js';
 
 /** A profile's twelve values named by their interval from the tonic up. */
 export const INTERVALS = [
@@ -27,8 +27,9 @@ export type NamedProfile = Record<Interval, number>;
 export interface KeyWeightsFile {
   about: string;
   provenance: Record<string, unknown>;
-  profiles: Record<(typeof REGISTERS)[number], Record<KeyMode, NamedProfile>>;
-  registerWeights: Record<KeyMode, Record<(typeof REGISTERS)[number], number>>;
+  /** A register the file leaves out is not read (weight 0). */
+  profiles: Partial<Record<(typeof REGISTERS)[number], Record<KeyMode, NamedProfile>>>;
+  registerWeights: Record<KeyMode, Partial<Record<(typeof REGISTERS)[number], number>>>;
   mode: {
     profiles: Record<(typeof MODE_REGISTERS)[number], NamedProfile>;
     registerWeights: Record<(typeof MODE_REGISTERS)[number], number>;
@@ -44,12 +45,16 @@ type Register = (typeof REGISTERS)[number];
 
 /** The analyzer's profiles of a weight file. */
 export function keyProfilesOf(file: Pick<KeyWeightsFile, 'profiles' | 'registerWeights' | 'mode'>): KeyProfiles {
-  const register = (r: Register) => ({ major: listed(file.profiles[r].major), minor: listed(file.profiles[r].minor) });
+  const flat: number[] = Array(12).fill(0);
+  const register = (r: Register) => {
+    const profile = file.profiles[r];
+    return profile ? { major: listed(profile.major), minor: listed(profile.minor) } : { major: flat, minor: flat };
+  };
+  const weightsOf = (mode: KeyMode) =>
+    Object.fromEntries(REGISTERS.map((r) => [r, file.profiles[r] ? (file.registerWeights[mode][r] ?? 0) : 0])) as Record<Register, number>;
   return {
-    treble: register('treble'),
-    bass: register('bass'),
-    endBass: register('endBass'),
-    weights: file.registerWeights,
+    ...(Object.fromEntries(REGISTERS.map((r) => [r, register(r)])) as Record<Register, Record<KeyMode, number[]>>),
+    weights: { major: weightsOf('major'), minor: weightsOf('minor') },
     mode: {
       profiles: { lead: listed(file.mode.profiles.lead), treble: listed(file.mode.profiles.treble) },
       weights: file.mode.registerWeights,
@@ -60,12 +65,13 @@ export function keyProfilesOf(file: Pick<KeyWeightsFile, 'profiles' | 'registerW
 
 /** The weight file of the analyzer's profiles (what tune.ts writes). */
 export function keyWeightsFileOf(profiles: KeyProfiles, about: string, provenance: Record<string, unknown>): KeyWeightsFile {
-  const register = (r: Register) => ({ major: named(profiles[r].major), minor: named(profiles[r].minor) });
+  const read = REGISTERS.filter((r) => profiles.weights.major[r] !== 0 || profiles.weights.minor[r] !== 0);
+  const weightsOf = (mode: KeyMode) => Object.fromEntries(read.map((r) => [r, profiles.weights[mode][r]]));
   return {
     about,
     provenance,
-    profiles: { treble: register('treble'), bass: register('bass'), endBass: register('endBass') },
-    registerWeights: profiles.weights,
+    profiles: Object.fromEntries(read.map((r) => [r, { major: named(profiles[r].major), minor: named(profiles[r].minor) }])),
+    registerWeights: { major: weightsOf('major'), minor: weightsOf('minor') },
     mode: {
       profiles: { lead: named(profiles.mode.profiles.lead), treble: named(profiles.mode.profiles.treble) },
       registerWeights: profiles.mode.weights,

@@ -20,7 +20,7 @@ export interface PeakRange {
 
 /**
  * Pitch-class histograms at 10-cent resolution of the spectral peaks of magnitude spectra, one of
- * the bass register, one above it, the bass of the last frames, and the lead (each frame's strongest
+ * the bass register, one above it, both of the first and of the last frames, and the lead (each frame's strongest
  * peak above the bass). A peak's frequency is interpolated (parabola through the log
  * magnitudes of its bin and its neighbours), so a tone between two bins, or off A440, lands where
  * it is; its weight is its log-compressed magnitude over the frame's total, so each sounding frame
@@ -34,8 +34,12 @@ export class PitchHistogram {
    * (mostly the melody's or the top voice's fundamental, seldom a bass note's overtone).
    */
   readonly lead = new Float64Array(FINE_BINS);
-  /** The bass histograms of the last `endFrames` sounding frames, a ring (frame f at row f % endFrames). */
+  /** The bass and the treble of the first `startFrames` sounding frames (where a loop or a phrase starts). */
+  readonly startBass = new Float64Array(FINE_BINS);
+  readonly startTreble = new Float64Array(FINE_BINS);
+  /** The bass and treble histograms of the last `endFrames` sounding frames, rings (frame f at row f % endFrames). */
   private readonly recentBass: Float64Array;
+  private readonly recentTreble: Float64Array;
   private sounding = 0;
   private readonly frameBins: Int32Array;
   private readonly frameWeights: Float64Array;
@@ -45,9 +49,10 @@ export class PitchHistogram {
   constructor(
     private readonly sampleRate: number,
     private readonly frameSize: number,
-    private readonly range: PeakRange & { endFrames: number },
+    private readonly range: PeakRange & { startFrames: number; endFrames: number },
   ) {
     this.recentBass = new Float64Array(range.endFrames * FINE_BINS);
+    this.recentTreble = new Float64Array(range.endFrames * FINE_BINS);
     const capacity = frameSize / 2;
     this.prefix = new Float64Array(capacity + 2);
     this.frameBins = new Int32Array(capacity);
@@ -61,17 +66,22 @@ export class PitchHistogram {
     let total = 0;
     for (let p = 0; p < peaks; p++) total += this.frameWeights[p]!;
     if (total < this.range.silent) return;
+    const starting = this.sounding < this.range.startFrames;
     const row = (this.sounding++ % this.range.endFrames) * FINE_BINS;
-    const recent = this.recentBass.fill(0, row, row + FINE_BINS);
+    const recentBass = this.recentBass.fill(0, row, row + FINE_BINS);
+    const recentTreble = this.recentTreble.fill(0, row, row + FINE_BINS);
     let lead = -1;
     for (let p = 0; p < peaks; p++) {
       const bin = this.frameBins[p]!;
       const weight = this.frameWeights[p]! / total;
       if (this.frameBass[p]) {
         this.bass[bin]! += weight;
-        recent[row + bin]! += weight;
+        recentBass[row + bin]! += weight;
+        if (starting) this.startBass[bin]! += weight;
       } else {
         this.treble[bin]! += weight;
+        recentTreble[row + bin]! += weight;
+        if (starting) this.startTreble[bin]! += weight;
         if (lead < 0 || this.frameWeights[p]! > this.frameWeights[lead]!) lead = p;
       }
     }
@@ -111,10 +121,19 @@ export class PitchHistogram {
 
   /** The bass histogram of the last `endFrames` sounding frames (where a piece comes to rest). */
   endBass(): Float64Array {
-    const out = new Float64Array(FINE_BINS);
-    for (let i = 0; i < this.recentBass.length; i++) out[i % FINE_BINS]! += this.recentBass[i]!;
-    return out;
+    return summedRows(this.recentBass);
   }
+
+  /** The treble histogram of the last `endFrames` sounding frames (the final chord). */
+  endTreble(): Float64Array {
+    return summedRows(this.recentTreble);
+  }
+}
+
+function summedRows(ring: Float64Array): Float64Array {
+  const out = new Float64Array(FINE_BINS);
+  for (let i = 0; i < ring.length; i++) out[i % FINE_BINS]! += ring[i]!;
+  return out;
 }
 
 /**
