@@ -1,4 +1,5 @@
 /** The end-to-end benchmarks of bench/events/run.ts (see there): writes to feed, visibility latency. */
+import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { subjectsFor, type NatsConnection } from '@catalog/platform';
 import { apiClient, testBus } from '@catalog/testing';
@@ -10,12 +11,16 @@ interface Follower {
   seenAt: Map<string, number>;
   /** The position reached so far (null: none yet). */
   cursor(): string | null;
+  /** The loop ended on an error (`stop()` rethrows it). */
+  failed(): boolean;
   stop(): Promise<void>;
 }
 
 /**
  * Follows a tenant's feed as a client does (cursor, limit 500, polls every 10 ms when caught up),
- * from `from` (a cursor a previous follower reached) or from the start of the feed.
+ * from `from` (a cursor a previous follower reached) or from the start of the feed. A failed poll
+ * ends the loop; `stop()` rethrows its error (never an unhandled rejection that would take the
+ * process down with whatever error comes next, e.g. the bus connection being drained at exit).
  */
 function follow(call: ReturnType<typeof feedCaller>, tenantId: string, from: string | null = null): Follower {
   const seenAt = new Map<string, number>();
@@ -30,12 +35,19 @@ function follow(call: ReturnType<typeof feedCaller>, tenantId: string, from: str
       if (!page.hasMore) await new Promise((resolve) => setTimeout(resolve, 10));
     }
   })();
+  let failure: { error: unknown } | null = null;
+  const settled = loop.catch((error: unknown) => {
+    failure = { error };
+    running = false;
+  });
   return {
     seenAt,
     cursor: () => cursor,
+    failed: () => failure !== null,
     async stop() {
       running = false;
-      await loop;
+      await settled;
+      if (failure) throw (failure as { error: unknown }).error;
     },
   };
 }
@@ -43,7 +55,7 @@ function follow(call: ReturnType<typeof feedCaller>, tenantId: string, from: str
 async function waitAllSeen(follower: Follower, ids: Iterable<string>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   const wanted = [...ids];
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !follower.failed()) {
     if (wanted.every((id) => follower.seenAt.has(id))) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -91,6 +103,8 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
   const { env, adminToken, natsPrefix: prefix } = await benchEnv(database, { DB_POOL_SIZE: '20', FEED_CURSOR_SECRET: CURSOR_SECRET });
   const processes: BenchProcess[] = [];
   let nc: NatsConnection | null = null;
+  // Followers still polling when a phase fails: stopped before the bus connection is drained.
+  const followers = new Set<Follower>();
   try {
     processes.push(await startService('catalog', env, 18281));
     processes.push(await startService('events', env, 18284));
@@ -100,6 +114,11 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
     const auth = { authorization: `Bearer ${key}` };
     nc = await testBus('bench-e2e', { user: 'gateway' });
     const call = feedCaller(nc, subjectsFor(prefix));
+    const startFollower = (from: string | null): Follower => {
+      const follower = follow(call, orgId, from);
+      followers.add(follower);
+      return follower;
+    };
     let n = 0;
     const respondedAtEpoch = new Map<string, number>();
     const write = async (): Promise<{ id: string; respondedAt: number }> => {
@@ -128,6 +147,7 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
      */
     const endPhase = async (follower: Follower, written: Map<string, number>) => {
       const allSeen = await waitAllSeen(follower, written.keys(), 120_000);
+      followers.delete(follower);
       await follower.stop();
       followerFrom = follower.cursor();
       let lastSeen = 0;
@@ -137,7 +157,7 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
     };
     const throughputPhase = async (entitiesPerRequest: number, send: () => Promise<Array<{ id: string; respondedAt: number }>>) => {
       // Each phase follows from where the previous one's follower stopped, as a client keeps its cursor.
-      const follower = follow(call, orgId, followerFrom);
+      const follower = startFollower(followerFrom);
       const written = new Map<string, number>();
       let requests = 0;
       const start = performance.now();
@@ -167,8 +187,10 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
       console.log(`[e2e] throughput, ${entitiesPerRequest} per request: ${JSON.stringify(result)}`);
       return result;
     };
-    const throughput = await throughputPhase(1, async () => [await write()]);
-    const batchedThroughput = await throughputPhase(batchSize, writeBatch);
+    // BENCH_E2E_PHASES (a comma list of throughput, batched, sustained, visibility; all by default) runs only some.
+    const phases = new Set((process.env.BENCH_E2E_PHASES ?? 'throughput,batched,sustained,visibility').split(','));
+    const throughput = phases.has('throughput') ? await throughputPhase(1, async () => [await write()]) : null;
+    const batchedThroughput = phases.has('batched') ? await throughputPhase(batchSize, writeBatch) : null;
 
     /**
      * Writes at a fixed rate of events (open loop: requests go out on schedule whether or not
@@ -178,15 +200,23 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
     const openLoopPhase = async (eventsPerSecond: number, entitiesPerRequest: number, send: typeof writeBatch, phaseSeconds: number) => {
       // Picks up where the previous follower stopped, as a client that keeps its cursor does: a
       // follower starting from the feed's beginning would first page through every earlier event.
-      const follower = follow(call, orgId, followerFrom);
+      const follower = startFollower(followerFrom);
       const respondedAt = new Map<string, number>();
       const pending: Array<Promise<void>> = [];
+      // A write that fails is counted and reported with the phase (each pending write handles its
+      // own failure: an unhandled one would end the process mid-phase).
+      const failures: string[] = [];
       const phaseStart = performance.now();
       let issued = 0;
       while (performance.now() < phaseStart + phaseSeconds * 1000) {
         const due = Math.floor((((performance.now() - phaseStart) / 1000) * eventsPerSecond) / entitiesPerRequest);
         for (; issued < due; issued += 1) {
-          pending.push(send().then((written) => written.forEach((w) => respondedAt.set(w.id, w.respondedAt))));
+          pending.push(
+            send().then(
+              (written) => written.forEach((w) => respondedAt.set(w.id, w.respondedAt)),
+              (error: unknown) => void failures.push(error instanceof Error ? error.message : String(error)),
+            ),
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -200,6 +230,8 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
           achievedRate,
           seconds: phaseSeconds,
           events: respondedAt.size,
+          failedRequests: failures.length,
+          ...(failures.length > 0 ? { firstFailure: failures[0] } : {}),
           allSeen,
           visibleEventsPerSecond: Math.round(respondedAt.size / ((lastSeen - phaseStart) / 1000)),
           latencyMs: percentiles(visibility),
@@ -211,21 +243,31 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
     // (a, sustained) a fixed rate of events above the target, in batches, for the duration: the
     // feed keeps up when visibility stays bounded (the closed loops above saturate on purpose).
     const sustainedRate = Number(process.env.BENCH_E2E_SUSTAINED_RATE ?? 2500);
-    const sustained = (await openLoopPhase(sustainedRate, batchSize, writeBatch, seconds)).result;
-    console.log(`[e2e] sustained: ${JSON.stringify({ ...sustained, target: { eventsPerSecond: 2000 } })}`);
+    const sustained = phases.has('sustained') ? (await openLoopPhase(sustainedRate, batchSize, writeBatch, seconds)).result : null;
+    if (sustained) console.log(`[e2e] sustained: ${JSON.stringify({ ...sustained, target: { eventsPerSecond: 2000, p99Ms: 50 } })}`);
 
     // (b) visibility latency at a fixed rate of single writes (open loop, default 500 writes/s).
     const rate = Number(process.env.BENCH_VISIBILITY_RATE ?? 500);
     const rateSeconds = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 30);
-    const single = await openLoopPhase(rate, 1, async () => [await write()], rateSeconds);
-    const visibility = {
+    const single = phases.has('visibility') ? await openLoopPhase(rate, 1, async () => [await write()], rateSeconds) : null;
+    const visibility = single && {
       ...single.result,
       stagesMs: await visibilityStages(database.url, respondedAtEpoch, single.ids),
       note: 'from the 201 of the write (after its commit) to the first feed poll that returned it; the follower polls every 10 ms when caught up',
       target: { p99Ms: 250 },
     };
-    console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
+    if (visibility) console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
+    // JetStream's share of the sizing (docs/operations.md): what the events stream holds after the run.
+    const { state, config } = await (await jetstreamManager(nc)).streams.info(subjectsFor(prefix).eventsStream);
+    const jetstream = {
+      messages: state.messages,
+      bytes: state.bytes,
+      bytesPerMessage: Math.round(state.bytes / Math.max(1, state.messages)),
+      maxAgeDays: config.max_age / 1e9 / 86_400,
+    };
+    console.log(`[e2e] events stream: ${JSON.stringify(jetstream)}`);
     return {
+      jetstream,
       throughput,
       batchedThroughput,
       sustained,
@@ -234,6 +276,8 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
       memoryLimits: memoryLimits(processes),
     };
   } finally {
+    for (const follower of followers)
+      await follower.stop().catch((error: unknown) => console.error(`[e2e] the feed follower failed too: ${String(error)}`));
     await nc?.drain().catch(() => undefined);
     for (const p of processes.reverse()) await p.stop();
     await database.drop();

@@ -51,9 +51,7 @@ export function feedCaller(nc: NatsConnection, subjects: Subjects) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// (c) page latency on a million events
-
-export const TENANTS = 10;
+// (c) page latency on millions of events
 
 /** Keys of one tenant used in turn, so the feed's 60 requests per minute per key never binds. */
 export interface TenantKeys {
@@ -61,13 +59,19 @@ export interface TenantKeys {
   next(): string;
 }
 
-export async function createTenants(base: string, adminToken: string, keysPerTenant: number): Promise<TenantKeys[]> {
+/** `count` organisations through the admin API, the `t`-th with `keysFor(t)` API keys. */
+export async function createTenants(
+  base: string,
+  adminToken: string,
+  count: number,
+  keysFor: (t: number) => number,
+): Promise<TenantKeys[]> {
   const api = apiClient(base, adminToken);
   const tenants: TenantKeys[] = [];
-  for (let t = 0; t < TENANTS; t += 1) {
+  for (let t = 0; t < count; t += 1) {
     const orgId = await api.organization({ name: `Station ${t}` });
     const keys: string[] = [];
-    for (let k = 0; k < keysPerTenant; k += 1) keys.push((await api.apiKey(orgId, { name: `reader ${k}` })).key);
+    for (let k = 0; k < keysFor(t); k += 1) keys.push((await api.apiKey(orgId, { name: `reader ${k}` })).key);
     let i = 0;
     tenants.push({ tenantId: orgId, next: () => keys[(i += 1) % keys.length]! });
   }

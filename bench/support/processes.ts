@@ -176,6 +176,28 @@ export function programCpuMs(comm: string): number {
   return total;
 }
 
+/**
+ * Bytes read from and written to storage so far by the running processes whose command is `comm`
+ * (Linux: /proc/<pid>/io `read_bytes`, `write_bytes`; page-cache hits are not reads). Processes
+ * that ended meanwhile (a Postgres backend of a closed connection) no longer count.
+ */
+export function programIo(comm: string): { readBytes: number; writeBytes: number } {
+  let readBytes = 0;
+  let writeBytes = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
+      const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+      readBytes += Number(/^read_bytes: (\d+)$/m.exec(io)?.[1] ?? 0);
+      writeBytes += Number(/^write_bytes: (\d+)$/m.exec(io)?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { readBytes, writeBytes };
+}
+
 export function machine(): { cpus: number; model: string; memoryGiB: number; node: string } {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
   const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1] ?? 'unknown';
