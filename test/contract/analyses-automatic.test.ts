@@ -3,7 +3,7 @@ import { analysisConfig } from '@catalog/analysis';
 import { decodeBusEvent, readConfig, subjectsFor } from '@catalog/platform';
 import { eventually, publishEvent, sineWav, testBus, untilConsumerSettled } from '@catalog/testing';
 import { confirmedVersion } from '../support/analyses.js';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -90,7 +90,7 @@ test('a version added from an ONLINE audio file already uploaded queues the auto
     body: { retention: 'standalone', upload: { filename: 'promo.wav', contentType: 'audio/wav', size: wav.length } },
   });
   expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${asset.body.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, asset.body.id)).status).toBe(200);
   const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'promo', title: 'Promo' } })).body;
   const version = await api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {
     key,

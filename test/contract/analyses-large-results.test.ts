@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WAVEFORM_LIMITS } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { s3BlobStore } from '../support/s3.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
@@ -40,7 +40,7 @@ async function entityWithAudio(key: string): Promise<{ entityId: string; assetId
   expect(version.status).toBe(201);
   const put = await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: wav });
   expect(put.status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, version.body.asset.id)).status).toBe(200);
   return { entityId: entity.id, assetId: version.body.asset.id };
 }
 

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually, sineWav } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { isRunning } from '../support/processes.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
@@ -99,7 +99,7 @@ async function toneAndCredits(credits: number) {
     body: { retention: 'standalone', upload: { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length } },
   });
   expect((await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, created.body.id)).status).toBe(200);
   await api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: credits, reason: 'test' });
   return { orgId, key, assetId: created.body.id as string };
 }

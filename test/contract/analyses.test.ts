@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { demoSong, eventually, renderSong, sineWav } from '@catalog/testing';
-import { apiClient, expectError } from '../support/api.js';
+import { apiClient, confirmUpload, expectError } from '../support/api.js';
 import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -37,7 +37,7 @@ async function upload(key: string, file: { bytes: Buffer; filename: string; cont
   expect(created.status).toBe(201);
   const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: file.bytes });
   expect(put.status).toBe(200);
-  if (confirm) expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.id}/confirm`, { key })).status).toBe(200);
+  if (confirm) expect((await confirmUpload(api, key, created.body.id)).status).toBe(200);
   return created.body.id;
 }
 

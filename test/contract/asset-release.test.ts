@@ -1,5 +1,5 @@
 import { eventually } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 let system: RunningSystem;
@@ -36,7 +36,7 @@ describe('files of deleted versions', () => {
       if (confirm) {
         const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: png });
         expect(put.status).toBeLessThan(300);
-        expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+        expect((await confirmUpload(api, key, created.body.asset.id)).status).toBe(200);
       }
       return created.body;
     };

@@ -2,6 +2,7 @@ import { routes, type RouteDefinition } from '@catalog/contracts';
 import { newId } from '@catalog/platform';
 import { sineWav, type ApiResponse } from '@catalog/testing';
 import { useSystem } from '../support/use-system.js';
+import { confirmUpload } from '../support/api.js';
 
 /**
  * Every tenant-scoped operation of the route table, called with another tenant's ids, answers
@@ -200,7 +201,7 @@ async function tenantAImport(key: string): Promise<Pick<Ids, 'importJobId' | 'im
     body: { retention: 'standalone', upload: { filename: 'a.csv', contentType: 'text/csv', size: csv.length } },
   });
   expect((await fetch(file.body.upload.url, { method: 'PUT', headers: file.body.upload.headers, body: csv })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${file.body.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, key, file.body.id)).status).toBe(200);
   const job = await sut.api.request('POST', '/api/v1/catalog/jobs', { key, body: { type: 'import', source: { assetId: file.body.id } } });
   expect(job.status).toBe(202);
   return { importJobId: job.body.jobId, importFileId: file.body.id };
@@ -214,7 +215,7 @@ async function tenantAJob(orgId: string, key: string): Promise<string> {
     body: { retention: 'standalone', upload: { filename: 'a.wav', contentType: 'audio/wav', size: wav.length } },
   });
   expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${asset.body.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, key, asset.body.id)).status).toBe(200);
   expect((await sut.api.admin('POST', `/admin/v1/organizations/${orgId}/credits`, { amount: 1, reason: 'test' })).status).toBe(201);
   const job = await sut.api.request('POST', '/api/v1/catalog/analyses', {
     key,
@@ -271,7 +272,7 @@ async function tenantAData(key: string): Promise<Pick<Ids, 'entityId' | 'version
   expect(added.status).toBe(201);
   const put = await fetch(added.body.upload.url, { method: 'PUT', headers: added.body.upload.headers, body: Buffer.alloc(64, 5) });
   expect(put.status).toBeLessThan(300);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${added.body.asset.id}/confirm`, { key })).body.status).toBe('ONLINE');
+  expect((await confirmUpload(sut.api, key, added.body.asset.id)).body.status).toBe('ONLINE');
   expect(
     (await sut.api.request('PUT', '/api/v1/catalog/entity-types/song', { key, body: { automaticAnalyses: ['loudness'] } })).status,
   ).toBe(200);

@@ -1,7 +1,7 @@
 import { sleep, type CallContext } from '@catalog/platform';
 import type { AssetClient } from '@catalog/catalog';
 import { eventually } from '@catalog/testing';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -60,7 +60,7 @@ test("another tenant's writes reach its feed while a version waits for the asset
     })
   ).body;
   expect((await fetch(asset.upload.url, { method: 'PUT', headers: asset.upload.headers, body: png })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key: a.key })).status).toBe(200);
+  expect((await confirmUpload(api, a.key, asset.assetId)).status).toBe(200);
 
   const held = new Promise<void>((resolve) => (onHold = resolve));
   const creating = api.request('POST', `/api/v1/catalog/entities/${entity.id}/versions`, {

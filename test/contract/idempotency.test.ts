@@ -1,5 +1,5 @@
 import { eventually, sineWav, type ApiResponse, type TestTenant } from '@catalog/testing';
-import { expectError } from '../support/api.js';
+import { confirmUpload, expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
@@ -27,7 +27,7 @@ async function fixture(): Promise<Fixture> {
   const upload = { filename: 'tone.wav', contentType: 'audio/wav', size: wav.length };
   const asset = await sut.api.request('POST', '/api/v1/catalog/assets', { key: tenant.key, body: { retention: 'standalone', upload } });
   expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: wav })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${asset.body.id}/confirm`, { key: tenant.key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, tenant.key, asset.body.id)).status).toBe(200);
   expect((await sut.api.admin('POST', `/admin/v1/organizations/${tenant.orgId}/credits`, { amount: 100, reason: 'test' })).status).toBe(
     201,
   );

@@ -1,6 +1,6 @@
 import type { FeedEvent, Job } from '@catalog/contracts';
 import { eventually, type ApiResponse } from '@catalog/testing';
-import { expectError } from '../support/api.js';
+import { confirmUpload, expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
@@ -54,7 +54,7 @@ async function uploadFile(key: string, content: string | Buffer, contentType = '
   });
   expect(asset.status).toBe(201);
   expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: bytes })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${asset.body.assetId}/confirm`, { key })).body.status).toBe('ONLINE');
+  expect((await confirmUpload(sut.api, key, asset.body.assetId)).body.status).toBe('ONLINE');
   return asset.body.assetId as string;
 }
 

@@ -1,7 +1,7 @@
 import type { AnalysisJob, Job } from '@catalog/contracts';
 import { eventually, sineWav, type ApiResponse } from '@catalog/testing';
 import { analyzeFile, type AnalysisServiceOptions } from '@catalog/analysis';
-import { expectError } from '../support/api.js';
+import { confirmUpload, expectError } from '../support/api.js';
 import { PATIENT_CALLS } from '../support/system.js';
 import { useSystem } from '../support/use-system.js';
 
@@ -41,7 +41,7 @@ async function upload(key: string, bytes: Buffer, filename: string, contentType:
   });
   expect(asset.status).toBe(201);
   expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: bytes })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${asset.body.assetId}/confirm`, { key })).body.status).toBe('ONLINE');
+  expect((await confirmUpload(sut.api, key, asset.body.assetId)).body.status).toBe('ONLINE');
   return asset.body.assetId as string;
 }
 

@@ -3,7 +3,7 @@ import { newId, readConfig, subjectsFor } from '@catalog/platform';
 import { capturingLogger, eventually, publishEvent, readDeadLetters, sineWav, testBus, testBusEvent } from '@catalog/testing';
 import { libraryConfig, startLibraryService } from '@catalog/library';
 import { confirmedVersion } from '../support/analyses.js';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -148,7 +148,7 @@ async function importFile(key: string, rows: string[]): Promise<string> {
     body: { retention: 'standalone', upload: { filename: 'library.jsonl', contentType: 'application/x-ndjson', size: bytes.length } },
   });
   expect((await fetch(asset.body.upload.url, { method: 'PUT', headers: asset.body.upload.headers, body: bytes })).status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${asset.body.assetId}/confirm`, { key })).body.status).toBe('ONLINE');
+  expect((await confirmUpload(api, key, asset.body.assetId)).body.status).toBe('ONLINE');
   return asset.body.assetId as string;
 }
 

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { libraryConfig, startLibraryService } from '@catalog/library';
 import { readConfig } from '@catalog/platform';
 import { eventually, sineWav, testLogger } from '@catalog/testing';
-import { apiClient, type ApiResponse } from '../support/api.js';
+import { apiClient, type ApiResponse, confirmUpload } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -42,7 +42,7 @@ async function addAudio(key: string, entityId: string, wav: Buffer): Promise<str
   expect((await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav })).status).toBeLessThan(
     300,
   );
-  expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, created.body.asset.id)).status).toBe(200);
   return created.body.id;
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { newId, subjectsFor } from '@catalog/platform';
 import { eventually, publishEvent, sineWav, testBus, testBusEvent } from '@catalog/testing';
-import { apiClient, expectError, type ApiResponse } from '../support/api.js';
+import { apiClient, type ApiResponse, confirmUpload, expectError } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /** Issue 14 through the gateway: the library's tracks follow the catalog, its feed is its own. */
@@ -35,7 +35,7 @@ async function addAudio(key: string, entityId: string, options: { label?: string
     expect((await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav })).status).toBeLessThan(
       300,
     );
-    expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+    expect((await confirmUpload(api, key, created.body.asset.id)).status).toBe(200);
   }
   return created.body;
 }
@@ -164,7 +164,7 @@ test('a standalone file never enters the library', async () => {
     })
   ).body;
   expect((await fetch(asset.upload.url, { method: 'PUT', headers: asset.upload.headers, body: wav })).status).toBeLessThan(300);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${asset.assetId}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, asset.assetId)).status).toBe(200);
   // A song added after it is listed; by then the standalone file's events were handled (one consumer, in order).
   const entity = (await api.request('POST', '/api/v1/catalog/entities', { key, body: { type: 'song', title: 'Marker' } })).body;
   await addAudio(key, entity.id);

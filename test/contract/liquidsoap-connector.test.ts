@@ -11,6 +11,7 @@ import { demoSong, eventually, renderSong } from '@catalog/testing';
 import { bestMatch, decodeMono, integratedLoudness, MATCH_RATE, window } from '../support/audio-match.js';
 import { PATIENT_CALLS } from '../support/system.js';
 import { useSystem } from '../support/use-system.js';
+import { confirmUpload } from '../support/api.js';
 
 /**
  * The Liquidsoap connector (packages/liquidsoap) with the real engine, Debian's `liquidsoap`
@@ -162,7 +163,7 @@ async function addVersion(key: string, entityId: string, path: string, isPrimary
   });
   expect(created.status).toBe(201);
   expect((await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: bytes })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, key, created.body.asset.id)).status).toBe(200);
   const loudness = await analysed(key, created.body.id, 'loudness');
   const cues = await analysed(key, created.body.id, 'cue_points');
   return { path, versionId: created.body.id, cueIn: cues.cueInMs! / 1000, cueOut: cues.cueOutMs! / 1000, lufs: loudness.integratedLufs! };

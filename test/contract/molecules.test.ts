@@ -1,7 +1,7 @@
 import type { FeedEvent } from '@catalog/contracts';
 import { eventually, sineWav } from '@catalog/testing';
 import { confirmedVersion } from '../support/analyses.js';
-import { expectError } from '../support/api.js';
+import { confirmUpload, expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
@@ -104,7 +104,7 @@ test('a molecule of analysed audio: timeline from cue points, primary change, en
   });
   expect(added.status).toBe(201);
   expect((await fetch(added.body.upload.url, { method: 'PUT', headers: added.body.upload.headers, body: three })).status).toBe(200);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${added.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, key, added.body.asset.id)).status).toBe(200);
   const cues = [
     { type: 'cue_in', positionMs: 200 },
     { type: 'cue_out', positionMs: 1_400 },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { eventually, sineWav } from '@catalog/testing';
-import { expectError } from '../support/api.js';
+import { confirmUpload, expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
@@ -44,7 +44,7 @@ async function addAudio(key: string, entityId: string, isPrimary?: boolean): Pro
   expect(created.status).toBe(201);
   const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav });
   expect(put.status).toBeLessThan(300);
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, key, created.body.asset.id)).status).toBe(200);
   return created.body;
 }
 

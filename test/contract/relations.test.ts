@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FeedEvent } from '@catalog/contracts';
 import { eventually, sineWav, type ApiResponse } from '@catalog/testing';
-import { expectError } from '../support/api.js';
+import { confirmUpload, expectError } from '../support/api.js';
 import { useSystem } from '../support/use-system.js';
 
 /**
@@ -143,7 +143,7 @@ async function addAudio(key: string, entityId: string): Promise<void> {
   expect((await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: wav })).status).toBeLessThan(
     300,
   );
-  expect((await sut.api.request('POST', `/api/v1/catalog/assets/${created.body.asset.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(sut.api, key, created.body.asset.id)).status).toBe(200);
 }
 
 test('library: a track lists its relations with the other title (current after a rename), and relatedTo filters tracks', async () => {

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiClient } from '../support/api.js';
+import { apiClient, confirmUpload } from '../support/api.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
 
 /**
@@ -97,7 +97,7 @@ test('signed download URLs: followed as signed the file comes back; tampered, mo
   expect(created.status).toBe(201);
   const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: png });
   expect(put.status).toBe(200);
-  expect((await api.request('POST', `/api/v1/catalog/assets/${created.body.id}/confirm`, { key })).status).toBe(200);
+  expect((await confirmUpload(api, key, created.body.id)).status).toBe(200);
   const download = () =>
     fetch(`${system.baseUrl}/api/v1/catalog/assets/${created.body.id}/download`, { headers: { authorization: `Bearer ${key}` } });
 

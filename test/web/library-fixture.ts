@@ -1,6 +1,7 @@
 import type { Track } from '@catalog/contracts';
 import type { ApiClient } from '@catalog/testing';
 import { eventually } from '@catalog/testing';
+import { confirmUpload } from '../support/api.js';
 
 /** A tenant of both products whose key may read, upload, analyse and search, with credits for analyses. */
 export async function libraryTenant(api: ApiClient): Promise<{ orgId: string; key: string }> {
@@ -28,7 +29,7 @@ export async function songWithAudio(api: ApiClient, key: string, song: { title: 
   if (version.status !== 201) throw new Error(`create version: ${version.status} ${JSON.stringify(version.body)}`);
   const put = await fetch(version.body.upload.url, { method: 'PUT', headers: version.body.upload.headers, body: new Uint8Array(wav) });
   if (put.status >= 300) throw new Error(`upload: ${put.status}`);
-  const confirm = await api.request('POST', `/api/v1/catalog/assets/${version.body.asset.id}/confirm`, { key });
+  const confirm = await confirmUpload(api, key, version.body.asset.id);
   if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status}`);
   return entity.body.id as string;
 }
