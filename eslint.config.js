@@ -23,7 +23,14 @@ const NO_SLEEP_THEN_ASSERT = [
   },
 ];
 
-/** Files that start servers which cannot bind port 0 and report it (Postgres, nats routes, docker, the process supervisor). */
+/**
+ * Files that still pick a port before anything binds it, each for its reason:
+ * - nats-cluster: every server's route list names the others' route ports before any starts;
+ * - failure-kind: it needs a port nobody listens on (a refused connection), so nothing may bind it;
+ * - process-system, npm-start, image: the gateway's PUBLIC_BASE_URL (signed upload URLs) is every
+ *   service's setting before any starts, and the chart renders each port into its manifests;
+ * - own-infrastructure: Postgres and nats-server are killed and started again on the same port.
+ */
 const FREE_PORT_STILL_NEEDED = [
   'packages/platform/test/nats-cluster.ts',
   'packages/platform/test/failure-kind.test.ts',
@@ -31,7 +38,6 @@ const FREE_PORT_STILL_NEEDED = [
   'test/chaos/own-infrastructure.ts',
   'test/deploy/image.test.ts',
   'test/dev/npm-start.test.ts',
-  'test/contract/import-memory.test.ts',
 ];
 
 export default tseslint.config(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Job } from '@catalog/contracts';
 import { sleep } from '@catalog/platform';
-import { eventually, freePort, type ApiClient, type ApiResponse } from '@catalog/testing';
+import { eventually, listeningPort, type ApiClient, type ApiResponse } from '@catalog/testing';
 import { untilReady } from '../../scripts/dev/readiness.js';
 import { serviceEnvironment, serviceProcess } from '../../scripts/dev/services.js';
 import { apiClient } from '../support/api.js';
@@ -33,16 +33,16 @@ beforeAll(async () => {
   system = await startSystem();
   // The in-process catalog gives way to one as a process of its own, capped as in the chart.
   await system.stopCatalog();
-  const port = await freePort();
   const shared = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? tmpdir(),
     ...system.env,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info', // its `http listening` line says the port it bound
     OTEL_SDK_DISABLED: 'true',
   };
-  const spec = serviceProcess('catalog', 'catalog', serviceEnvironment('catalog', port, { shared }));
+  const spec = serviceProcess('catalog', 'catalog', serviceEnvironment('catalog', 0, { shared }));
   catalog = startCapped(spec, chartMemoryLimit('catalog'));
+  const port = await listeningPort(catalog.child, 90_000);
   await untilReady(`http://127.0.0.1:${port}/readyz`, 90_000);
 }, 150_000);
 

@@ -29,6 +29,8 @@ export function chartMemoryLimit(service: ServiceName): number {
 
 export interface CappedProcess {
   readonly pid: number;
+  /** The process, its stdout piped (for `listeningPort`). */
+  readonly child: ChildProcess;
   /** How the cap is applied. */
   readonly cap: 'cgroup' | 'heap-flag';
   /** Null while it runs; how it ended otherwise. */
@@ -104,6 +106,7 @@ export function startCapped(spec: ProcessSpec, limitBytes: number): CappedProces
   const pid = child.pid!;
   return {
     pid,
+    child,
     cap: cgroup === null ? 'heap-flag' : 'cgroup',
     exit: () => ended,
     peakBytes() {
