@@ -232,6 +232,33 @@ describe('outbox relay', () => {
     }
   });
 
+  test('a transaction open in another database of the cluster holds nothing back', async () => {
+    // Another database of the same cluster (another service's, another test file's), with a write open in it.
+    const admin = new pg.Client({ connectionString: testDb.url });
+    await admin.connect();
+    const other = `${testDb.name}_other`;
+    await admin.query(`create database ${other}`);
+    const url = new URL(testDb.url);
+    url.pathname = `/${other}`;
+    const elsewhere = new pg.Client({ connectionString: url.toString() });
+    await elsewhere.connect();
+    const relay = relayFor(nc, subjects);
+    try {
+      await elsewhere.query('begin');
+      await elsewhere.query('select pg_current_xact_id()');
+      const id = await record(newId());
+      // Published while the other database's transaction, older than it, is still open.
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([id]);
+    } finally {
+      await relay.stop();
+      await elsewhere.query('rollback').catch(() => undefined);
+      await elsewhere.end();
+      await admin.query(`drop database ${other}`);
+      await admin.end();
+    }
+  });
+
   test('replicas of a relay publish each row once, one at a time', async () => {
     const relays = [relayFor(nc, subjects), relayFor(nc, subjects), relayFor(nc, subjects)];
     try {

@@ -11,6 +11,7 @@ import type { Subjects } from '../bus/subjects.js';
 import { Env } from '../support/env-schema.js';
 import { assertIdentifier } from '../db/database.js';
 import { runAsLeader, type Leadership } from '../db/leader.js';
+import { OLDEST_RUNNING_IN_DATABASE } from '../db/running-in-database.js';
 import type { Logger } from '../observability/logger.js';
 import { outboxChannel } from './notify.js';
 
@@ -113,8 +114,9 @@ class PartialPublishError extends Error {
 /**
  * Publishes a service's outbox to the events stream, in commit order, and marks rows sent.
  *
- * - Order: rows are read by `(tx_id, seq)` and only below `pg_snapshot_xmin` of the reading
- *   statement, so a transaction still open is never overtaken by later ones.
+ * - Order: rows are read by `(tx_id, seq)` and only below the oldest transaction still running in
+ *   the database (`OLDEST_RUNNING_IN_DATABASE`) as the reading statement sees it, so a transaction
+ *   still open is never overtaken by later ones, and one open in another database holds nothing.
  * - Per-resource order survives failures: a round is published in windows in which no two rows
  *   concern the same resource, each window awaited in full (every PubAck) before the next; on a
  *   failure the acknowledged rows are marked and the rest are read again, oldest first.
@@ -239,7 +241,7 @@ async function relayRound(ctx: RelayContext, state: RoundState, db: pg.ClientBas
        from ${ctx.table} o
       where published_at is null
         and (o.tx_id, o.seq) > ($2::xid8, $3::bigint)
-        and o.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        and o.tx_id < ${OLDEST_RUNNING_IN_DATABASE}
       order by o.tx_id, o.seq
       limit $1`,
     [ctx.options.batchSize, state.after.tx, state.after.seq],
