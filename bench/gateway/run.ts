@@ -23,6 +23,9 @@ import {
   type BenchProcess,
 } from '../support/processes.js';
 import { apiClient } from '@catalog/testing';
+import { SERVICE_NODE_FLAGS } from '@catalog/platform';
+import { chartMemoryLimit } from '../../test/support/memory-cap.js';
+import { memoryCgroup, type MemoryCgroup } from '../support/memory-cgroup.js';
 import { benchEnv, createBenchDatabase, fetchJson } from '../support/setup.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -87,8 +90,11 @@ async function withCpu(processes: Record<string, BenchProcess>, run: () => Promi
   return { ...result, cpuMicrosPerRequest };
 }
 
+/** Least throughput of the gateway path, as a share of the single process's, per operation. */
+const RATIO_TARGETS = { read: 0.7, create: 0.9 } as const;
+
 /** One operation through the gateway and on the single process, warm-ups first, then one after the other. */
-async function compare(services: Services, throughGateway: Target, onBaseline: Target) {
+async function compare(services: Services, throughGateway: Target, onBaseline: Target, ratioTarget: number) {
   await load(GATEWAY, throughGateway, WARMUP_S);
   await load(BASELINE, onBaseline, WARMUP_S);
   const gatewayPath = await withCpu({ gateway: services.gateway, catalog: services.catalog }, () =>
@@ -99,7 +105,7 @@ async function compare(services: Services, throughGateway: Target, onBaseline: T
   );
   const ratio = Math.round((gatewayPath.requestsPerSecond / singleProcess.requestsPerSecond) * 1000) / 1000;
   const p99Factor = Math.round((gatewayPath.latencyP99Ms / singleProcess.latencyP99Ms) * 100) / 100;
-  return { gatewayPath, singleProcess, throughputRatio: ratio, p99Factor, met: { throughput: ratio >= 0.5, p99: p99Factor <= 2 } };
+  return { gatewayPath, singleProcess, throughputRatio: ratio, p99Factor, met: { throughput: ratio >= ratioTarget, p99: p99Factor <= 2 } };
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -178,6 +184,21 @@ function report(results: { read: Comparison; create: Comparison } & Record<strin
   );
 }
 
+/**
+ * The single process runs the catalog's operations, so it runs under the catalog's chart limit as
+ * the catalog does: V8 sizes its young generation from that limit (a 1 MiB semi-space under
+ * 384 MiB, 16 MiB or more without one), and a baseline without it collected garbage far less often
+ * than the two processes it is compared with. None with BENCH_MEMORY_LIMIT=none or no writable cgroup.
+ */
+function baselineCgroup(): MemoryCgroup | null {
+  if (process.env.BENCH_MEMORY_LIMIT === 'none') return null;
+  try {
+    return memoryCgroup(`bench-${process.pid}-baseline`, chartMemoryLimit('catalog'));
+  } catch {
+    return null;
+  }
+}
+
 /** Catalog and gateway, a tenant with 1,000 entities, the single process for it: the read's path. */
 async function setUp(env: Record<string, string>, adminToken: string, processes: BenchProcess[]) {
   const catalog = await startService('catalog', env, 18181);
@@ -188,7 +209,14 @@ async function setUp(env: Record<string, string>, adminToken: string, processes:
   const auth = { authorization: `Bearer ${key}` };
   const read = `/api/v1/catalog/entities/${await seed(auth)}`;
   const baselineEnv = { ...env, PORT: '18190', BENCH_TENANT_ID: orgId };
-  const baseline = startProcess('baseline', 'bench/gateway/baseline-server.ts', baselineEnv, ['--conditions=source', '--import', 'tsx']);
+  const baseline = startProcess(
+    'baseline',
+    'bench/gateway/baseline-server.ts',
+    baselineEnv,
+    ['--conditions=source', '--import', 'tsx'],
+    SERVICE_NODE_FLAGS,
+    baselineCgroup(),
+  );
   processes.push(baseline);
   await waitReady(`${BASELINE}${read}`);
   return { services: { gateway, catalog, baseline }, orgId, auth, read };
@@ -202,7 +230,12 @@ async function main(): Promise<void> {
   try {
     const { services, orgId, auth, read } = await setUp(env, adminToken, processes);
     const loadBefore = loadavg();
-    const readResult = await compare(services, { path: read, method: 'GET', headers: auth }, { path: read, method: 'GET', headers: {} });
+    const readResult = await compare(
+      services,
+      { path: read, method: 'GET', headers: auth },
+      { path: read, method: 'GET', headers: {} },
+      RATIO_TARGETS.read,
+    );
     const body = JSON.stringify({ type: 'song', title: 'Bench create', artist: 'Bench Band' });
     const json = { 'content-type': 'application/json' };
     const create = '/api/v1/catalog/entities';
@@ -210,6 +243,7 @@ async function main(): Promise<void> {
       services,
       { path: create, method: 'POST', headers: { ...auth, ...json }, body },
       { path: create, method: 'POST', headers: json, body },
+      RATIO_TARGETS.create,
     );
     const loadAfter = loadavg();
     const { gateway, catalog, baseline } = services;
@@ -226,8 +260,8 @@ async function main(): Promise<void> {
       create: createResult,
       revocationToRefusalOnSecondReplica: revocation,
       peakRssMiB,
-      memoryLimits: memoryLimits([gateway, catalog]),
-      targets: { throughputRatioAtLeast: 0.5, p99AtMostTimesSingleProcess: 2, revocationBelowMs: 1000 },
+      memoryLimits: memoryLimits([gateway, catalog, baseline]),
+      targets: { throughputRatioAtLeast: RATIO_TARGETS, p99AtMostTimesSingleProcess: 2, revocationBelowMs: 1000 },
     });
   } finally {
     for (const child of processes.reverse()) await child.stop();

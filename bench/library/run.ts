@@ -3,13 +3,15 @@
  *
  *   search  GET /api/v1/library/tracks with `q` (a word prefix) plus two filters (a 20-BPM range
  *           and entityType) through the gateway, BENCH_SEARCH_REQUESTS (1,000) one after the other,
- *           on BENCH_LIBRARY_TRACKS (200,000) tracks in one tenant of 10 (the nine others hold a
- *           tenth as many each), loaded straight into library.tracks with generate_series (its trigger
- *           fills library.track_words) in a session that commits synchronously, then vacuumed
+ *           in the largest of BENCH_LIBRARY_TENANTS (10) tenants holding BENCH_LIBRARY_TRACKS
+ *           (400,000) tracks together, half of them in that one (a station group: 1,000,000 in 100),
+ *           loaded straight into library.tracks with generate_series (its trigger fills
+ *           library.track_words) in a session that commits synchronously, then vacuumed
  *   lag     projection lag: entity title changes through the gateway at BENCH_LAG_RATE (200/s,
  *           open loop) for BENCH_LAG_SECONDS (30) over 200 tracks; one write in ten goes to one of
  *           20 probe tracks, and the time from sending it to its title being in library.tracks is
  *           measured (seen by a NOTIFY trigger at commit; a later probe's title counts as seen),
+ *           in the largest tenant of a library loaded as for the search,
  *           after BENCH_LAG_WARMUP_SECONDS (10) of warm-up writes. The writes start once the 220
  *           files' automatic analyses are over.
  *
@@ -25,6 +27,7 @@ import { apiClient, sineWav } from '@catalog/testing';
 import { machine, processCpuMs, programCpuMs, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { leanHttpClient } from '../support/lean-http.js';
 import { benchEnv, createBenchDatabase } from '../support/setup.js';
+import { librarySize, loadLibrary, vocabulary } from './load.js';
 
 if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required');
 const resultsDir = join(repoRoot, 'bench', 'results');
@@ -36,38 +39,6 @@ function percentiles(values: number[]) {
   return { n: sorted.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1] ?? NaN) };
 }
 
-/** 2,000 made-up words from syllables, the same every run. */
-function vocabulary(): string[] {
-  const syllables = [
-    'ka',
-    'lo',
-    'mi',
-    're',
-    'su',
-    'ta',
-    'ne',
-    'vo',
-    'ri',
-    'da',
-    'po',
-    'li',
-    'ma',
-    'zu',
-    'fe',
-    'go',
-    'ha',
-    'ju',
-    'be',
-    'sa',
-  ];
-  const words: string[] = [];
-  for (let i = 0; words.length < 2000; i += 1) {
-    const h = createHash('md5').update(String(i)).digest();
-    words.push(Array.from({ length: 2 + (h[0]! % 2) }, (_, k) => syllables[h[k + 1]! % syllables.length]).join(''));
-  }
-  return words;
-}
-
 async function createTenants(api: ReturnType<typeof apiClient>, count: number): Promise<Array<{ tenantId: string; key: string }>> {
   const tenants = [];
   for (let t = 0; t < count; t += 1) {
@@ -75,32 +46,6 @@ async function createTenants(api: ReturnType<typeof apiClient>, count: number): 
     tenants.push({ tenantId: orgId, key: (await api.apiKey(orgId, { permissions: ['catalog:api', 'library:api'] })).key });
   }
   return tenants;
-}
-
-/** Loads `count` tracks of a tenant straight into library.tracks (the read model the listing reads). */
-async function loadTracks(owner: pg.Client, tenantId: string, count: number, words: string[]): Promise<void> {
-  await owner.query(
-    `insert into library.tracks (tenant_id, entity_id, entity_type, title_sort, artist_sort, has_dmrn, duration_ms, bpm, camelot,
-                                 integrated_lufs, search, summary, detail, listed_at, updated_at)
-     select $1::uuid, t.id, t.type, t.title, t.artist, g % 3 = 0, t.duration, t.bpm, t.camelot, t.lufs,
-            setweight(to_tsvector('simple', t.title), 'A') || setweight(to_tsvector('simple', t.artist), 'B'),
-            jsonb_build_object('entityId', t.id, 'entityType', t.type, 'title', t.title, 'artist', t.artist,
-              'externalReferences', jsonb_build_object('dmrn', null), 'audioVersion',
-              jsonb_build_object('id', t.id, 'label', 'Main', 'versionType', 'radio_edit', 'assetId', t.id),
-              'durationMs', t.duration, 'bpm', t.bpm, 'key', null, 'camelot', t.camelot, 'integratedLufs', t.lufs,
-              'updatedAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-            '{}'::jsonb, now(), now() - g * interval '1 second'
-       from generate_series(1, $3::int) as g,
-            lateral (select md5($1 || g)::uuid as id,
-                            case when g % 5 = 0 then 'jingle' else 'song' end as type,
-                            ($2::text[])[1 + (g * 7) % 2000] || ' ' || ($2::text[])[1 + (g * 13) % 1999] as title,
-                            ($2::text[])[1 + (g * 17) % 1997] as artist,
-                            120000 + (g * 7919) % 240000 as duration,
-                            70 + ((g * 37) % 1000) / 10.0 as bpm,
-                            (1 + g % 12)::text || case when g % 2 = 0 then 'A' else 'B' end as camelot,
-                            -20 + (g % 150) / 10.0 as lufs) as t`,
-    [tenantId, words, count],
-  );
 }
 
 /** BENCH_SEARCH_REQUESTS searches one after the other (after 50 to warm up): `q` (a word, or its prefix) + a 20-BPM range + entityType. */
@@ -133,29 +78,29 @@ async function searchBench(): Promise<Record<string, unknown>> {
     processes.push(await startService('library', env, 18485));
     processes.push(await startService('gateway', env, 18480));
     const base = 'http://127.0.0.1:18480';
-    const tenants = await createTenants(apiClient(base, adminToken), 10);
+    const size = librarySize();
+    const tenants = await createTenants(apiClient(base, adminToken), size.tenants);
     const words = vocabulary();
-    const TRACKS = Number(process.env.BENCH_LIBRARY_TRACKS ?? 200_000);
     await owner.connect();
-    // Commits flushed before they return, whatever the server's default: VACUUM marks a page
-    // all-visible only once its rows' commits are on disk, so with `synchronous_commit=off` (as
-    // the test servers run) it left the words' index-only scans reading the heap.
-    await owner.query('set synchronous_commit = on');
-    const t0 = Date.now();
-    for (const [i, tenant] of tenants.entries()) await loadTracks(owner, tenant.tenantId, i === 0 ? TRACKS : TRACKS / 10, words);
-    await owner.query('vacuum analyze library.tracks, library.track_words');
-    await owner.query('checkpoint');
-    const loadSeconds = (Date.now() - t0) / 1000;
-    const { rows: visible } = await owner.query<{ share: number }>(
-      `select round(sum(relallvisible)::numeric / greatest(sum(relpages), 1), 3)::float8 as share
-         from pg_class where oid in ('library.tracks'::regclass, 'library.track_words'::regclass)`,
+    const loaded = await loadLibrary(
+      owner,
+      tenants.map((t) => t.tenantId),
+      size.tracks,
+      words,
     );
-    const search = (prefix: (word: string) => string) => searchRun(base, tenants[0]!.key, words, prefix);
+    // With each run, the CPU the library and the gateway spent per search (µs): steadier than
+    // latency on a loaded machine (Postgres's is not separable from other work on its server).
+    const search = async (prefix: (word: string) => string) => {
+      const before = processes.map((p) => processCpuMs(p.child.pid!));
+      const run = await searchRun(base, tenants[0]!.key, words, prefix);
+      const cpuMicrosPerSearch = Object.fromEntries(
+        processes.map((p, i) => [p.name, Math.round(((processCpuMs(p.child.pid!) - before[i]!) * 1000) / (run.requests + 50))]),
+      );
+      return { ...run, cpuMicrosPerSearch };
+    };
     return {
-      tracks: TRACKS,
-      tenants: 10,
-      loadSeconds,
-      allVisibleShare: visible[0]!.share,
+      ...size,
+      ...loaded,
       word: await search((w) => w),
       prefix3: await search((w) => w.slice(0, 3)),
     };
@@ -290,10 +235,18 @@ async function lagBench(): Promise<Record<string, unknown>> {
     ] as const)
       processes.push(await startService(name, env, port));
     const base = 'http://127.0.0.1:18480';
-    const [tenant] = await createTenants(apiClient(base, adminToken), 1);
+    const size = librarySize();
+    const tenants = await createTenants(apiClient(base, adminToken), size.tenants);
+    const tenant = tenants[0];
     const ids = await createTracks(base, tenant!.key, 220);
     await owner.connect();
     await listener.connect();
+    const loaded = await loadLibrary(
+      owner,
+      tenants.map((t) => t.tenantId),
+      size.tracks,
+      vocabulary(),
+    );
     const titlesOf = async (list: string[]): Promise<Map<string, string>> =>
       new Map(
         (
@@ -374,7 +327,9 @@ async function lagBench(): Promise<Record<string, unknown>> {
       seconds: Math.round(seconds * 10) / 10,
       writes: RATE * SECONDS,
       failures,
-      tracks: 220,
+      writtenTracks: 220,
+      ...size,
+      ...loaded,
       lagMs: percentiles(lags),
       cpuMsPerWrite,
       cpuShareOfMachine: Math.round((busy / (seconds * 1000 * cpus().length)) * 100) / 100,
