@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { Context } from '@opentelemetry/api';
 import { AppError } from '../support/errors.js';
@@ -28,9 +28,11 @@ export interface CallContext {
  * The key every service signs and checks call contexts with (decision 0056): an HMAC-SHA256 over
  * the context, its expiry and the subject it is sent to. `ttlMs` is how long a signed context
  * stays valid after it is sent (transit and clock skew between hosts, not the call's duration).
+ * The key is a KeyObject made once: given a Buffer, `createHmac` builds a new native key object on
+ * every call (about 8 µs of CPU, and one more finalised object for the GC, twice per call).
  */
 export interface CallContextKeys {
-  readonly key: Buffer;
+  readonly key: KeyObject;
   readonly ttlMs: number;
 }
 
@@ -40,7 +42,7 @@ export const CALL_CONTEXT_TTL_MS = 30_000;
 export function callContextKeys(secret: string, ttlMs: number = CALL_CONTEXT_TTL_MS): CallContextKeys {
   if (secret.length < CALL_CONTEXT_SECRET_MIN_LENGTH)
     throw new Error(`the call context secret must be at least ${CALL_CONTEXT_SECRET_MIN_LENGTH} characters`);
-  return { key: Buffer.from(secret, 'utf8'), ttlMs };
+  return { key: createSecretKey(Buffer.from(secret, 'utf8')), ttlMs };
 }
 
 const HEADER = {

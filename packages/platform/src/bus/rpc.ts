@@ -140,10 +140,11 @@ async function settleWithin(promises: Array<Promise<unknown>>, timeoutMs: number
 async function handleMessage(settings: RpcServiceSettings, operation: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
   const envelope = openCallContext(settings.callContext, msg.subject, msg.headers, settings.logger.child({ operation }));
   if (envelope instanceof AppError) {
-    respond(settings, operation, msg, failure(envelope), settings.logger);
+    respond(settings, operation, msg, failure(envelope), () => settings.logger);
     return;
   }
-  const log = settings.logger.child({ requestId: envelope.call.requestId, operation });
+  // Made only when something is logged: most calls log nothing, and a child logger per call is garbage.
+  const log = (): Logger => settings.logger.child({ requestId: envelope.call.requestId, operation });
   const limits: RpcReplyLimits = { maxBodyBytes: replyBodyBudget(settings.nc) };
   const reply = await withSpan(
     `rpc ${settings.service}.${operation}`,
@@ -161,8 +162,8 @@ async function handleMessage(settings: RpcServiceSettings, operation: string, ha
       } catch (error) {
         if (error instanceof AppError) return failure(error);
         const answer = unexpectedErrorAnswer(error);
-        if (answer.status === 503) log.warn({ err: error }, 'rpc handler met an unavailable dependency');
-        else log.error({ err: error }, 'rpc handler failed');
+        if (answer.status === 503) log().warn({ err: error }, 'rpc handler met an unavailable dependency');
+        else log().error({ err: error }, 'rpc handler failed');
         return failure(answer);
       }
     },
@@ -190,14 +191,14 @@ function encodeReply(reply: RpcReply): EncodedReply {
  * to send, throwing) is replaced by a `reply_too_large` error; a reply that cannot be sent at all
  * (the connection closed) is logged. Never throws.
  */
-function respond(settings: RpcServiceSettings, operation: string, msg: ServiceMsg, reply: RpcReply, log: Logger): void {
+function respond(settings: RpcServiceSettings, operation: string, msg: ServiceMsg, reply: RpcReply, log: () => Logger): void {
   const failures = platformCounter(settings.metrics ?? processMetrics, 'rpcFailures');
   try {
     let encoded = encodeReply(reply);
     const bytes = encoded.data.length + headerBytes(encoded.headers);
     const limit = maxPayload(settings.nc);
     if (bytes > limit) {
-      log.error({ operation, bytes, maxPayload: limit }, 'reply larger than the bus carries; answering reply_too_large');
+      log().error({ operation, bytes, maxPayload: limit }, 'reply larger than the bus carries; answering reply_too_large');
       failures.inc({ operation, code: 'reply_too_large' });
       encoded = encodeReply(
         failure(new AppError(500, 'reply_too_large', 'the answer is larger than the service can send; ask for less (a smaller page)')),
@@ -207,7 +208,7 @@ function respond(settings: RpcServiceSettings, operation: string, msg: ServiceMs
     }
     msg.respond(encoded.data, encoded.headers ? { headers: encoded.headers } : undefined);
   } catch (error) {
-    log.error({ err: error, operation }, 'sending the rpc reply failed');
+    log().error({ err: error, operation }, 'sending the rpc reply failed');
   }
 }
 
