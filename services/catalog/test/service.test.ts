@@ -35,7 +35,7 @@ describe('service', () => {
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ready' });
       const call = { tenantId: newId(), keyId: null, sourceSystem: 'test', requestId: newId() };
-      const rpc = { nc: caller, subjects: subjectsFor(natsPrefix), callContext: testCallContext(), timeoutMs: 2000 };
+      const rpc = { nc: caller, subjects: subjectsFor(natsPrefix), callContext: testCallContext() };
       const reply = await callRpc(rpc, 'catalog', 'listEntities', { params: {}, query: {}, body: null }, call);
       expect(reply).toEqual({ ok: true, status: 200, body: { entities: [], nextCursor: null, hasMore: false } });
       await service.stop();

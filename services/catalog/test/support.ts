@@ -144,6 +144,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** A Postgres cluster of the file's own, for a test that holds a transaction open on purpose (decision 0157). */
   ownCluster?: boolean;
+  /** How long the test's callers wait for an answer (default 10 s): writes of one entity take turns. */
+  callTimeoutMs?: number;
 }
 
 /** Starts the catalog service on a database and NATS prefix of its own, with a NATS client to call it. */
@@ -210,7 +212,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     if (blobDir) rmSync(blobDir, { recursive: true, force: true });
     throw error;
   }
-  const rpc = { nc: client, subjects: subjectsFor(natsPrefix), callContext: testCallContext() };
+  const rpc = { nc: client, subjects: subjectsFor(natsPrefix), callContext: testCallContext(), timeoutMs: options.callTimeoutMs };
   const started = service;
   const nc = client;
 

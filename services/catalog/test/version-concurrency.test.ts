@@ -3,8 +3,14 @@ import { addUploadVersion, startHarness, type CatalogHarness } from './support.j
 
 let h: CatalogHarness;
 
+/**
+ * Writes of one entity's versions take turns (its row lock), so the last of 50 sent at once is
+ * answered after 49 turns: on a loaded machine that is well past one call's usual 10 s.
+ */
+const TURNS_MS = 60_000;
+
 beforeAll(async () => {
-  h = await startHarness('catvconc', { withAssets: true });
+  h = await startHarness('catvconc', { withAssets: true, callTimeoutMs: TURNS_MS });
 });
 
 afterAll(async () => {
@@ -26,63 +32,71 @@ async function primaryRows(entityId: string): Promise<Array<{ kind: string; coun
 }
 
 describe('exactly one primary per kind under concurrent writes', () => {
-  test('50 concurrent isPrimary creations on one entity: all 201, exactly one primary per kind', async () => {
-    const a = h.tenant();
-    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Race' } });
-    const replies = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => {
-        const k = KINDS[i % KINDS.length]!;
-        return addUploadVersion(a, entity.id, { ...k, label: `take ${i}`, isPrimary: true });
-      }),
-    );
-    const failures = replies.filter((r) => !r.ok);
-    expect(failures).toEqual([]);
-    expect(replies.every((r) => r.ok && r.status === 201)).toBe(true);
+  test(
+    '50 concurrent isPrimary creations on one entity: all 201, exactly one primary per kind',
+    async () => {
+      const a = h.tenant();
+      const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Race' } });
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => {
+          const k = KINDS[i % KINDS.length]!;
+          return addUploadVersion(a, entity.id, { ...k, label: `take ${i}`, isPrimary: true });
+        }),
+      );
+      const failures = replies.filter((r) => !r.ok);
+      expect(failures).toEqual([]);
+      expect(replies.every((r) => r.ok && r.status === 201)).toBe(true);
 
-    const versions = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions;
-    expect(versions).toHaveLength(50);
-    expect(await primaryRows(entity.id)).toEqual([
-      { kind: 'ARTWORK', count: 1 },
-      { kind: 'AUDIO', count: 1 },
-      { kind: 'VIDEO', count: 1 },
-    ]);
+      const versions = (await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions;
+      expect(versions).toHaveLength(50);
+      expect(await primaryRows(entity.id)).toEqual([
+        { kind: 'ARTWORK', count: 1 },
+        { kind: 'AUDIO', count: 1 },
+        { kind: 'VIDEO', count: 1 },
+      ]);
 
-    // The writes took turns: every creation made its version primary, so the chain of
-    // primary_changed events of each kind is unbroken and ends at the primary the listing shows.
-    const changes = await h.outbox({ resourceId: entity.id, type: 'version.primary_changed' });
-    expect(changes).toHaveLength(50);
-    for (const { kind } of KINDS) {
-      const chain = changes.filter((e) => e.data.kind === kind).map((e) => e.data);
-      let previous: string | null = null;
-      for (const link of chain) {
-        expect(link.previousVersionId).toBe(previous);
-        previous = link.versionId as string | null;
+      // The writes took turns: every creation made its version primary, so the chain of
+      // primary_changed events of each kind is unbroken and ends at the primary the listing shows.
+      const changes = await h.outbox({ resourceId: entity.id, type: 'version.primary_changed' });
+      expect(changes).toHaveLength(50);
+      for (const { kind } of KINDS) {
+        const chain = changes.filter((e) => e.data.kind === kind).map((e) => e.data);
+        let previous: string | null = null;
+        for (const link of chain) {
+          expect(link.previousVersionId).toBe(previous);
+          previous = link.versionId as string | null;
+        }
+        expect(versions.find((v) => v.kind === kind && v.isPrimary)!.id).toBe(previous);
       }
-      expect(versions.find((v) => v.kind === kind && v.isPrimary)!.id).toBe(previous);
-    }
-  });
+    },
+    2 * TURNS_MS,
+  );
 
-  test('concurrent promotions, creations and deletions keep exactly one primary per kind, without errors', async () => {
-    const a = h.tenant();
-    const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Mixed race' } });
-    const seeded: string[] = [];
-    for (let i = 0; i < 10; i += 1) {
-      const reply = await addUploadVersion(a, entity.id, { label: `seed ${i}` });
-      if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-      seeded.push((reply.body as { id: string }).id);
-    }
-    const operations = [
-      ...seeded
-        .slice(0, 5)
-        .map((versionId) => a.call('updateVersion', { params: { id: entity.id, versionId }, body: { isPrimary: true } })),
-      ...seeded.slice(5, 8).map((versionId) => a.call('deleteVersion', { params: { id: entity.id, versionId } })),
-      ...Array.from({ length: 10 }, (_, i) => addUploadVersion(a, entity.id, { label: `new ${i}`, isPrimary: i % 2 === 0 })),
-    ];
-    const replies = await Promise.all(operations);
-    expect(replies.filter((r) => !r.ok)).toEqual([]);
-    expect(await primaryRows(entity.id)).toEqual([{ kind: 'AUDIO', count: 1 }]);
-    expect((await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions).toHaveLength(17);
-  });
+  test(
+    'concurrent promotions, creations and deletions keep exactly one primary per kind, without errors',
+    async () => {
+      const a = h.tenant();
+      const entity = await a.ok<Entity>('createEntity', { body: { type: 'song', title: 'Mixed race' } });
+      const seeded: string[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        const reply = await addUploadVersion(a, entity.id, { label: `seed ${i}` });
+        if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+        seeded.push((reply.body as { id: string }).id);
+      }
+      const operations = [
+        ...seeded
+          .slice(0, 5)
+          .map((versionId) => a.call('updateVersion', { params: { id: entity.id, versionId }, body: { isPrimary: true } })),
+        ...seeded.slice(5, 8).map((versionId) => a.call('deleteVersion', { params: { id: entity.id, versionId } })),
+        ...Array.from({ length: 10 }, (_, i) => addUploadVersion(a, entity.id, { label: `new ${i}`, isPrimary: i % 2 === 0 })),
+      ];
+      const replies = await Promise.all(operations);
+      expect(replies.filter((r) => !r.ok)).toEqual([]);
+      expect(await primaryRows(entity.id)).toEqual([{ kind: 'AUDIO', count: 1 }]);
+      expect((await a.ok<VersionList>('listVersions', { params: { id: entity.id } })).versions).toHaveLength(17);
+    },
+    2 * TURNS_MS,
+  );
 
   test('the database itself refuses a second primary of a kind (partial unique index), whatever the code does', async () => {
     const a = h.tenant();
