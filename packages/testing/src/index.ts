@@ -11,7 +11,7 @@ export { startOwnPostgres, type OwnPostgres } from './own-postgres.js';
 export { ensureLocalCredentials, natsUsers, readLocalCredentials, testCredentials, type LocalCredentials } from './local-credentials.js';
 export { natsCredentialsOf, serviceEnvironment, testBus, testCallContext } from './service-environment.js';
 export { capturingLogger, testLogger } from './logging.js';
-export { eventually } from './eventually.js';
+export { eventually, untilCountReaches } from './eventually.js';
 export { launchNatsServer, natsServerBinary, startOwnNatsServer, type OwnNatsServer } from './nats-server.js';
 export * from './service-probe.js';
 export { freePort } from './free-port.js';
