@@ -68,7 +68,7 @@ async function asAdministrator(server: string, statements: string[]): Promise<vo
 export interface TestDatabaseOptions {
   /**
    * A Postgres cluster of the test file's own (stopped by `drop()`), for a test that holds a
-   * transaction open on purpose: an open transaction holds back every relay and feed reading
+   * transaction open on purpose: an open transaction holds back every feed page, which reads
    * below the cluster's `pg_snapshot_xmin`, so on the shared server it would stall other suites.
    */
   ownCluster?: boolean;

@@ -8,8 +8,9 @@ const run = promisify(execFile);
 
 /**
  * A Postgres cluster of one test file's own, for tests that hold a transaction open on purpose:
- * the outbox relay and the feed read only below `pg_snapshot_xmin`, which is the whole cluster's,
- * so a transaction held open on the shared server stalls every other suite's relay and feed.
+ * the feed reads only below `pg_snapshot_xmin`, which is the whole cluster's, so a transaction
+ * held open on the shared server stalls every other suite's feed (the outbox relay waits only for
+ * its own database's, decision 0167).
  * It listens on a Unix socket in its own folder only (no TCP port another process could take).
  */
 export interface OwnPostgres {
