@@ -43,3 +43,35 @@ test('events of 60 KB each: pages of at most max_payload, hasMore until the end,
     await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
   }
 });
+
+test('a page longer than one part of its text (50 events) holds every event once, in order, as valid JSON', async () => {
+  const prefix = uniqueNatsPrefix('pageparts');
+  const subjects = subjectsFor(prefix);
+  await ensureEventsStream(shared.nc, subjects);
+  const tenant = newId();
+  // Multi-byte text, so a part's bytes differ from its characters.
+  const published = Array.from({ length: 120 }, (_, i) => ({ ...busEvent(tenant), data: { note: `é${i}ü` } }));
+  for (const event of published) await publishEvent(shared.nc, subjects, event);
+  const events = await startEvents(await eventsEnv(shared.testDb, testInfrastructure().natsUrl, prefix));
+  const client = await feedClient(testInfrastructure().natsUrl, subjects);
+  try {
+    await eventually(async () => ((await readAll(client, tenant)).ids.length === published.length ? true : undefined), 30_000);
+    const whole = await client.page(tenant, { limit: 120 });
+    expect(whole.events.map((e) => e.id)).toEqual(published.map((e) => e.id));
+    expect(whole.events.map((e) => e.data)).toEqual(published.map((e) => e.data));
+    expect(whole.hasMore).toBe(false);
+    // Two whole parts, then the rest.
+    const first = await client.page(tenant, { limit: 100 });
+    expect(first.events.map((e) => e.id)).toEqual(published.slice(0, 100).map((e) => e.id));
+    expect(first.hasMore).toBe(true);
+    const rest = await client.page(tenant, { limit: 100, after: first.nextCursor! });
+    expect(rest.events.map((e) => e.id)).toEqual(published.slice(100).map((e) => e.id));
+    expect(rest.hasMore).toBe(false);
+  } finally {
+    await client.close();
+    await events.stop();
+    const jsm = await jetstreamManager(shared.nc);
+    await jsm.streams.delete(subjects.eventsStream).catch(() => undefined);
+    await jsm.streams.delete(subjects.deadLettersStream).catch(() => undefined);
+  }
+});
