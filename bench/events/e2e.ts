@@ -258,7 +258,13 @@ export async function e2eBench(): Promise<Record<string, unknown>> {
     };
     if (visibility) console.log(`[e2e] visibility: ${JSON.stringify(visibility)}`);
     // JetStream's share of the sizing (docs/operations.md): what the events stream holds after the run.
-    const { state, config } = await (await jetstreamManager(nc)).streams.info(subjectsFor(prefix).eventsStream);
+    // (as the bus's admin: the gateway's user may not call the JetStream API)
+    const admin = await testBus('bench-e2e-stream-info');
+    const { state, config } = await (
+      await jetstreamManager(admin)
+    ).streams
+      .info(subjectsFor(prefix).eventsStream)
+      .finally(() => admin.drain());
     const jetstream = {
       messages: state.messages,
       bytes: state.bytes,
