@@ -86,7 +86,7 @@ test('the evaluation plays no program the tuning generator plays', () => {
 
 test('the tuning and validation splits share no seed and no sound font', () => {
   const plan = read('bench/accuracy/corpus.ts');
-  const groups = [...plan.matchAll(/\{ split: '(\w+)', font: '(\w+)', seedBase: ([\d_]+), count: (\d+) \}/g)].map((m) => ({
+  const groups = [...plan.matchAll(/\{ split: '(\w+)', font: '(\w+)', seedBase: ([\d_]+), count: (\d+)(?:, \w+: '\w+')* \}/g)].map((m) => ({
     split: m[1]!,
     font: m[2]!,
     from: Number(m[3]!.replaceAll('_', '')),
