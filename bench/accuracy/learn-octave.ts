@@ -4,11 +4,22 @@
  * of "the beat is the fast level" on each piece's octave evidence, over the pieces whose true
  * tempo is one of the two levels.
  */
+import { acc1 } from './metrics.js';
 export interface OctaveExample {
   features: number[];
   /** 1: the beat is the fast level; 0: the slow one. */
   fast: 0 | 1;
 }
+/**
+ * What a pair of levels (slow, twice it) should choose for a true tempo: 1 when the truth is the
+ * fast level; 0 when it is the slow level or half it (the analyzer then goes on to the next pair
+ * down); null when it is neither (the pair teaches nothing about that piece).
+ */
+export function octaveLabel(truthBpm: number, slow: number): 0 | 1 | null {
+  if (acc1(truthBpm, slow * 2)) return 1;
+  return acc1(truthBpm, slow) || acc1(truthBpm, slow / 2) ? 0 : null;
+}
+
 export const OCTAVE_LEARN = { epochs: 3000, rate: 1, l2: 1e-3 };
 
 export function learnOctaveWeights(examples: OctaveExample[], options = OCTAVE_LEARN): number[] {

@@ -16,7 +16,7 @@ import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySet
 import { corpus, REPLAYINGS, replayed, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { learnWeights, profilesOf } from './learn-profiles.js';
-import { learnOctaveWeights, type OctaveExample } from './learn-octave.js';
+import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
 import { repoRoot } from '../support/processes.js';
@@ -106,14 +106,20 @@ function scoreTempo(subset = pieces): { acc1: number; acc2: number; misses: stri
   return { acc1: a1 / subset.length, acc2: a2 / subset.length, misses };
 }
 
-/** The octave examples of the pieces whose true tempo is one of the two levels in range. */
+/**
+ * The octave examples of each piece: of each pair of levels the analyzer chooses between
+ * (octaveEvidences()), fast when the true tempo is the fast level, slow when it is the slow level
+ * or half it (the choice then goes on to the next pair); none where the truth is neither.
+ */
 function octaveExamples(subset: Piece[]): Array<OctaveExample & { piece: Piece }> {
-  return subset.flatMap((piece) => {
-    const evidence = tempoOf(piece).octaveEvidence();
-    if (!evidence) return [];
-    const fast = acc1(piece.truth.bpm, evidence.slow * 2) ? 1 : acc1(piece.truth.bpm, evidence.slow) ? 0 : null;
-    return fast === null ? [] : [{ piece, features: evidence.features, fast }];
-  });
+  return subset.flatMap((piece) =>
+    tempoOf(piece)
+      .octaveEvidences()
+      .flatMap((evidence) => {
+        const fast = octaveLabel(piece.truth.bpm, evidence.slow);
+        return fast === null ? [] : [{ piece, features: evidence.features, fast }];
+      }),
+  );
 }
 
 const FONTS = [...new Set(pieces.map((piece) => piece.font))];

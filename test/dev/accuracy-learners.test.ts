@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { keyProfilesOf, keyWeightsFileOf, octaveWeightsFileOf, octaveWeightsOf } from '@catalog/analysis/analyzers';
 import type { KeyWeightsFile, OctaveWeightsFile } from '@catalog/analysis/analyzers';
 import { learnModeWeights } from '../../bench/accuracy/learn-mode.js';
-import { learnOctaveWeights } from '../../bench/accuracy/learn-octave.js';
+import { learnOctaveWeights, octaveLabel } from '../../bench/accuracy/learn-octave.js';
 import { learnWeights, scaledRotation } from '../../bench/accuracy/learn-profiles.js';
 import { KEY_WEIGHTS, OCTAVE_WEIGHTS_FILE, weightFileText } from '../../bench/accuracy/weight-files.js';
 import { repositoryRoot } from './repository-root.js';
@@ -92,6 +92,14 @@ test('the octave regression separates fast from slow on its one telling feature,
   expect(weights[0]!).toBeGreaterThan(1);
   for (const w of weights) expect(Math.round(w * 100) / 100).toBe(w);
   for (const { features, fast } of examples) expect(features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0).toBe(fast);
+});
+
+test('an octave pair is labelled fast for the fast level, slow for the slow level or half it, and not at all otherwise', () => {
+  expect(octaveLabel(160, 80)).toBe(1);
+  expect(octaveLabel(82, 80)).toBe(0);
+  expect(octaveLabel(40, 80)).toBe(0);
+  expect(octaveLabel(120, 80)).toBeNull();
+  expect(octaveLabel(320, 80)).toBeNull();
 });
 
 test('the committed weight files are what the writer makes of their own values: named, in its exact bytes', () => {

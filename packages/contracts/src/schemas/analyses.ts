@@ -146,13 +146,14 @@ export const MAX_BEATS = 2_000;
 export const TempoResult = Type.Object(
   {
     bpm: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
-      description: 'beats per minute (one decimal); null when no steady beat was found',
+      description:
+        'beats per minute (one decimal), 40–200, percussive or not; null only when the audio has no steady pulse (silence, speech, noise): then confidence is 0 for silence, else the little periodicity found',
     }),
     confidence: Type.Number({
       minimum: 0,
       maximum: 1,
       description:
-        'how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo)',
+        'how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check',
     }),
     firstBeatMs: Ms('first beat'),
     firstDownbeatMs: Ms('first beat of a bar (4/4 assumed)'),

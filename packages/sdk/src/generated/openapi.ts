@@ -5907,9 +5907,9 @@ export interface operations {
                     cueOutMs: number | null;
                   }
                 | {
-                    /** @description beats per minute (one decimal); null when no steady beat was found */
+                    /** @description beats per minute (one decimal), 40–200, percussive or not; null only when the audio has no steady pulse (silence, speech, noise): then confidence is 0 for silence, else the little periodicity found */
                     bpm: number | null;
-                    /** @description how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo) */
+                    /** @description how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check */
                     confidence: number;
                     /** @description first beat */
                     firstBeatMs: number | null;
@@ -6203,9 +6203,9 @@ export interface operations {
                   cueOutMs: number | null;
                 }
               | {
-                  /** @description beats per minute (one decimal); null when no steady beat was found */
+                  /** @description beats per minute (one decimal), 40–200, percussive or not; null only when the audio has no steady pulse (silence, speech, noise): then confidence is 0 for silence, else the little periodicity found */
                   bpm: number | null;
-                  /** @description how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo) */
+                  /** @description how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check */
                   confidence: number;
                   /** @description first beat */
                   firstBeatMs: number | null;
@@ -6534,9 +6534,9 @@ export interface operations {
                   cueOutMs: number | null;
                 }
               | {
-                  /** @description beats per minute (one decimal); null when no steady beat was found */
+                  /** @description beats per minute (one decimal), 40–200, percussive or not; null only when the audio has no steady pulse (silence, speech, noise): then confidence is 0 for silence, else the little periodicity found */
                   bpm: number | null;
-                  /** @description how clearly the beat stands out of the onset envelope, times how sure the analyzer is of its octave (half or double tempo) */
+                  /** @description how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check */
                   confidence: number;
                   /** @description first beat */
                   firstBeatMs: number | null;

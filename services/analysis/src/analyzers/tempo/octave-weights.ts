@@ -15,6 +15,7 @@ export const OCTAVE_FEATURES = [
   'harmony at half a bar against at a bar',
   'onset presence of the fast level against the slow',
   'onset presence of the slow level against half it',
+  'harmony at half a beat against at a beat',
   'constant',
 ] as const;
 export type OctaveFeature = (typeof OCTAVE_FEATURES)[number];

@@ -9,11 +9,19 @@ const GAMMA = 100;
 const LOW_BAND_HZ = 200;
 /** Bands: one bin wide up to this frequency, then a third of an octave each. */
 const LINEAR_UP_TO_HZ = 250;
+/**
+ * The tonal flux reads single bins (under a semitone wide from here up) in this range: where a
+ * sustained instrument's new note shows though its attack is soft (organ, strings, voices).
+ */
+const TONAL_FROM_HZ = 400;
+const TONAL_TO_HZ = 2500;
 
 /**
  * Onset strength of a mono stream: the positive spectral flux of log-compressed band magnitudes
  * (single bins at the bottom, third-octave bands above), ONSET_FRAME-sample Hann frames every
- * ONSET_HOP samples, over all bands and over the low band. Before the first frame is silence.
+ * ONSET_HOP samples, over all bands and over the low band; and the tonal flux, the same of
+ * single bins from TONAL_FROM_HZ to TONAL_TO_HZ, which a change of pitch raises without an attack.
+ * Before the first frame is silence.
  */
 export class OnsetDetector {
   private readonly slicer: FrameSlicer;
@@ -22,13 +30,19 @@ export class OnsetDetector {
   private readonly bandPower: Float64Array;
   private readonly previous: Float64Array;
   private readonly lowBands: number;
+  private readonly tonalFrom: number;
+  private readonly tonalTo: number;
+  private readonly previousBin: Float64Array;
 
   constructor(
     sampleRate: number,
-    private readonly onOnset: (flux: number, lowFlux: number) => void,
+    private readonly onOnset: (flux: number, lowFlux: number, tonalFlux: number) => void,
   ) {
     const binHz = sampleRate / ONSET_FRAME;
     const bins = ONSET_FRAME / 2 + 1;
+    this.tonalFrom = Math.ceil(TONAL_FROM_HZ / binHz);
+    this.tonalTo = Math.min(bins - 1, Math.floor(TONAL_TO_HZ / binHz));
+    this.previousBin = new Float64Array(bins);
     this.bandOfBin = new Int32Array(bins);
     let band = -1;
     let edge = 0;
@@ -69,6 +83,14 @@ export class OnsetDetector {
         if (b < this.lowBands) lowFlux += rise;
       }
     }
-    this.onOnset(flux, lowFlux);
+    const previousBin = this.previousBin;
+    let tonalFlux = 0;
+    for (let k = this.tonalFrom; k <= this.tonalTo; k++) {
+      const level = Math.log1p(GAMMA * Math.sqrt(power[k]!));
+      const rise = level - previousBin[k]!;
+      previousBin[k] = level;
+      if (rise > 0) tonalFlux += rise;
+    }
+    this.onOnset(flux, lowFlux, tonalFlux);
   }
 }

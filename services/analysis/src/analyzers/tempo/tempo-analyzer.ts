@@ -7,7 +7,7 @@ import { StreamingAutocorrelation } from './periodicity.js';
 import {
   chooseOctave,
   maxLagFor,
-  octaveEvidence,
+  octaveEvidences,
   periodFrames,
   refineTempo,
   strongestTempo,
@@ -17,8 +17,13 @@ import {
 
 /** Onset strength kept for beat tracking and octave checks: the first 10 minutes (bounded memory). */
 const TRACKED_SECONDS = 600;
-/** Below this periodicity (the confidence before the octave choice) there is no steady beat to report. */
-const MIN_CONFIDENCE = 0.05;
+/**
+ * Below this periodicity of both streams there is no steady beat to report: speech and noise stay
+ * under 0.045 and 0.03 (measured on espeak-ng speech and white, pink and brown noise).
+ */
+const MIN_PERIODICITY = 0.05;
+/** The tonal flux carries the beat when its periodicity is this many times the onset strength's. */
+const TONAL_LEAD = 1.5;
 /** Where in its onset frame an attack lies when the flux peaks (share of the frame; measured on rendered drums). */
 const ONSET_LATENCY = 0.45;
 const BEATS_PER_BAR = 4;
@@ -38,21 +43,27 @@ export class TempoAnalyzer {
   private readonly detector: OnsetDetector;
   private readonly frameRate: number;
   private readonly acf: StreamingAutocorrelation;
+  private readonly tonalAcf: StreamingAutocorrelation;
   private readonly strength: CappedSeries;
+  private readonly tonal: CappedSeries;
   private readonly low: CappedSeries;
   private readonly chroma: ChromaSeries;
 
   constructor(private readonly sampleRate: number) {
     this.frameRate = sampleRate / ONSET_HOP;
     this.acf = new StreamingAutocorrelation(maxLagFor(this.frameRate));
+    this.tonalAcf = new StreamingAutocorrelation(maxLagFor(this.frameRate));
     const cap = Math.ceil(TRACKED_SECONDS * this.frameRate);
     this.strength = new CappedSeries(cap);
     this.low = new CappedSeries(cap);
+    this.tonal = new CappedSeries(cap);
     this.chroma = new ChromaSeries(sampleRate, Math.ceil((TRACKED_SECONDS * sampleRate) / CHROMA_HOP));
-    this.detector = new OnsetDetector(sampleRate, (flux, lowFlux) => {
+    this.detector = new OnsetDetector(sampleRate, (flux, lowFlux, tonalFlux) => {
       this.acf.add(flux);
       this.strength.push(flux);
       this.low.push(lowFlux);
+      this.tonalAcf.add(tonalFlux);
+      this.tonal.push(tonalFlux);
     });
   }
 
@@ -61,31 +72,44 @@ export class TempoAnalyzer {
     this.chroma.write(samples, count);
   }
 
-  /** What the octave choice reads (for learning its weights: bench/accuracy/tune.ts); null without a beat. */
-  octaveEvidence(): OctaveEvidence | null {
-    if (!(this.acf.sums[0]! > 0)) return null;
-    const { bpm } = strongestTempo(this.acf, this.frameRate);
-    return octaveEvidence(bpm, this.octaveSeries(normalised(this.strength.values())), this.frameRate);
+  /** What the octave choice reads (for learning its weights: bench/accuracy/tune.ts); none without a beat. */
+  octaveEvidences(): OctaveEvidence[] {
+    const pulse = this.pulse();
+    return pulse?.steady ? octaveEvidences(pulse.bpm, this.octaveSeries(pulse), this.frameRate) : [];
   }
 
-  private octaveSeries(strength: Float32Array): OctaveSeries {
+  private octaveSeries(pulse: Pulse): OctaveSeries {
     const harmony = { chroma: this.chroma.values(), frameRate: this.chroma.frameRate };
-    return { strength, low: normalised(this.low.values()), acf: this.acf, harmony };
+    return { strength: pulse.strength, low: normalised(this.low.values()), acf: pulse.acf, harmony };
+  }
+
+  /**
+   * The stream the beat is read from: the onset strength, or the tonal flux where that is far
+   * more periodic (sustained instruments changing notes without attacks); its comb tempo, its
+   * periodicity (the comb's salience over four times its energy, 0–1) and whether either stream
+   * is periodic enough to hold a beat. Null when silent.
+   */
+  pulse(): Pulse | null {
+    const onset = periodicityOf(this.acf, this.frameRate);
+    if (!onset) return null;
+    const tonal = periodicityOf(this.tonalAcf, this.frameRate);
+    const steady = Math.max(onset.periodicity, tonal?.periodicity ?? 0) >= MIN_PERIODICITY;
+    if (tonal && tonal.periodicity > TONAL_LEAD * onset.periodicity)
+      return { ...tonal, steady, tonal: true, acf: this.tonalAcf, strength: normalised(this.tonal.values()) };
+    return { ...onset, steady, tonal: false, acf: this.acf, strength: normalised(this.strength.values()) };
   }
 
   result(): TempoResult {
     const none: TempoResult = { bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] };
-    const energy = this.acf.sums[0]!;
-    if (!(energy > 0)) return none;
-    const { bpm: grid, salience } = strongestTempo(this.acf, this.frameRate);
-    const periodicity = Math.min(1, Math.max(0, salience / (4 * energy)));
-    if (periodicity < MIN_CONFIDENCE) return { ...none, confidence: round(periodicity, 2) };
-    const strength = normalised(this.strength.values());
-    const octave = chooseOctave(grid, octaveEvidence(grid, this.octaveSeries(strength), this.frameRate));
-    // How periodic the onsets are, times how sure the octave choice is (decision 0144).
-    const confidence = periodicity * octave.probability;
-    const bpm = refineTempo(this.acf, this.frameRate, octave.bpm);
-    const beats = trackBeats(strength, periodFrames(bpm, this.frameRate));
+    const pulse = this.pulse();
+    // Silence: confidence 0. Audio without a steady pulse (speech, noise): the periodicity found.
+    if (!pulse) return none;
+    if (!pulse.steady) return { ...none, confidence: round(pulse.periodicity, 2) };
+    const octave = chooseOctave(pulse.bpm, octaveEvidences(pulse.bpm, this.octaveSeries(pulse), this.frameRate));
+    // How periodic the stream is, times how sure the octave choice is (decision 0144).
+    const confidence = pulse.periodicity * octave.probability;
+    const bpm = refineTempo(pulse.acf, this.frameRate, octave.bpm);
+    const beats = trackBeats(pulse.strength, periodFrames(bpm, this.frameRate));
     const toMs = (frame: number) => Math.round(((frame * ONSET_HOP + ONSET_LATENCY * ONSET_FRAME) / this.sampleRate) * 1000);
     const downbeat = barPhase(beats, this.low.values());
     return {
@@ -96,6 +120,23 @@ export class TempoAnalyzer {
       beatsMs: beats.slice(0, MAX_BEATS).map(toMs),
     };
   }
+}
+
+interface Pulse {
+  bpm: number;
+  periodicity: number;
+  steady: boolean;
+  tonal: boolean;
+  acf: StreamingAutocorrelation;
+  /** The stream, normalised (normalised()). */
+  strength: Float32Array;
+}
+
+function periodicityOf(acf: StreamingAutocorrelation, frameRate: number): { periodicity: number; bpm: number } | null {
+  const energy = acf.sums[0]!;
+  if (!(energy > 0)) return null;
+  const { bpm, salience } = strongestTempo(acf, frameRate);
+  return { periodicity: Math.min(1, Math.max(0, salience / (4 * energy))), bpm };
 }
 
 function round(value: number, digits: number): number {

@@ -3,9 +3,11 @@ import octaveWeights from './octave-weights.json' with { type: 'json' };
 import { octaveWeightsOf } from './octave-weights.js';
 import { combSalience, type StreamingAutocorrelation } from './periodicity.js';
 
-/** The tempo range reported (beats per minute). */
+/** The comb's tempo range (beats per minute). */
 const MIN_BPM = 60;
 const MAX_BPM = 200;
+/** The slowest beat reported: half the comb's slow level, for slow chorales and hymns. */
+const LOWEST_BPM = 40;
 const GRID_BPM = 0.05;
 const HARMONICS = 4;
 /** Mild preference for moderate tempi: log-normal around 120 BPM, one octave wide. */
@@ -35,8 +37,8 @@ const PRESENCE_COMB = [1, 2, 3, 4];
 
 export const periodFrames = (bpm: number, frameRate: number) => (60 * frameRate) / bpm;
 
-/** Autocorrelation lags the comb reads at MIN_BPM. */
-export const maxLagFor = (frameRate: number) => Math.ceil(HARMONICS * periodFrames(MIN_BPM, frameRate)) + 2;
+/** Autocorrelation lags the comb reads at LOWEST_BPM (the octave evidence reads it down there). */
+export const maxLagFor = (frameRate: number) => Math.ceil(HARMONICS * periodFrames(LOWEST_BPM, frameRate)) + 2;
 
 /** The comb's best tempo on a 0.05 BPM grid, weighted by the prior, and its salience. */
 export function strongestTempo(acf: StreamingAutocorrelation, frameRate: number): { bpm: number; salience: number } {
@@ -85,12 +87,29 @@ export interface OctaveSeries {
   harmony: { chroma: Float32Array; frameRate: number };
 }
 
-/** The evidence on the octave of a comb tempo, or null when only one octave of it lies in range. */
-export function octaveEvidence(bpm: number, series: OctaveSeries, frameRate: number): OctaveEvidence | null {
+/** The comb tempo's octave in MIN_BPM…2·MIN_BPM: the slow level of the first pair of levels the beat may be at. */
+function slowLevel(bpm: number): number {
   let slow = bpm;
   while (slow / 2 >= MIN_BPM) slow /= 2;
   while (slow < MIN_BPM) slow *= 2;
-  if (slow * 2 > MAX_BPM) return null;
+  return slow;
+}
+
+/**
+ * The evidence on each pair of levels (slow, twice it) a comb tempo's beat is chosen between, in
+ * the order chooseOctave reads them: the comb's slow level and twice it (when twice it is at most
+ * MAX_BPM), then half the slow level and the slow level (when half is at least LOWEST_BPM).
+ */
+export function octaveEvidences(bpm: number, series: OctaveSeries, frameRate: number): OctaveEvidence[] {
+  const slow = slowLevel(bpm);
+  return [
+    ...(slow * 2 <= MAX_BPM ? [octaveEvidence(slow, series, frameRate)] : []),
+    ...(slow / 2 >= LOWEST_BPM ? [octaveEvidence(slow / 2, series, frameRate)] : []),
+  ];
+}
+
+/** The evidence on whether the beat is `slow` BPM or twice it. */
+export function octaveEvidence(slow: number, series: OctaveSeries, frameRate: number): OctaveEvidence {
   const { acf, harmony } = series;
   const onsets = onsetPresence(series.strength);
   const lowOnsets = onsetPresence(series.low);
@@ -99,6 +118,10 @@ export function octaveEvidence(bpm: number, series: OctaveSeries, frameRate: num
   // A bar of the slow level, in chroma frames; the harmony compared over half a bar either side.
   const bar = BEATS_PER_BAR * periodFrames(slow, harmony.frameRate);
   const change = harmonicChange(harmony.chroma, Math.max(1, Math.round(bar / 2)));
+  // The harmony compared over half a beat of the slow level either side: chorale-like music
+  // changes chord every beat, so this change repeats at the beat and not at half of it.
+  const beat = periodFrames(slow, harmony.frameRate);
+  const beatChange = harmonicChange(harmony.chroma, Math.max(1, Math.round(beat / 2)));
   return {
     slow,
     features: [
@@ -113,23 +136,32 @@ export function octaveEvidence(bpm: number, series: OctaveSeries, frameRate: num
       normalisedAutocorrelation(change, bar / 2) - normalisedAutocorrelation(change, bar),
       presenceComb(onsets, period / 2) - presenceComb(onsets, period),
       presenceComb(onsets, period) - presenceComb(onsets, period * 2),
+      normalisedAutocorrelation(beatChange, beat / 2) - normalisedAutocorrelation(beatChange, beat),
       1,
     ],
   };
 }
 
 /**
- * The beat's tempo: the fast level of the evidence when its logistic score is positive, else the
- * slow one; and the probability the score gives that level (1 when only one level is in range).
+ * The beat's tempo from the evidences of octaveEvidences(): of the first pair, the fast level when
+ * its logistic score is positive; else, of the next pair (half the slow level and the slow level),
+ * the one its score picks; with the product of the probabilities the scores gave the levels taken
+ * (1 when only one level is in range).
  */
 export function chooseOctave(
   bpm: number,
-  evidence: OctaveEvidence | null,
+  evidences: readonly OctaveEvidence[],
   weights: readonly number[] = OCTAVE_WEIGHTS,
 ): { bpm: number; probability: number } {
-  if (!evidence) return { bpm, probability: 1 };
-  const score = evidence.features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
-  return { bpm: score >= 0 ? evidence.slow * 2 : evidence.slow, probability: 1 / (1 + Math.exp(-Math.abs(score))) };
+  let beat = slowLevel(bpm);
+  let probability = 1;
+  for (const evidence of evidences) {
+    const score = evidence.features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
+    probability *= 1 / (1 + Math.exp(-Math.abs(score)));
+    beat = score >= 0 ? evidence.slow * 2 : evidence.slow;
+    if (score >= 0) break;
+  }
+  return { bpm: beat, probability };
 }
 
 /** 1 where a normalised onset strength holds an onset (ONSET_PRESENCE), else 0. */

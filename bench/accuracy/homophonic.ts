@@ -1,0 +1,158 @@
+/**
+ * bench/accuracy/homophonic.ts: slow homophonic pieces for the tuning corpus, the kind of music
+ * the tuning generator's pop loops never play: four voices moving together, a chord a beat
+ * (now and then held for two, or split into eighths by a passing note), phrases of two bars that
+ * end on a held cadence chord, legato, no drums, at a steady tempo (no rubato, no fermatas).
+ * Played by sustained instruments (organ, strings, flute over strings) or piano, with programs the
+ * tuning generator already plays, so the tuning still plays no program of the evaluation's.
+ */
+import { seededRandom, type MidiNote, type MidiSong } from '@catalog/testing';
+
+export interface HomophonicSpec {
+  tonic: number;
+  mode: 'major' | 'minor';
+  /** Quarter notes a minute: the beat. */
+  bpm: number;
+  bars: number;
+  ensemble: Ensemble;
+  /** Seed of the harmony's, the voicing's and the humanising's choices. */
+  seed: number;
+}
+
+/** Programs of the soprano, the alto and tenor, and the bass (channels 2, 0 and 1, as the tuning generator's parts). */
+export const ENSEMBLE_PROGRAMS = {
+  organ: [19, 19, 19],
+  drawbars: [16, 16, 16],
+  strings: [40, 48, 48],
+  'flute and strings': [73, 48, 48],
+  piano: [0, 0, 0],
+  'electric piano': [4, 4, 4],
+} as const;
+export type Ensemble = keyof typeof ENSEMBLE_PROGRAMS;
+export const ENSEMBLES = Object.keys(ENSEMBLE_PROGRAMS) as Ensemble[];
+
+const CHANNEL = { soprano: 2, inner: 0, bass: 1 } as const;
+type Quality = 'M' | 'm' | 'd';
+/** Diatonic chords by degree: root above the tonic and quality (minor harmonic: the major V). */
+const CHORDS: Record<'major' | 'minor', Array<[number, Quality]>> = {
+  major: [
+    [0, 'M'],
+    [2, 'm'],
+    [4, 'm'],
+    [5, 'M'],
+    [7, 'M'],
+    [9, 'm'],
+    [11, 'd'],
+  ],
+  minor: [
+    [0, 'm'],
+    [2, 'd'],
+    [3, 'M'],
+    [5, 'm'],
+    [7, 'M'],
+    [8, 'M'],
+    [10, 'M'],
+  ],
+};
+/** Where each degree (0 = I) may go next: functional harmony, roughly. */
+const NEXT: number[][] = [[3, 4, 5, 1, 0], [4, 6], [5, 3], [4, 0, 1], [0, 5, 0], [1, 3], [0]];
+const TRIADS: Record<Quality, number[]> = { M: [0, 4, 7], m: [0, 3, 7], d: [0, 3, 6] };
+const RANGES = { bass: [38, 55], tenor: [48, 64], alto: [55, 70], soprano: [60, 77] } as const;
+
+/** A spec of about `seconds` seconds at 46–112 BPM, its ensemble picked in turn by `index`. */
+export function homophonicSpec(
+  seed: number,
+  index: number,
+  seconds: number,
+  key: { tonic: number; mode: 'major' | 'minor' },
+): HomophonicSpec {
+  const random = seededRandom(seed);
+  const bpm = Math.round(46 + random() * 66);
+  return { ...key, bpm, bars: Math.max(6, Math.round((seconds * bpm) / 240)), ensemble: ENSEMBLES[index % ENSEMBLES.length]!, seed };
+}
+
+/** The MIDI song of a spec: soprano on channel 2, alto and tenor on 0, bass on 1. */
+export function homophonicSong(spec: HomophonicSpec): MidiSong {
+  const random = seededRandom(spec.seed ^ 0x2545f491);
+  const chords = harmony(random, spec.bars);
+  const voices = { soprano: 67, alto: 62, tenor: 55, bass: 45 };
+  const notes: MidiNote[] = [];
+  const sounding: Partial<Record<keyof typeof voices, MidiNote>> = {};
+  chords.forEach(({ degree, start, length }, i) => {
+    const [root, quality] = CHORDS[spec.mode][degree]!;
+    const tones = TRIADS[quality].map((interval) => (spec.tonic + root + interval) % 12);
+    const bassTone = i > 0 && i < chords.length - 1 && random() < 0.25 ? tones[1]! : tones[0]!;
+    const next = {
+      bass: nearestOf([bassTone], voices.bass, RANGES.bass),
+      tenor: nearestOf(tones, voices.tenor, RANGES.tenor),
+      alto: nearestOf(tones, voices.alto, RANGES.alto),
+      soprano: nearestOf(tones, voices.soprano, RANGES.soprano),
+    };
+    for (const voice of ['soprano', 'alto', 'tenor', 'bass'] as const) {
+      const channel = voice === 'soprano' ? CHANNEL.soprano : voice === 'bass' ? CHANNEL.bass : CHANNEL.inner;
+      const held = sounding[voice];
+      // Inner voices often tie a common tone over, as an organist or a section would.
+      if (held && held.pitch === next[voice] && voice !== 'soprano' && random() < 0.5) {
+        held.length += length;
+      } else {
+        const leap = Math.abs(next[voice] - voices[voice]);
+        const passing = length === 1 && i > 0 && leap >= 3 && random() < 0.5;
+        const velocity = 68 + Math.floor(random() * 10);
+        if (passing) {
+          // The chord's note, then a neighbour note on the second eighth (the voice's eighth-note motion).
+          const neighbour = next[voice] + (next[voice] > voices[voice] ? 2 : -2);
+          notes.push(
+            { start, length: 0.48, pitch: next[voice], velocity, channel },
+            { start: start + 0.5, length: 0.48, pitch: neighbour, velocity, channel },
+          );
+          sounding[voice] = undefined;
+        } else {
+          const note = { start, length: length - 0.04, pitch: next[voice], velocity, channel };
+          notes.push(note);
+          sounding[voice] = note;
+        }
+      }
+      voices[voice] = next[voice];
+    }
+  });
+  return {
+    bpm: spec.bpm,
+    notes: notes.map((note) => ({ ...note, start: Math.max(0, note.start + (random() - 0.5) * 0.02) })),
+    programs: {
+      [CHANNEL.soprano]: ENSEMBLE_PROGRAMS[spec.ensemble][0],
+      [CHANNEL.inner]: ENSEMBLE_PROGRAMS[spec.ensemble][1],
+      [CHANNEL.bass]: ENSEMBLE_PROGRAMS[spec.ensemble][2],
+    },
+  };
+}
+
+/** Chords of `bars` bars in phrases of two bars: a chord a beat, the cadence (V–I, IV–I or to V) held two beats, the last on I. */
+function harmony(random: () => number, bars: number): Array<{ degree: number; start: number; length: number }> {
+  const chords: Array<{ degree: number; start: number; length: number }> = [];
+  let degree = 0;
+  for (let phrase = 0; phrase * 8 < bars * 4; phrase++) {
+    const start = phrase * 8;
+    const last = (phrase + 1) * 8 >= bars * 4;
+    let beat = 0;
+    while (beat < 5) {
+      const length = beat < 4 && random() < 0.15 ? 2 : 1;
+      chords.push({ degree, start: start + beat, length });
+      beat += length;
+      const options = NEXT[degree]!;
+      degree = options[Math.floor(random() * options.length)]!;
+    }
+    const cadence = last ? [4, 0] : random() < 0.3 ? [3, 4] : random() < 0.5 ? [3, 0] : [4, 0];
+    if (beat === 5) chords.push({ degree: cadence[0]!, start: start + 5, length: 1 });
+    chords.push({ degree: cadence[1]!, start: start + 6, length: 2 });
+    degree = cadence[1] === 4 ? 0 : NEXT[0]![Math.floor(random() * 3)]!;
+  }
+  return chords;
+}
+
+/** The pitch of one of `pcs` nearest `from` within `range`. */
+function nearestOf(pcs: number[], from: number, range: readonly [number, number]): number {
+  let best = range[0];
+  for (let pitch = range[0]; pitch <= range[1]; pitch++)
+    if (pcs.includes(pitch % 12) && Math.abs(pitch - from) < Math.abs(best - from)) best = pitch;
+  return best;
+}

@@ -1,0 +1,65 @@
+import { seededRandom } from '@catalog/testing';
+import { TempoAnalyzer } from '../../src/analyzers/tempo/tempo-analyzer.js';
+
+const RATE = 11_025;
+/** Chords a beat as an organ or a string section plays them: no attack to speak of, legato, no drums. */
+const CHORDS = [
+  [48, 55, 64, 72],
+  [53, 57, 65, 72],
+  [55, 59, 67, 74],
+  [52, 57, 64, 72],
+  [50, 57, 65, 74],
+  [55, 59, 62, 71],
+  [48, 55, 64, 67],
+  [53, 60, 65, 69],
+];
+const hz = (midi: number) => 440 * 2 ** ((midi - 69) / 12);
+
+/**
+ * `seconds` of four-voice chords at `bpm`, one a beat, each voice three harmonics: each chord
+ * fades in over 100 ms as the one before fades out, the sum at one level throughout, so that only
+ * the pitches change (as a string section or an organ plays legato).
+ */
+function sustainedChords(bpm: number, seconds: number): Float32Array {
+  const out = new Float32Array(Math.round(seconds * RATE));
+  const beat = (60 / bpm) * RATE;
+  const crossfade = 0.1 * RATE;
+  const voices = (chord: number[], i: number) =>
+    chord.reduce((sum, note) => sum + [1, 2, 3].reduce((s, h) => s + (0.05 / h) * Math.sin((2 * Math.PI * hz(note) * h * i) / RATE), 0), 0);
+  for (let i = 0; i < out.length; i++) {
+    const index = Math.floor(i / beat);
+    const share = index === 0 ? 1 : Math.min(1, (i - index * beat) / crossfade);
+    const current = voices(CHORDS[index % CHORDS.length]!, i);
+    out[i] = share < 1 ? Math.sqrt(share) * current + Math.sqrt(1 - share) * voices(CHORDS[(index - 1) % CHORDS.length]!, i) : current;
+  }
+  return out;
+}
+
+function tempoOf(samples: Float32Array) {
+  const analyzer = new TempoAnalyzer(RATE);
+  // In uneven chunks, as the decoder writes.
+  for (let at = 0; at < samples.length; at += 4_000) analyzer.write(samples.subarray(at, at + 4_000), Math.min(4_000, samples.length - at));
+  return analyzer.result();
+}
+
+test.each([52, 72, 96])('sustained chords without drums or attacks at %d BPM get that tempo and beats', (bpm) => {
+  const tempo = tempoOf(sustainedChords(bpm, 40));
+  expect(tempo.bpm).not.toBeNull();
+  expect(Math.abs(tempo.bpm! - bpm)).toBeLessThanOrEqual(0.04 * bpm);
+  expect(tempo.confidence).toBeGreaterThan(0.05);
+  expect(tempo.beatsMs.length).toBeGreaterThan(0.8 * ((40 * bpm) / 60));
+});
+
+test('silence has no tempo and a confidence of 0', () => {
+  expect(tempoOf(new Float32Array(20 * RATE))).toEqual({ bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] });
+});
+
+test('noise has no tempo: no beats, and a confidence that says how little pulse there is', () => {
+  const random = seededRandom(7);
+  const noise = Float32Array.from({ length: 30 * RATE }, () => 0.3 * (random() * 2 - 1));
+  const tempo = tempoOf(noise);
+  expect(tempo.bpm).toBeNull();
+  expect(tempo.beatsMs).toEqual([]);
+  expect(tempo.confidence).toBeGreaterThan(0);
+  expect(tempo.confidence).toBeLessThan(0.05);
+});
