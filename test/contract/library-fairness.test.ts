@@ -13,7 +13,7 @@ import {
 import { libraryConfig, startLibraryService } from '@catalog/library';
 import { confirmedVersion } from '../support/analyses.js';
 import { apiClient, confirmUpload } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
  * Issue 24, item 1 (decision 0114): one tenant's entities whose projection keeps failing never
@@ -34,7 +34,8 @@ let api: ReturnType<typeof apiClient>;
 const captured = capturingLogger('library');
 
 beforeAll(async () => {
-  system = await startSystem({}, { library: false });
+  // A 40,000-row import imported and projected in this one process while B adds its song.
+  system = await startSystem(PATIENT_CALLS, { library: false });
   const env = { ...system.env, LIBRARY_CATALOG_EVENTS_MAX_ATTEMPTS: '5' };
   library = await startLibraryService(readConfig(libraryConfig, env), { logger: captured.logger });
   api = apiClient(system.baseUrl);

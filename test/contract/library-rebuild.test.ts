@@ -4,7 +4,7 @@ import { libraryConfig, startLibraryService } from '@catalog/library';
 import { readConfig } from '@catalog/platform';
 import { eventually, sineWav, testLogger } from '@catalog/testing';
 import { apiClient, type ApiResponse, confirmUpload } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
  * Issue 14: dropping the library schema and restarting the service rebuilds the same tracks from
@@ -21,7 +21,7 @@ const startLibrary = async () => {
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 beforeAll(async () => {
-  system = await startSystem({}, { library: false });
+  system = await startSystem(PATIENT_CALLS, { library: false });
   api = apiClient(system.baseUrl);
   await startLibrary();
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { eventually, sineWav } from '@catalog/testing';
 import { apiClient, confirmUpload, expectError, type ApiResponse } from '../support/api.js';
-import { startSystem, type RunningSystem } from '../support/system.js';
+import { PATIENT_CALLS, startSystem, type RunningSystem } from '../support/system.js';
 
 /**
  * Issue 14: search, every filter and every sort of GET /api/v1/library/tracks on a fixture of a few
@@ -97,7 +97,8 @@ function ordered(tracks: Summary[], value: (t: Summary) => string | number | nul
 }
 
 beforeAll(async () => {
-  system = await startSystem();
+  // Hundreds of uploads, six at a time, served with the library's projection in this one process.
+  system = await startSystem(PATIENT_CALLS);
   api = apiClient(system.baseUrl);
   key = (await api.tenant({ products: ['catalog', 'library'], permissions: ['catalog:api', 'library:api'] })).key;
   const wavs = await Promise.all([0.5, 1, 2].map((seconds) => sineWav(seconds)));

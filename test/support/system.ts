@@ -41,14 +41,19 @@ export interface SystemOptions {
 }
 
 /**
- * For tests whose calls may wait long on a loaded machine (the analysis tests): a minute for any
- * service's answer, and the clients' connections allowed to stay silent longer than that, as the
+ * For tests whose calls may wait long on a loaded machine (the analysis tests, and fixtures of
+ * hundreds of uploads or a large import, which the six services of this one process serve on one
+ * event loop): a minute for any service's answer at the gateway, half a minute for the catalog's
+ * calls of the asset service (below its attach intents' grace) and for the gateway's lookup of an
+ * asset listener, and the clients' connections allowed to stay silent longer than that, as the
  * gateway requires (a shorter idle timeout would drop the connection before the 504); a
  * confirmation waits as long for its upload's verification before it answers that it is under way.
  */
 export const PATIENT_CALLS: Readonly<Record<string, string>> = {
   RPC_TIMEOUT_MS: '60000',
   ANALYSIS_RPC_TIMEOUT_MS: '60000',
+  CATALOG_ASSET_RPC_TIMEOUT_MS: '30000',
+  ASSET_DISCOVERY_TIMEOUT_MS: '30000',
   HTTP_IDLE_TIMEOUT_MS: '90000',
   ASSET_CONFIRM_WAIT_MS: '45000',
 };
