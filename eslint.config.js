@@ -25,7 +25,7 @@ const NO_SLEEP_THEN_ASSERT = [
 
 /**
  * Files that still pick a port before anything binds it, each for its reason:
- * - nats-cluster: every server's route list names the others' route ports before any starts;
+ * - nats-cluster: a JetStream cluster server refuses to start without a route to a known port;
  * - failure-kind: it needs a port nobody listens on (a refused connection), so nothing may bind it;
  * - process-system, npm-start, image: the gateway's PUBLIC_BASE_URL (signed upload URLs) is every
  *   service's setting before any starts, and the chart renders each port into its manifests;
