@@ -34,10 +34,11 @@ const ACCENT_AFTER = 4;
 const DOWNBEAT_BARS = 64;
 
 /**
- * `tempo` from the mono stream: the onset strength's autocorrelation over the whole file gives
- * the tempo (comb over four multiples of the period), a learned score on the stored strength and
- * chroma its octave (decisions 0140, 0144), a dynamic-programming beat tracker the beats, and the
- * low band's accents the bar phase.
+ * `tempo` from the mono stream: the autocorrelation over the whole file of the onset strength, or
+ * of the tonal flux where that is far more periodic (decision 0163), gives the tempo (comb over
+ * four multiples of the period), a learned score on the stored stream and chroma its octave
+ * (decisions 0140, 0144, 0163), a dynamic-programming beat tracker the beats, and the low band's
+ * accents the bar phase.
  */
 export class TempoAnalyzer {
   private readonly detector: OnsetDetector;

@@ -14,15 +14,16 @@ const HARMONICS = 4;
 const PRIOR_CENTRE = 120;
 const PRIOR_OCTAVES = 1;
 /**
- * The octave choice between the two levels of the comb's tempo in range, a slow one and twice it:
- * a logistic score over what the onsets say of them (their off-beats, in all bands and in the low
+ * The octave choice between two levels, a slow one and twice it (the comb's, then, if the slow
+ * one wins, the pair below: decision 0163): a logistic score over what the onsets say of them (their off-beats, in all bands and in the low
  * band; the off-beats of half the slow level and of twice it; the comb's salience of the fast level
  * against the slow, of the onset strength, and of where onsets are against the slow and the slow
  * against twice it; how fast the slow level is) and over where the harmony changes (at half a bar
- * of the slow level as well as at its bar, or not); the fast level is the beat when the score is
+ * of the slow level as well as at its bar, or not, and at half a beat as well as at the beat);
+ * the fast level is the beat when the score is
  * positive. Off-beats and the second comb read where onsets are, not how strong they are: that
  * hangs on the instruments' touch and the mix (decision 0146). Weights learned on the accuracy
- * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146); bench/accuracy/
+ * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146, 0163); bench/accuracy/
  * tune.ts writes them by feature name, with their provenance, to octave-weights.json (decision
  * 0162); here in the order of OctaveEvidence.features, the constant last.
  */
