@@ -35,7 +35,7 @@ FAST_LEAVES_OUT=(
   'services/analysis/test/analyzers/(key|tempo|loudness|generated-music|fingerprint)\.test\.ts' # render and analyse minutes of audio
   'services/asset/test/(upload-flow|upload-targets|release)\.test\.ts' # 200 MiB uploads, URLs waited out to expiry
   'services/catalog/test/import-jobs\.test\.ts' # imports of thousands of rows
-  'services/events/test/(crash|ordering)\.test\.ts' # processes killed mid-stream, 10 s of writers
+  'services/events/test/(crash|ordering|api)\.test\.ts' # processes killed mid-stream, 10 s of writers; two gateway processes with the catalog (cross-service)
   'packages/platform/test/run-service\.test\.ts' # service processes started from source
 )
 
