@@ -13,6 +13,7 @@
  */
 import {
   generatedSong,
+  type ChordQuality,
   randomSongSpec,
   seededRandom,
   type ChannelSettings,
@@ -20,6 +21,7 @@ import {
   type SongSpec,
   type SoundFontName,
 } from '@catalog/testing';
+import { homophonicSong, homophonicSpec, type HomophonicSpec } from './homophonic.js';
 
 /** Bump when what a piece sounds like changes for the same spec (the cache is keyed by it). */
 export const GENERATOR_VERSION = 1;
@@ -30,12 +32,29 @@ export type Degradation = (typeof DEGRADATIONS)[number];
 /** Seconds of music in a piece (a spoken intro comes on top). */
 const PIECE_SECONDS = 30;
 
-export const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number }> = [
-  { split: 'tuning', font: 'fluidr3', seedBase: 1_000, count: 192 },
-  { split: 'tuning', font: 'timgm6mb', seedBase: 2_000, count: 192 },
-  { split: 'tuning', font: 'csound', seedBase: 3_000, count: 192 },
-  { split: 'tuning', font: 'opl3', seedBase: 4_000, count: 192 },
-  { split: 'validation', font: 'musescore', seedBase: 9_000, count: 72 },
+/**
+ * The tuning corpus's generators: `song`, generatedSong's own progressions, always ending on the
+ * tonic chord; `loop`, loop-based pop (loopSpec()); `homophonic`, slow chorale-like pieces of
+ * sustained instruments or piano (homophonic.ts), for the tempo.
+ */
+export const GENERATORS = ['song', 'loop', 'homophonic'] as const;
+export type Generator = (typeof GENERATORS)[number];
+
+export const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number; generator: Generator }> = [
+  { split: 'tuning', font: 'fluidr3', seedBase: 1_000, count: 192, generator: 'song' },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 2_000, count: 192, generator: 'song' },
+  { split: 'tuning', font: 'csound', seedBase: 3_000, count: 192, generator: 'song' },
+  { split: 'tuning', font: 'opl3', seedBase: 4_000, count: 192, generator: 'song' },
+  { split: 'validation', font: 'musescore', seedBase: 9_000, count: 72, generator: 'song' },
+  { split: 'tuning', font: 'fluidr3', seedBase: 5_000, count: 72, generator: 'loop' },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 6_000, count: 72, generator: 'loop' },
+  { split: 'tuning', font: 'csound', seedBase: 7_000, count: 72, generator: 'loop' },
+  { split: 'tuning', font: 'opl3', seedBase: 8_000, count: 72, generator: 'loop' },
+  { split: 'validation', font: 'musescore', seedBase: 9_500, count: 48, generator: 'loop' },
+  { split: 'tuning', font: 'fluidr3', seedBase: 10_000, count: 48, generator: 'homophonic' },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 11_000, count: 48, generator: 'homophonic' },
+  { split: 'tuning', font: 'csound', seedBase: 12_000, count: 48, generator: 'homophonic' },
+  { split: 'tuning', font: 'opl3', seedBase: 13_000, count: 48, generator: 'homophonic' },
 ];
 
 const SPEECH = [
@@ -48,6 +67,7 @@ const SPEECH = [
 export interface Piece {
   id: string;
   split: Split;
+  generator: Generator;
   font: SoundFontName;
   degradation: Degradation;
   /** Tuning off A440 (cents; 0 unless the degradation detunes). */
@@ -59,19 +79,29 @@ export interface Piece {
   replaying?: Replaying;
   channels?: Partial<Record<number, ChannelSettings>>;
   truth: { tonic: number; mode: 'major' | 'minor'; bpm: number };
+  /** A homophonic piece's own spec (its song is homophonicSong's, not generatedSong's). */
+  homophonic?: HomophonicSpec;
 }
 
-/** Every piece of `splits`, in a fixed order. */
-export function corpus(splits: readonly Split[] = SPLITS): Piece[] {
-  return PLAN.filter((group) => splits.includes(group.split)).flatMap((group) =>
-    Array.from({ length: group.count }, (_, i) => piece(group.split, group.font, group.seedBase + i, i)),
+/** The tuning split's pieces of `generators`, as written. */
+export const tuningCorpus = (generators: readonly Generator[]): Piece[] => corpus(['tuning'], generators);
+
+/** Every piece of `splits` made by `generators` (the song generator's alone unless asked), in a fixed order. */
+export function corpus(splits: readonly Split[] = SPLITS, generators: readonly Generator[] = ['song']): Piece[] {
+  return PLAN.filter((group) => splits.includes(group.split) && generators.includes(group.generator)).flatMap((group) =>
+    Array.from({ length: group.count }, (_, i) => piece(group.split, group.font, group.seedBase + i, i, group.generator)),
   );
 }
 
-function piece(split: Split, font: SoundFontName, seed: number, index: number): Piece {
+function piece(split: Split, font: SoundFontName, seed: number, index: number, generator: Generator): Piece {
   const random = seededRandom(seed);
   const key = index % 24;
-  const spec = randomSongSpec(random, PIECE_SECONDS, { tonic: key % 12, mode: key < 12 ? 'major' : 'minor' });
+  const fixed = { tonic: key % 12, mode: key < 12 ? ('major' as const) : ('minor' as const) };
+  const homophonic = generator === 'homophonic' ? homophonicSpec(seed, index, PIECE_SECONDS, fixed) : undefined;
+  const spec =
+    generator === 'loop'
+      ? loopSpec(random, fixed)
+      : randomSongSpec(random, PIECE_SECONDS, homophonic ? { ...fixed, bpm: homophonic.bpm, drums: null } : fixed);
   const degradation = DEGRADATIONS[index % DEGRADATIONS.length]!;
   const detuned = degradation === 'tuning' || degradation === 'all';
   const cents = detuned ? Math.round((random() < 0.5 ? -1 : 1) * (10 + random() * 30)) : 0;
@@ -79,12 +109,140 @@ function piece(split: Split, font: SoundFontName, seed: number, index: number): 
   return {
     id: `${split}-${font}-${seed}`,
     split,
+    generator,
     font,
     degradation,
     tuningCents: cents,
     speech: spoken ? SPEECH[seed % SPEECH.length]! : null,
     spec,
     truth: { tonic: spec.tonic, mode: spec.mode, bpm: spec.bpm },
+    ...(homophonic ? { homophonic } : {}),
+  };
+}
+
+type Loop = Array<[number, ChordQuality]>;
+/**
+ * Pop chord loops, one chord a bar, [root above the tonic, quality]: in major I–vi–IV–V, I–V–vi–IV,
+ * vi–IV–I–V, I–IV–vi–V, IV–I–V–vi, I–IV–V–IV, I–ii–IV–V; in minor i–VI–III–VII, i–iv–VII–III,
+ * i–VII–VI–VII, VI–VII–i–i, i–III–VII–VI, i–iv–v–i, and with the major V i–VI–iv–V. Several share
+ * their chords with a loop of the relative key: only the order, which chord the loop starts on,
+ * the melody and the ending tell them apart.
+ */
+export const LOOPS: Record<'major' | 'minor', Loop[]> = {
+  major: [
+    [
+      [0, 'M'],
+      [9, 'm'],
+      [5, 'M'],
+      [7, 'M'],
+    ],
+    [
+      [0, 'M'],
+      [7, 'M'],
+      [9, 'm'],
+      [5, 'M'],
+    ],
+    [
+      [9, 'm'],
+      [5, 'M'],
+      [0, 'M'],
+      [7, 'M'],
+    ],
+    [
+      [0, 'M'],
+      [5, 'M'],
+      [9, 'm'],
+      [7, 'M'],
+    ],
+    [
+      [5, 'M'],
+      [0, 'M'],
+      [7, 'M'],
+      [9, 'm'],
+    ],
+    [
+      [0, 'M'],
+      [5, 'M'],
+      [7, 'M'],
+      [5, 'M'],
+    ],
+    [
+      [0, 'M'],
+      [2, 'm'],
+      [5, 'M'],
+      [7, 'M'],
+    ],
+  ],
+  minor: [
+    [
+      [0, 'm'],
+      [8, 'M'],
+      [3, 'M'],
+      [10, 'M'],
+    ],
+    [
+      [0, 'm'],
+      [5, 'm'],
+      [10, 'M'],
+      [3, 'M'],
+    ],
+    [
+      [0, 'm'],
+      [10, 'M'],
+      [8, 'M'],
+      [10, 'M'],
+    ],
+    [
+      [8, 'M'],
+      [10, 'M'],
+      [0, 'm'],
+      [0, 'm'],
+    ],
+    [
+      [0, 'm'],
+      [3, 'M'],
+      [10, 'M'],
+      [8, 'M'],
+    ],
+    [
+      [0, 'm'],
+      [5, 'm'],
+      [7, 'm'],
+      [0, 'm'],
+    ],
+    [
+      [0, 'm'],
+      [8, 'M'],
+      [5, 'm'],
+      [7, 'M'],
+    ],
+  ],
+};
+
+/**
+ * A loop-based pop piece: drums (mostly), bass on the chord roots, chords always, a melody half the
+ * time, one loop of LOOPS over and over at 70–160 BPM; it ends on the tonic chord, after whole
+ * loops, or cut off mid-loop, a third of the pieces each.
+ */
+function loopSpec(random: () => number, fixed: Pick<SongSpec, 'tonic' | 'mode'>): SongSpec {
+  const bpm = Math.round(70 + random() * 90);
+  const loops = LOOPS[fixed.mode];
+  const chordLoop = loops[Math.floor(random() * loops.length)]!;
+  const base = randomSongSpec(random, PIECE_SECONDS, { ...fixed, bpm });
+  const ending = Math.floor(random() * 3);
+  const whole = Math.max(2, Math.round((PIECE_SECONDS * bpm) / 240 / 4)) * 4;
+  const bars = ending === 2 ? whole + 1 + Math.floor(random() * 3) : whole;
+  const uses = chordLoop.some(([root, quality]) => root === 7 && quality === 'M') && fixed.mode === 'minor';
+  return {
+    ...base,
+    minorForm: uses ? 'harmonic' : 'natural',
+    drums: random() < 0.85 ? (['rock', 'four', 'ride'] as const)[Math.floor(random() * 3)]! : null,
+    chords: base.chords ?? { style: 'sustain', lowest: 55, inversion: 0, program: 0 },
+    bass: base.bass ?? { lowest: 33, program: 33 },
+    melody: random() < 0.5 ? base.melody : null,
+    bars,
+    chordLoop,
+    endOnTonic: ending === 0,
   };
 }
 
@@ -112,7 +270,8 @@ export function replayed(piece: Piece, how: Replaying): Piece {
 
 /** The MIDI song of a piece (its tuning, and how it is replayed, included). */
 export function songOf(piece: Piece): MidiSong {
-  return { ...generatedSong(piece.spec), tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
+  const song = piece.homophonic ? homophonicSong(piece.homophonic) : generatedSong(piece.spec);
+  return { ...song, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
 }
 
 /** Whether a piece is encoded as MP3 (128 kbit/s). */

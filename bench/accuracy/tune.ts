@@ -12,10 +12,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
-import { KeyAnalyzer, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
-import { corpus, REPLAYINGS, replayed, type Piece } from './corpus.js';
+import { KeyAnalyzer, keyOfChroma, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
+import { corpus, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
-import { learnWeights, profilesOf } from './learn-profiles.js';
+import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
 import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
@@ -32,10 +32,26 @@ import {
 
 const RATE = 11_025;
 const what = process.argv[2] ?? 'key';
-if (!['key', 'tempo', 'weights'].includes(what)) throw new Error(`tune.ts key|tempo|weights, not ${what}`);
+if (!['key', 'tempo', 'weights'].includes(what)) throw new Error(`tune.ts key|tempo|weights [key|tempo], not ${what}`);
+/** `weights key` or `weights tempo` learns and writes that one file alone (and renders only what it reads). */
+const only = what === 'weights' ? process.argv[3] : undefined;
+if (only !== undefined && only !== 'key' && only !== 'tempo') throw new Error(`tune.ts weights [key|tempo], not ${only}`);
 const written = corpus(['tuning']);
-/** The tempo learns from each piece as written and replayed (decision 0146); the key from them as written. */
-const pieces = what !== 'key' ? [...written, ...REPLAYINGS.flatMap((how) => written.map((piece) => replayed(piece, how)))] : written;
+/** The key learns from the song and loop generators' pieces as written (the loop-based pop too). */
+const KEY_GENERATORS = ['song', 'loop'] as const;
+const keyPieces = tuningCorpus(KEY_GENERATORS);
+/**
+ * The tempo learns from every generator's pieces as written, and replayed with other mixes and
+ * touch (decision 0146): every homophonic piece, every eighth song piece (the loops are not).
+ */
+const replayedForTempo = [...tuningCorpus(['homophonic']), ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0)];
+const tempoPieces = [...tuningCorpus(GENERATORS), ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how)))];
+const pieces =
+  what === 'key' || only === 'key'
+    ? keyPieces
+    : what === 'tempo' || only === 'tempo'
+      ? tempoPieces
+      : [...new Map([...keyPieces, ...tempoPieces].map((p) => [p.id, p])).values()];
 if (pieces.some((piece) => piece.split !== 'tuning')) throw new Error('tuning reads the tuning split only');
 const files = await renderPieces(pieces, (line) => process.stderr.write(`${line}\n`));
 
@@ -53,9 +69,9 @@ function decoded(file: string): Float32Array {
       `aformat=sample_fmts=flt:channel_layouts=mono,aresample=${RATE}`,
       '-f',
       'f32le',
-      `${raw}.part`,
+      `${raw}.${process.pid}.part`,
     ]);
-    renameSync(`${raw}.part`, raw);
+    renameSync(`${raw}.${process.pid}.part`, raw);
   }
   const bytes = readFileSync(raw);
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
@@ -73,17 +89,28 @@ export function scoreKey(settings: KeySettings, subset = pieces): { mirex: numbe
   let mirex = 0,
     exact = 0;
   for (const piece of subset) {
-    const score = mirexScore(piece.truth, parseKey(keyOf(piece, settings).result().key));
+    const score = mirexScore(piece.truth, parseKey(keyOfChroma(featuresOf(piece, settings), settings.profiles).key));
     mirex += score;
     exact += score === 1 ? 1 : 0;
   }
   return { mirex: mirex / subset.length, exact: exact / subset.length };
 }
 
-/** Profiles and register weights learned on `subset` (learn-profiles.ts). */
-export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS): KeyProfiles {
-  const examples = subset.map((piece) => ({ chroma: keyOf(piece, settings).features(), tonic: piece.truth.tonic, mode: piece.truth.mode }));
-  return { ...profilesOf(learnWeights(examples)), mode: modeProfilesOf(learnModeWeights(examples)) };
+/** Each piece's chroma vectors under `settings`, computed once. */
+const featureCache = new Map<string, ReturnType<KeyAnalyzer['features']>>();
+function featuresOf(piece: Piece, settings: KeySettings): ReturnType<KeyAnalyzer['features']> {
+  const id = `${piece.id} ${JSON.stringify({ ...settings, profiles: undefined })}`;
+  if (!featureCache.has(id)) featureCache.set(id, keyOf(piece, settings).features());
+  return featureCache.get(id)!;
+}
+
+/** Profiles and register weights learned on `subset` (learn-profiles.ts), reading `registers`. */
+export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS, registers = LEARN_OPTIONS.registers): KeyProfiles {
+  const examples = subset.map((piece) => ({ chroma: featuresOf(piece, settings), tonic: piece.truth.tonic, mode: piece.truth.mode }));
+  return {
+    ...profilesOf(learnWeights(examples, { ...LEARN_OPTIONS, registers }), registers),
+    mode: modeProfilesOf(learnModeWeights(examples)),
+  };
 }
 
 function tempoOf(piece: Piece): TempoAnalyzer {
@@ -126,7 +153,7 @@ const FONTS = [...new Set(pieces.map((piece) => piece.font))];
 
 /** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
 function learnOctave(): number[] {
-  const examples = octaveExamples(pieces);
+  const examples = octaveExamples(tempoPieces);
   const wrongWith = (weights: number[]) => (e: (typeof examples)[number]) =>
     (e.features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== e.fast;
   const missed = FONTS.flatMap((font) => {
@@ -146,29 +173,60 @@ function learnOctave(): number[] {
   return weights;
 }
 
-const byFont = (font: string) => pieces.filter((piece) => piece.font === font);
-/** Mean over the folds of each sound font: profiles learned on the other fonts, scored on it. */
-function crossValidated(settings: KeySettings): string {
+type Fold = { mirex: number; exact: number };
+const mean = (folds: Fold[], pick: (fold: Fold) => number) => (folds.reduce((sum, fold) => sum + pick(fold), 0) / folds.length).toFixed(3);
+const shown = (folds: Fold[]) => `mirex ${mean(folds, (f) => f.mirex)} exact ${mean(folds, (f) => f.exact)}`;
+/**
+ * Mean over the folds of each sound font (profiles learned on the other fonts, scored on it), per
+ * generator; and across generators (learned on the songs alone, scored on the loops).
+ */
+function crossValidated(settings: KeySettings, registers: readonly Register[]): string {
   const folds = FONTS.map((font) => {
     const profiles = learnProfiles(
       pieces.filter((piece) => piece.font !== font),
       settings,
+      registers,
     );
-    return scoreKey({ ...settings, profiles }, byFont(font));
+    const held = pieces.filter((piece) => piece.font === font);
+    return KEY_GENERATORS.map((generator) =>
+      scoreKey(
+        { ...settings, profiles },
+        held.filter((piece) => piece.generator === generator),
+      ),
+    );
   });
-  const mean = (pick: (fold: { mirex: number; exact: number }) => number) =>
-    (folds.reduce((sum, fold) => sum + pick(fold), 0) / folds.length).toFixed(3);
-  return `mirex ${mean((fold) => fold.mirex)} exact ${mean((fold) => fold.exact)}`;
+  const byGenerator = KEY_GENERATORS.map((generator, g) => `${generator} ${shown(folds.map((fold) => fold[g]!))}`).join('; ');
+  const songsOnly = learnProfiles(
+    pieces.filter((piece) => piece.generator === 'song'),
+    settings,
+    registers,
+  );
+  const across = scoreKey(
+    { ...settings, profiles: songsOnly },
+    pieces.filter((piece) => piece.generator === 'loop'),
+  );
+  return `across fonts: ${byGenerator}; songs → loops: ${shown([across])}`;
 }
 if (what === 'weights') {
   const source = provenance();
-  writeKeyWeights(repoRoot, learnProfiles(written), KEY_ABOUT, source);
-  writeOctaveWeights(repoRoot, learnOctave(), OCTAVE_ABOUT, source);
-  console.log(`wrote ${KEY_WEIGHTS} and ${OCTAVE_WEIGHTS_FILE}`);
+  if (only !== 'tempo') writeKeyWeights(repoRoot, learnProfiles(keyPieces), KEY_ABOUT, provenance(KEY_GENERATORS));
+  if (only !== 'key') writeOctaveWeights(repoRoot, learnOctave(), OCTAVE_ABOUT, source);
+  console.log(`wrote ${[only !== 'tempo' ? KEY_WEIGHTS : '', only !== 'key' ? OCTAVE_WEIGHTS_FILE : ''].filter(Boolean).join(' and ')}`);
 } else if (what === 'key') {
-  console.log('current settings', scoreKey(KEY_SETTINGS));
-  const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings>>;
-  for (const change of grid) console.log(JSON.stringify(change), crossValidated({ ...KEY_SETTINGS, ...change }));
+  for (const generator of KEY_GENERATORS)
+    console.log(
+      `current settings on ${generator}`,
+      scoreKey(
+        KEY_SETTINGS,
+        pieces.filter((piece) => piece.generator === generator),
+      ),
+    );
+  const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings> & { registers?: Register[] }>;
+  for (const { registers, ...change } of grid)
+    console.log(
+      JSON.stringify({ registers, ...change }),
+      crossValidated({ ...KEY_SETTINGS, ...change }, registers ?? LEARN_OPTIONS.registers),
+    );
   const profiles = learnProfiles(pieces);
   console.log('profiles learned on the whole tuning split', JSON.stringify(profiles));
   console.log('learned on the whole tuning split, scored on it', scoreKey({ ...KEY_SETTINGS, profiles }));

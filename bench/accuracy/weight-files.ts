@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { keyWeightsFileOf, octaveWeightsFileOf, type KeyProfiles } from '@catalog/analysis/analyzers';
 import { SOUND_FONTS } from '@catalog/testing';
-import { GENERATOR_VERSION, PLAN, REPLAYINGS } from './corpus.js';
+import { GENERATOR_VERSION, GENERATORS, PLAN, REPLAYINGS, type Generator } from './corpus.js';
 import { MODE_OPTIONS } from './learn-mode.js';
 import { OCTAVE_LEARN } from './learn-octave.js';
 import { LEARN_OPTIONS } from './learn-profiles.js';
@@ -25,14 +25,19 @@ const firstLine = (command: string, args: string[]) => execFileSync(command, arg
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16);
 
 /** Where the weights are learned: the tuning corpus's plan, its fonts (file and hash), the tools' versions. */
-export function provenance(): Record<string, unknown> {
-  const plan = PLAN.filter((group) => group.split === 'tuning');
+export function provenance(generators: readonly Generator[] = GENERATORS): Record<string, unknown> {
+  const plan = PLAN.filter((group) => group.split === 'tuning' && generators.includes(group.generator));
   const fonts = [...new Set(plan.map((group) => group.font))];
   return {
     regenerate: REGENERATE,
     corpus: {
       generator: `packages/testing generatedSong, bench/accuracy/corpus.ts generator version ${GENERATOR_VERSION}`,
-      plan: Object.fromEntries(plan.map((g) => [`${g.split} ${g.font}`, `seeds ${g.seedBase}–${g.seedBase + g.count - 1}`])),
+      plan: Object.fromEntries(
+        plan.map((g) => [
+          `${g.split} ${g.font}${g.generator === 'song' ? '' : ` ${g.generator}`}`,
+          `seeds ${g.seedBase}–${g.seedBase + g.count - 1}`,
+        ]),
+      ),
     },
     soundFonts: Object.fromEntries(fonts.map((font) => [font, `${basename(SOUND_FONTS[font])} sha256 ${sha256(SOUND_FONTS[font])}`])),
     fluidsynth: firstLine('fluidsynth', ['--version']),
@@ -44,12 +49,13 @@ export function provenance(): Record<string, unknown> {
 export const weightFileText = (file: object) => JSON.stringify(file, null, 2) + '\n';
 
 export function writeKeyWeights(root: string, profiles: KeyProfiles, about: string, source: Record<string, unknown>): void {
-  const file = keyWeightsFileOf(profiles, about, { ...source, learner: { profiles: LEARN_OPTIONS, mode: MODE_OPTIONS } });
+  const learner = { profiles: { ...LEARN_OPTIONS, registers: LEARN_OPTIONS.registers.join(', ') }, mode: MODE_OPTIONS };
+  const file = keyWeightsFileOf(profiles, about, { ...source, learner });
   writeFileSync(join(root, KEY_WEIGHTS), weightFileText(file));
 }
 
 export function writeOctaveWeights(root: string, weights: readonly number[], about: string, source: Record<string, unknown>): void {
-  const playings = `each piece as written and ${REPLAYINGS.join(' and ')} (corpus.ts replayed())`;
+  const playings = `each piece as written; every homophonic and every eighth song piece also ${REPLAYINGS.join(' and ')} (corpus.ts replayed())`;
   writeFileSync(
     join(root, OCTAVE_WEIGHTS_FILE),
     weightFileText(octaveWeightsFileOf(weights, about, { ...source, playings, learner: OCTAVE_LEARN })),
@@ -57,6 +63,6 @@ export function writeOctaveWeights(root: string, weights: readonly number[], abo
 }
 
 export const KEY_ABOUT =
-  "The key analyzer's learned profiles (decisions 0140, 0143): per register and mode, the weights of a logistic regression over the 24 keys by interval from the tonic, scaled to 0…1, and each register's length; the mode's likewise. Learned on bench/accuracy's tuning split only.";
+  "The key analyzer's learned profiles (decisions 0140, 0143, 0164): per register (the whole piece's treble and bass, the bass and treble of its first and last seconds) and mode, the weights of a logistic regression over the 24 keys by interval from the tonic, scaled to 0…1, and each register's length; the mode's likewise. Learned on bench/accuracy's tuning split only (its song and loop generators).";
 export const OCTAVE_ABOUT =
-  "The tempo analyzer's octave choice (decisions 0140, 0144, 0146): the weights of a logistic regression of 'the beat is the fast level' on each named feature of tempo-estimate.ts's octave evidence. Learned on bench/accuracy's tuning split only, as written and replayed.";
+  "The tempo analyzer's octave choice (decisions 0140, 0144, 0146, 0163): the weights of a logistic regression of 'the beat is the fast level of this pair of levels' on each named feature of tempo-estimate.ts's octave evidence, for the comb's pair and the pair below it. Learned on bench/accuracy's tuning split only (its song, loop and homophonic generators), as written and replayed.";
