@@ -16,6 +16,15 @@ export interface FeedWriterConfig {
   retry?: BackoffOptions;
 }
 
+export interface FeedPrunerConfig {
+  /** Feed rows received more than this many days ago are deleted (at least the 30-day replay window). */
+  retentionDays: number;
+  /** How often the pruning replica looks for expired rows. */
+  intervalMs: number;
+  /** Rows deleted per statement (one short transaction each). */
+  batchSize: number;
+}
+
 const common = commonConfig('events', 8084);
 const DEVELOPMENT_CURSOR_SECRET = 'development-only-feed-cursor-secret';
 
@@ -77,14 +86,41 @@ export const eventsConfig = defineConfig(
         description: 'Attempts at an event Postgres refuses before it is parked in the dead letters (decision 0053).',
       }),
     }),
+    feedPruner: Env.group({
+      retentionDays: Env.integer({
+        env: 'FEED_RETENTION_DAYS',
+        default: 35,
+        // The interface promises consumers a 30-day replay window; the database refuses to delete younger rows too.
+        minimum: 30,
+        maximum: 3650,
+        description:
+          'Feed events received more than this many days ago are deleted (decision 0168); at least the 30-day replay window the ' +
+          'interface promises, so the feed holds about this many days of events.',
+      }),
+      intervalMs: Env.integer({
+        env: 'FEED_PRUNE_INTERVAL_MS',
+        default: 60_000,
+        minimum: 100,
+        maximum: 3_600_000,
+        description: 'How often the pruning replica (one at a time, a lease) deletes expired feed events.',
+      }),
+      batchSize: Env.integer({
+        env: 'FEED_PRUNE_BATCH_SIZE',
+        default: 10_000,
+        minimum: 1,
+        maximum: 100_000,
+        description: 'Expired feed events deleted per statement, each in a short transaction of its own.',
+      }),
+    }),
   }),
-  ({ common: commonValues, nodeEnv, feedCursorSecret, feedWaitPollMs, feedWriter }, check) => ({
+  ({ common: commonValues, nodeEnv, feedCursorSecret, feedWaitPollMs, feedWriter, feedPruner }, check) => ({
     ...common.build(commonValues, check),
     // Required in production; elsewhere a fixed development key keeps local runs and tests simple.
     feedCursorSecret:
       nodeEnv === 'production' ? check.required('FEED_CURSOR_SECRET', feedCursorSecret) : (feedCursorSecret ?? DEVELOPMENT_CURSOR_SECRET),
     feedWaitPollMs,
     feedWriter,
+    feedPruner,
   }),
 );
 

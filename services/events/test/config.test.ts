@@ -12,3 +12,11 @@ test('the feed cursor secret is required in production, a development key elsewh
   const secret = 'events-config-test-feed-cursor-secret';
   expect(readConfig(eventsConfig, { ...BASE, NODE_ENV: 'production', FEED_CURSOR_SECRET: secret }).feedCursorSecret).toBe(secret);
 });
+
+test('the feed retention is 35 days by default and never shorter than the 30-day replay window', () => {
+  expect(readConfig(eventsConfig, BASE).feedPruner).toEqual({ retentionDays: 35, intervalMs: 60_000, batchSize: 10_000 });
+  expect(readConfig(eventsConfig, { ...BASE, FEED_RETENTION_DAYS: '30' }).feedPruner.retentionDays).toBe(30);
+  expect(() => readConfig(eventsConfig, { ...BASE, FEED_RETENTION_DAYS: '29' })).toThrow(
+    /FEED_RETENTION_DAYS must be between 30 and 3650, got 29/,
+  );
+});
