@@ -18,7 +18,7 @@ import { createTestDatabase, eventually, testBus, testInfrastructure, uniqueNats
 import { eventsMigrations } from '../src/index.js';
 import { deleteExpiredFeedRows } from '../src/persistence/feed-retention.js';
 import type { EventsDb } from '../src/persistence/tables.js';
-import { pruneFeed } from '../src/retention/feed-pruner.js';
+import { feedPrunedRows, pruneFeed } from '../src/retention/feed-pruner.js';
 import {
   entityCreated,
   eventsEnv,
@@ -166,7 +166,7 @@ describe('the events service', () => {
     const firstPage = await client.page(tenant, { limit: 3 });
     expect(firstPage.events.map((e) => e.id)).toEqual(ids.slice(0, 3));
     const cursor = firstPage.nextCursor!;
-    const prunedBefore = processMetrics.counter('catalog_feed_pruned_rows_total', '').value();
+    const prunedBefore = feedPrunedRows(processMetrics).value();
 
     // The first three events (the cursor's own among them) and one of the other tenant's age past the retention.
     await asAdministrator(
@@ -180,6 +180,6 @@ describe('the events service', () => {
     expect((await readAll(client, tenant, cursor)).ids).toEqual(ids.slice(3));
     expect((await readAll(client, tenant)).ids).toEqual(ids.slice(3));
     expect((await readAll(client, other)).ids).toEqual(otherIds.slice(1));
-    expect(processMetrics.counter('catalog_feed_pruned_rows_total', '').value() - prunedBefore).toBe(4);
+    expect(feedPrunedRows(processMetrics).value() - prunedBefore).toBe(4);
   }, 150_000);
 });

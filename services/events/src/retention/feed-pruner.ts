@@ -3,6 +3,7 @@ import {
   runAsLeader,
   sleep,
   withoutTenant,
+  type Counter,
   type Kysely,
   type Leadership,
   type Logger,
@@ -42,10 +43,7 @@ export interface PruneRun {
  */
 export function startFeedPruner(settings: FeedPrunerSettings): FeedPruner {
   const log = settings.logger.child({ component: 'feed-pruner' });
-  const pruned = (settings.metrics ?? processMetrics).counter(
-    'catalog_feed_pruned_rows_total',
-    'Feed rows deleted past the feed retention',
-  );
+  const pruned = feedPrunedRows(settings.metrics ?? processMetrics);
   const leader = runAsLeader(
     {
       connectionString: settings.connectionString,
@@ -57,8 +55,8 @@ export function startFeedPruner(settings: FeedPrunerSettings): FeedPruner {
     async ({ signal }: Leadership) => {
       while (!signal.aborted) {
         try {
-          const run = await pruneFeed(settings.db, settings.config, signal);
-          pruned.inc({}, run.removed);
+          // Counted batch by batch, so a run that fails half-way still counts what it removed.
+          const run = await pruneFeed(settings.db, settings.config, { signal, onBatch: (removed) => pruned.inc({}, removed) });
           if (run.removed > 0) log.info({ ...run, retentionDays: settings.config.retentionDays }, 'pruned the feed');
         } catch (error) {
           log.warn({ err: error }, 'pruning the feed failed; trying again next interval');
@@ -70,15 +68,21 @@ export function startFeedPruner(settings: FeedPrunerSettings): FeedPruner {
   return { stop: () => leader.stop() };
 }
 
+/** The counter of feed rows the pruner deleted, in `registry`. */
+export function feedPrunedRows(registry: MetricsRegistry): Counter {
+  return registry.counter('catalog_feed_pruned_rows_total', 'Feed rows deleted past the feed retention (FEED_RETENTION_DAYS)');
+}
+
 /** Deletes expired feed rows batch by batch until a batch is not full or `signal` aborts. */
 export async function pruneFeed(
   db: Kysely<EventsDb>,
   config: Pick<FeedPrunerConfig, 'retentionDays' | 'batchSize'>,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; onBatch?: (removed: number) => void } = {},
 ): Promise<PruneRun> {
   const run: PruneRun = { removed: 0, batches: 0 };
-  while (!signal?.aborted) {
+  while (!options.signal?.aborted) {
     const removed = await withoutTenant(() => deleteExpiredFeedRows(db, config.retentionDays, config.batchSize));
+    options.onBatch?.(removed);
     run.removed += removed;
     run.batches += 1;
     if (removed < config.batchSize) break;
