@@ -112,7 +112,7 @@ export function centredLength(values: number[]): number {
 export function profilesOf(
   weights: Record<KeyMode, Float64Array>,
   registers: readonly Register[] = LEARN_OPTIONS.registers,
-): Omit<KeyProfiles, 'mode'> {
+): Omit<KeyProfiles, 'mode' | 'rerank'> {
   const part = (mode: KeyMode, register: Register) => {
     const r = registers.indexOf(register);
     return r < 0 ? Array<number>(12).fill(0) : Array.from(weights[mode].subarray(12 * r, 12 * r + 12));
@@ -123,5 +123,5 @@ export function profilesOf(
   const lengths = Object.fromEntries(
     KEY_MODES.map((mode) => [mode, Object.fromEntries(REGISTERS.map((register) => [register, centredLength(part(mode, register))]))]),
   );
-  return { ...profiles, weights: lengths } as Omit<KeyProfiles, 'mode'>;
+  return { ...profiles, weights: lengths } as Omit<KeyProfiles, 'mode' | 'rerank'>;
 }

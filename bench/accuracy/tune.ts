@@ -5,9 +5,10 @@
  * (the 24-key regression of learn-profiles.ts and the mode stage of learn-mode.ts) and the tempo's
  * octave weights (learn-octave.ts; from each piece as written and replayed with other mixes and
  * touch, corpus.ts replayed()). Learned on the other sound fonts and scored on each too, to see
- * whether they carry over. `weights` learns both on the whole tuning split and writes the files
- * the analyzers read (weight-files.ts: named values and their provenance); that one command
- * regenerates what is committed:
+ * whether they carry over. `weights` learns on the whole tuning split and writes the files the
+ * analyzers read (weight-files.ts: named values and their provenance): the key keeps its committed
+ * profiles (today's first choice) and learns its re-rank (learn-rerank.ts, decision 0164); that one
+ * command regenerates what is committed:
  *   node --conditions=source --import tsx bench/accuracy/tune.ts key|tempo|weights
  */
 import { execFileSync } from 'node:child_process';
@@ -17,8 +18,10 @@ import { corpus, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Piece } fr
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
 import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
+import { learnReRank, RERANK_OPTIONS } from './learn-rerank.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { renderPieces } from './render.js';
+import committedKey from '../../services/analysis/src/analyzers/key/key-weights.json' with { type: 'json' };
 import { repoRoot } from '../support/processes.js';
 import {
   KEY_ABOUT,
@@ -110,6 +113,7 @@ export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS, register
   return {
     ...profilesOf(learnWeights(examples, { ...LEARN_OPTIONS, registers }), registers),
     mode: modeProfilesOf(learnModeWeights(examples)),
+    rerank: null,
   };
 }
 
@@ -207,9 +211,49 @@ function crossValidated(settings: KeySettings, registers: readonly Register[]): 
   );
   return `across fonts: ${byGenerator}; songs → loops: ${shown([across])}`;
 }
+/** Today's key choice: the committed profiles, without their re-rank. */
+const committedProfiles: KeyProfiles = { ...KEY_SETTINGS.profiles, rerank: null };
+const reRankExamples = (subset: Piece[]) =>
+  subset.map((piece) => ({ chroma: featuresOf(piece, KEY_SETTINGS), tonic: piece.truth.tonic, mode: piece.truth.mode }));
+/**
+ * The re-rank learned on the other sound fonts and scored on each, per generator, beside today's
+ * choice without it; for each margin weighed.
+ */
+function reRankCrossValidated(margins: readonly number[]): void {
+  const none = FONTS.map((font) =>
+    KEY_GENERATORS.map((generator) =>
+      scoreKey(
+        { ...KEY_SETTINGS, profiles: committedProfiles },
+        pieces.filter((piece) => piece.font === font && piece.generator === generator),
+      ),
+    ),
+  );
+  console.log(`re-rank: none, across fonts: ${KEY_GENERATORS.map((g, i) => `${g} ${shown(none.map((fold) => fold[i]!))}`).join('; ')}`);
+  for (const margin of margins) {
+    const folds = FONTS.map((font) => {
+      const rerank = learnReRank(reRankExamples(pieces.filter((piece) => piece.font !== font)), committedProfiles, {
+        ...RERANK_OPTIONS,
+        margin,
+      });
+      return KEY_GENERATORS.map((generator) =>
+        scoreKey(
+          { ...KEY_SETTINGS, profiles: { ...committedProfiles, rerank } },
+          pieces.filter((piece) => piece.font === font && piece.generator === generator),
+        ),
+      );
+    });
+    console.log(
+      `re-rank margin ${margin}, across fonts: ${KEY_GENERATORS.map((g, i) => `${g} ${shown(folds.map((fold) => fold[i]!))}`).join('; ')}`,
+    );
+  }
+}
 if (what === 'weights') {
   const source = provenance();
-  if (only !== 'tempo') writeKeyWeights(repoRoot, learnProfiles(keyPieces), KEY_ABOUT, provenance(KEY_GENERATORS));
+  if (only !== 'tempo') {
+    const { rerank: _learned, ...profilesProvenance } = committedKey.provenance as Record<string, unknown>;
+    const rerank = learnReRank(reRankExamples(keyPieces), committedProfiles);
+    writeKeyWeights(repoRoot, { ...committedProfiles, rerank }, KEY_ABOUT, profilesProvenance, KEY_GENERATORS);
+  }
   if (only !== 'key') writeOctaveWeights(repoRoot, learnOctave(), OCTAVE_ABOUT, source);
   console.log(`wrote ${[only !== 'tempo' ? KEY_WEIGHTS : '', only !== 'key' ? OCTAVE_WEIGHTS_FILE : ''].filter(Boolean).join(' and ')}`);
 } else if (what === 'key') {
@@ -221,6 +265,7 @@ if (what === 'weights') {
         pieces.filter((piece) => piece.generator === generator),
       ),
     );
+  reRankCrossValidated([0.03, RERANK_OPTIONS.margin, 0.1]);
   const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings> & { registers?: Register[] }>;
   for (const { registers, ...change } of grid)
     console.log(

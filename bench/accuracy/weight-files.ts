@@ -12,9 +12,8 @@ import { basename, join } from 'node:path';
 import { keyWeightsFileOf, octaveWeightsFileOf, type KeyProfiles } from '@catalog/analysis/analyzers';
 import { SOUND_FONTS } from '@catalog/testing';
 import { GENERATOR_VERSION, GENERATORS, PLAN, REPLAYINGS, type Generator } from './corpus.js';
-import { MODE_OPTIONS } from './learn-mode.js';
 import { OCTAVE_LEARN } from './learn-octave.js';
-import { LEARN_OPTIONS } from './learn-profiles.js';
+import { RERANK_OPTIONS } from './learn-rerank.js';
 
 export const KEY_WEIGHTS = 'services/analysis/src/analyzers/key/key-weights.json';
 export const OCTAVE_WEIGHTS_FILE = 'services/analysis/src/analyzers/tempo/octave-weights.json';
@@ -48,9 +47,19 @@ export function provenance(generators: readonly Generator[] = GENERATORS): Recor
 /** The file's text: two-space JSON with a final newline (prettier's own form of it: no arrays). */
 export const weightFileText = (file: object) => JSON.stringify(file, null, 2) + '\n';
 
-export function writeKeyWeights(root: string, profiles: KeyProfiles, about: string, source: Record<string, unknown>): void {
-  const learner = { profiles: { ...LEARN_OPTIONS, registers: LEARN_OPTIONS.registers.join(', ') }, mode: MODE_OPTIONS };
-  const file = keyWeightsFileOf(profiles, about, { ...source, learner });
+/**
+ * The key file: the profiles kept as committed (with their own provenance, `profilesProvenance`) and
+ * the re-rank learned on the tuning split's `generators` (its plan and learner under `rerank`).
+ */
+export function writeKeyWeights(
+  root: string,
+  profiles: KeyProfiles,
+  about: string,
+  profilesProvenance: Record<string, unknown>,
+  generators: readonly Generator[],
+): void {
+  const { corpus } = provenance(generators);
+  const file = keyWeightsFileOf(profiles, about, { ...profilesProvenance, rerank: { corpus, learner: RERANK_OPTIONS } });
   writeFileSync(join(root, KEY_WEIGHTS), weightFileText(file));
 }
 
@@ -63,6 +72,6 @@ export function writeOctaveWeights(root: string, weights: readonly number[], abo
 }
 
 export const KEY_ABOUT =
-  "The key analyzer's learned profiles (decisions 0140, 0143, 0164): per register (the whole piece's treble and bass, the bass and treble of its first and last seconds) and mode, the weights of a logistic regression over the 24 keys by interval from the tonic, scaled to 0…1, and each register's length; the mode's likewise. Learned on bench/accuracy's tuning split only (its song and loop generators).";
+  "The key analyzer's learned profiles (decisions 0140, 0143): per register and mode, the weights of a logistic regression over the 24 keys by interval from the tonic, scaled to 0…1, and each register's length; the mode's likewise; and the re-rank of the first choice's relative and fifths by the chroma of the piece's start and end (decision 0164): the margin and the weights of a logistic regression on pairs of candidates. Learned on bench/accuracy's tuning split only.";
 export const OCTAVE_ABOUT =
   "The tempo analyzer's octave choice (decisions 0140, 0144, 0146, 0163): the weights of a logistic regression of 'the beat is the fast level of this pair of levels' on each named feature of tempo-estimate.ts's octave evidence, for the comb's pair and the pair below it. Learned on bench/accuracy's tuning split only (its song, loop and homophonic generators), as written and replayed.";

@@ -1,10 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keyProfilesOf, keyWeightsFileOf, octaveWeightsFileOf, octaveWeightsOf } from '@catalog/analysis/analyzers';
+import {
+  KEY_SETTINGS,
+  keyOfChroma,
+  keyProfilesOf,
+  keyWeightsFileOf,
+  octaveWeightsFileOf,
+  octaveWeightsOf,
+  RERANK_FEATURES,
+} from '@catalog/analysis/analyzers';
 import type { KeyWeightsFile, OctaveWeightsFile } from '@catalog/analysis/analyzers';
 import { learnModeWeights } from '../../bench/accuracy/learn-mode.js';
 import { learnOctaveWeights, octaveLabel } from '../../bench/accuracy/learn-octave.js';
 import { learnWeights, scaledRotation } from '../../bench/accuracy/learn-profiles.js';
+import { learnReRank } from '../../bench/accuracy/learn-rerank.js';
 import { KEY_WEIGHTS, OCTAVE_WEIGHTS_FILE, weightFileText } from '../../bench/accuracy/weight-files.js';
 import { repositoryRoot } from './repository-root.js';
 
@@ -110,5 +119,39 @@ test('the committed weight files are what the writer makes of their own values: 
   const octave = JSON.parse(octaveText) as OctaveWeightsFile;
   expect(weightFileText(octaveWeightsFileOf(octaveWeightsOf(octave), octave.about, octave.provenance))).toBe(octaveText);
   expect(Object.keys(octave.weights)).toContain('constant');
-  expect(Object.keys(key.profiles.treble.major)).toContain('fifth');
+  expect(Object.keys(key.profiles.treble?.major ?? {})).toContain('fifth');
+  expect(Object.keys(key.rerank?.weights ?? {})).toEqual([...RERANK_FEATURES]);
+});
+
+/**
+ * Loops in C major and A minor whose whole-piece chroma is the same C major scale (the committed
+ * profiles' first choice is the same for both); only the chords they start and end on differ.
+ */
+const triadChroma = (pitchClasses: number[]) => Float64Array.from({ length: 12 }, (_, i) => (pitchClasses.includes(i) ? 1 : 0.05));
+const loopExamples = [0, 1, 2, 3].flatMap(() => {
+  const shared = Float64Array.from(chroma(0, MAJOR));
+  const of = (tonic: number, mode: 'major' | 'minor', triad: number[]) => ({
+    chroma: {
+      treble: shared,
+      bass: shared,
+      endBass: shared,
+      lead: shared,
+      startBass: triadChroma([tonic]),
+      startTreble: triadChroma(triad),
+      endTreble: triadChroma(triad),
+    },
+    tonic,
+    mode,
+  });
+  return [of(0, 'major', [0, 4, 7]), of(9, 'minor', [9, 0, 4])];
+});
+
+test('the re-rank learns to tell a loop from its relative key by the chords it starts and ends on, the same every run', () => {
+  const profiles = { ...KEY_SETTINGS.profiles, rerank: null };
+  const options = { epochs: 300, rate: 2, l2: 1e-3, margin: 2 };
+  const rerank = learnReRank(loopExamples, profiles, options);
+  const keys = loopExamples.map((example) => keyOfChroma(example.chroma, { ...profiles, rerank }).key);
+  expect(keys.slice(0, 2)).toEqual(['C major', 'A minor']);
+  expect(rerank.weights.startTrebleTriad + rerank.weights.endTrebleTriad + rerank.weights.startBassTonic).toBeGreaterThan(0);
+  expect(learnReRank(loopExamples, profiles, options)).toEqual(rerank);
 });

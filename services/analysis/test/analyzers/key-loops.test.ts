@@ -58,6 +58,29 @@ const specs: SongSpec[] = LOOPS.map(({ tonic, mode, loop, seed, bpm }) => ({
   chordLoop: loop,
   endOnTonic: false,
 }));
+/**
+ * A piece of the accuracy benchmark's tuning generator (loop-based pop, seed 5002 on FluidR3, spec
+ * as the generator writes it): I–V–vi–IV in D major, chord stabs and bass over a ride, stopping on
+ * the IV. Its whole-piece pitch content reads as the relative B minor; the chord it starts on and
+ * the chords it ends on make it D major (the re-rank of decision 0164).
+ */
+const TUNING_LOOP: SongSpec = {
+  tonic: 2,
+  mode: 'major',
+  minorForm: 'natural',
+  bpm: 133,
+  swing: false,
+  drums: 'ride',
+  bars: 19,
+  progression: 3,
+  chords: { style: 'stabs', lowest: 67, inversion: 0, program: 5 },
+  bass: { lowest: 40, program: 34 },
+  melody: null,
+  seed: 232_222_463,
+  chordLoop: I_V_VI_IV,
+  endOnTonic: false,
+};
+specs.push(TUNING_LOOP);
 const results: Array<AnalysisResults<'key'>['key']> = [];
 
 beforeAll(async () => {
@@ -88,3 +111,7 @@ test.each(LOOPS.map((loop, i) => [loop.name, loop.key, i] as const))(
     expect(results[i]!.key).toBe(key);
   },
 );
+
+test('a tuning-generator I-V-vi-IV loop in D major that its pitch content alone reads as B minor reads D major', () => {
+  expect(results[LOOPS.length]!.key).toBe('D major');
+});

@@ -11,6 +11,7 @@ import {
   type ModeRegister,
   type Register,
 } from './key-profiles.js';
+import { reRanked, type Key } from './key-rerank.js';
 import { KEY_PROFILES } from './key-weights.js';
 import { FINE_BINS, foldChroma, PitchHistogram, tuningOffset, type PeakRange } from './pitch-histogram.js';
 
@@ -99,22 +100,36 @@ export type KeyChroma = Record<Register | ModeRegister, Float64Array>;
 
 /**
  * The tonic of the best of the 24 keys' scores; then the mode at that tonic from the evidence of
- * the lead and the treble, which a bass note's overtones barely reach (decision 0143).
+ * the lead and the treble, which a bass note's overtones barely reach (decision 0143); then, when
+ * the profiles carry a re-rank, that key or its relative or a key a fifth away whose score is close,
+ * by the chord the piece starts and ends on (decision 0164).
  */
 export function keyOfChroma(chroma: KeyChroma, profiles: KeyProfiles): KeyResult {
+  const choice = firstChoice(chroma, profiles);
+  if (!choice) return NO_KEY;
+  const { first, scoreOf } = choice;
+  const { tonic: pitchClass, mode } = profiles.rerank ? reRanked(chroma, first, scoreOf, profiles.rerank) : first;
+  const r = scoreOf({ tonic: pitchClass, mode });
+  if (!(r > 0)) return NO_KEY;
+  const tonic = tonicName(pitchClass, mode);
+  return { key: `${tonic} ${mode}`, tonic, mode, camelot: camelot(pitchClass, mode), strength: Math.round(Math.min(1, r) * 100) / 100 };
+}
+
+/**
+ * The key before the re-rank (the best score's tonic, the mode at it), and each key's score over
+ * its mode's register weights; null when no key scores.
+ */
+export function firstChoice(chroma: KeyChroma, profiles: KeyProfiles): { first: Key; scoreOf: (key: Key) => number } | null {
   let best = { tonic: -1, score: -Infinity };
   for (const mode of KEY_MODES)
     for (let tonic = 0; tonic < 12; tonic++) {
       const score = keyScore(chroma, profiles, tonic, mode);
       if (score > best.score) best = { tonic, score };
     }
-  if (best.tonic < 0) return NO_KEY;
-  const mode = modeAt(chroma, profiles.mode, best.tonic);
-  const weights = profiles.weights[mode];
-  const r = keyScore(chroma, profiles, best.tonic, mode) / REGISTERS.reduce((sum, register) => sum + weights[register], 0);
-  if (!(r > 0)) return NO_KEY;
-  const tonic = tonicName(best.tonic, mode);
-  return { key: `${tonic} ${mode}`, tonic, mode, camelot: camelot(best.tonic, mode), strength: Math.round(Math.min(1, r) * 100) / 100 };
+  if (best.tonic < 0) return null;
+  const scoreOf = (key: Key) =>
+    keyScore(chroma, profiles, key.tonic, key.mode) / REGISTERS.reduce((sum, register) => sum + profiles.weights[key.mode][register], 0);
+  return { first: { tonic: best.tonic, mode: modeAt(chroma, profiles.mode, best.tonic) }, scoreOf };
 }
 
 /** A key's score: each register's correlation with the key's profile, times the register's weight (0: not read). */

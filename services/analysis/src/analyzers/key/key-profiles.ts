@@ -1,4 +1,5 @@
 import { KEY_TONICS, type KeyMode } from '@catalog/contracts';
+import type { ReRank } from './key-rerank.js';
 
 /**
  * The chroma vectors a key is read from: above the bass register, the bass register, the bass of
@@ -10,11 +11,12 @@ export type Register = (typeof REGISTERS)[number];
 
 /**
  * Key profiles of each mode and register, from the tonic up in semitones, and the weight of each
- * register's correlation in a key's score.
+ * register's correlation in a key's score; the re-rank of the first choice's neighbours (null: none).
  */
 export type KeyProfiles = Record<Register, Record<KeyMode, readonly number[]>> & {
   weights: Record<KeyMode, Record<Register, number>>;
   mode: ModeProfiles;
+  rerank: ReRank | null;
 };
 
 /** The chroma vectors the mode is read from once the tonic is chosen: the lead and all above the bass. */

@@ -1,6 +1,7 @@
 import type { KeyMode } from '@catalog/contracts';
 import keyWeights from './key-weights.json' with { type: 'json' };
 import { REGISTERS, type MODE_REGISTERS, type KeyProfiles } from './key-profiles.js';
+import type { ReRank } from './key-rerank.js';
 
 /** A profile's twelve values named by their interval from the tonic up. */
 export const INTERVALS = [
@@ -35,6 +36,8 @@ export interface KeyWeightsFile {
     registerWeights: Record<(typeof MODE_REGISTERS)[number], number>;
     bias: number;
   };
+  /** The re-rank of the first choice's neighbours by the start and end chroma (decision 0164); absent: none. */
+  rerank?: ReRank;
 }
 
 const listed = (profile: NamedProfile): number[] => INTERVALS.map((interval) => profile[interval]);
@@ -44,7 +47,7 @@ const named = (values: readonly number[]): NamedProfile =>
 type Register = (typeof REGISTERS)[number];
 
 /** The analyzer's profiles of a weight file. */
-export function keyProfilesOf(file: Pick<KeyWeightsFile, 'profiles' | 'registerWeights' | 'mode'>): KeyProfiles {
+export function keyProfilesOf(file: Pick<KeyWeightsFile, 'profiles' | 'registerWeights' | 'mode' | 'rerank'>): KeyProfiles {
   const flat: number[] = Array(12).fill(0);
   const register = (r: Register) => {
     const profile = file.profiles[r];
@@ -60,6 +63,7 @@ export function keyProfilesOf(file: Pick<KeyWeightsFile, 'profiles' | 'registerW
       weights: file.mode.registerWeights,
       bias: file.mode.bias,
     },
+    rerank: file.rerank ?? null,
   };
 }
 
@@ -77,6 +81,7 @@ export function keyWeightsFileOf(profiles: KeyProfiles, about: string, provenanc
       registerWeights: profiles.mode.weights,
       bias: profiles.mode.bias,
     },
+    ...(profiles.rerank ? { rerank: profiles.rerank } : {}),
   };
 }
 
