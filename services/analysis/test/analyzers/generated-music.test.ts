@@ -8,12 +8,9 @@ import {
   type SongSpec,
   type SoundFontName,
 } from '@catalog/testing';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { analyzeFile, type AnalysisResults } from '../../src/index.js';
-import { audioDir } from './support/audio.js';
+import { audioDir, cutOut } from './support/audio.js';
 
-const run = promisify(execFile);
 const dir = audioDir('generated');
 afterAll(() => dir.remove());
 
@@ -89,19 +86,7 @@ beforeAll(async () => {
       );
       for (const [n, i] of indexes.entries()) {
         const path = dir.path(`piece-${i}.wav`);
-        await run('ffmpeg', [
-          '-nostdin',
-          '-loglevel',
-          'error',
-          '-y',
-          '-ss',
-          String(cuts[n]!.startSeconds),
-          '-t',
-          String(cuts[n]!.seconds),
-          '-i',
-          medley,
-          path,
-        ]);
+        await cutOut(medley, cuts[n]!, path);
         results[i] = await analyzeFile(path, ['key', 'tempo']);
       }
     }),

@@ -1,10 +1,7 @@
 import { generatedSong, randomSongSpec, renderMedley, seededRandom, type ChordQuality, type SongSpec } from '@catalog/testing';
-import { promisify } from 'node:util';
-import { execFile } from 'node:child_process';
 import { analyzeFile, type AnalysisResults } from '../../src/index.js';
-import { audioDir } from './support/audio.js';
+import { audioDir, cutOut } from './support/audio.js';
 
-const run = promisify(execFile);
 const dir = audioDir('key-loops');
 afterAll(() => dir.remove());
 
@@ -88,19 +85,7 @@ beforeAll(async () => {
   const cuts = await renderMedley(specs.map(generatedSong), medley);
   for (const [i, cut] of cuts.entries()) {
     const path = dir.path(`loop-${i}.wav`);
-    await run('ffmpeg', [
-      '-nostdin',
-      '-loglevel',
-      'error',
-      '-y',
-      '-ss',
-      String(cut.startSeconds),
-      '-t',
-      String(cut.seconds),
-      '-i',
-      medley,
-      path,
-    ]);
+    await cutOut(medley, cut, path);
     results[i] = (await analyzeFile(path, ['key'])).key;
   }
 }, 300_000); // renders audio: minutes on a machine busy with other suites

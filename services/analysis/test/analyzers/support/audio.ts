@@ -87,3 +87,12 @@ export async function ffmpegEbur128(path: string): Promise<{ integrated: number;
     truePeak: value(/True peak:\s+Peak:\s+(-?[\d.]+) dBFS/),
   };
 }
+
+/** Copies `cut` (where a song of a rendered medley starts and how long it lasts) of `source` to `path` with ffmpeg. */
+export async function cutOut(source: string, cut: { startSeconds: number; seconds: number }, path: string): Promise<void> {
+  await run(
+    'ffmpeg',
+    ['-nostdin', '-loglevel', 'error', '-y', '-ss', String(cut.startSeconds), '-t', String(cut.seconds), '-i', source, path],
+    { timeout: TOOL_TIMEOUT_MS },
+  );
+}
