@@ -12,6 +12,7 @@ import { trackWordsFilters } from './0010_track_words_filters.js';
 import { assignments } from './0011_assignments.js';
 import { relations } from './0012_relations.js';
 import { subscriptions } from './0013_subscriptions.js';
+import { trackWordsWeights } from './0014_track_words_weights.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -27,4 +28,5 @@ export const libraryMigrations: Migrations = {
   '0011_assignments': assignments,
   '0012_relations': relations,
   '0013_subscriptions': subscriptions,
+  '0014_track_words_weights': trackWordsWeights,
 };

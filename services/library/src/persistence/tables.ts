@@ -56,8 +56,8 @@ export interface ProjectionTable {
 }
 
 /**
- * The words of each track's `search` with copies of its filter columns, kept by a trigger on
- * `tracks` (decisions 0105, 0112).
+ * The words of each track's `search` with copies of its filter columns and the word's weight in
+ * the track, kept by a trigger on `tracks` (decisions 0105, 0112, 0169).
  */
 export interface TrackWordsTable {
   tenant_id: string;
@@ -69,6 +69,8 @@ export interface TrackWordsTable {
   bpm: number | null;
   camelot: string | null;
   integrated_lufs: number | null;
+  /** `ts_rank` of the track's `search` for this word alone. */
+  weight: number;
 }
 
 /** Which entity each playout integration carries, from the catalog's assignment events (decision 0132). */

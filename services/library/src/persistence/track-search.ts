@@ -50,7 +50,7 @@ export interface FoundTrack {
 function sortKey(search: TrackSearch): { expr: RawBuilder<unknown>; cast: string; nullable: boolean } {
   switch (search.sort) {
     case 'relevance':
-      return { expr: sql`ts_rank(search, to_tsquery('simple', ${search.tsQuery ?? ''}))`, cast: 'real', nullable: false };
+      return { expr: sql.ref('c.rank'), cast: 'real', nullable: false };
     case 'title':
       return { expr: sql.ref('title_sort'), cast: 'text', nullable: false };
     case 'artist':
@@ -83,23 +83,24 @@ function copiedFilterConditions(search: TrackSearch): RawBuilder<unknown>[] {
   return conditions;
 }
 
+/** The rows of `library.track_words` holding `word` (as a prefix: a word it starts), already narrowed by the copied filters. */
+function wordRows(search: TrackSearch, word: string, prefix: boolean, columns: RawBuilder<unknown>): RawBuilder<unknown> {
+  const match = prefix ? sql`word ^@ ${word}` : sql`word = ${word}`;
+  const where = sql.join([sql`tenant_id = ${search.tenantId}`, match, ...copiedFilterConditions(search)], sql` and `);
+  return sql`select ${columns} from library.track_words where ${where}`;
+}
+
 /**
- * The conditions of `q` (decisions 0105, 0112): the tracks holding every word are found in
- * `track_words` (equality, the last word `^@`, starts with: leakproof operators an index serves
- * under row-level security), each word's rows already narrowed by the filters whose columns they
- * carry (read from the primary key's INCLUDE part), and read by primary key
- * (`= any(array(…))`, so the planner never trades the lookups for a scan of the tenant's tracks);
- * `@@` and the filters then check them on the tracks themselves.
+ * The tracks holding every word of `q` (decisions 0105, 0112): found in `track_words` (equality,
+ * the last word `^@`, starts with: leakproof operators an index serves under row-level security),
+ * each word's rows already narrowed by the filters whose columns they carry (read from the primary
+ * key's INCLUDE part), and read by primary key (`= any(array(…))`, so the planner never trades the
+ * lookups for a scan of the tenant's tracks).
  */
-function textConditions(search: TrackSearch): RawBuilder<unknown>[] {
-  if (search.tsQuery === null) return [];
-  const copied = copiedFilterConditions(search);
-  const byWord = search.words.map((word, i) => {
-    const match = i === search.words.length - 1 ? sql`word ^@ ${word}` : sql`word = ${word}`;
-    const where = sql.join([sql`tenant_id = ${search.tenantId}`, match, ...copied], sql` and `);
-    return sql`select entity_id from library.track_words where ${where}`;
-  });
-  return [sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`, sql`search @@ to_tsquery('simple', ${search.tsQuery})`];
+function candidateCondition(search: TrackSearch): RawBuilder<unknown> {
+  const last = search.words.length - 1;
+  const byWord = search.words.map((word, i) => wordRows(search, word, i === last, sql`entity_id`));
+  return sql`entity_id = any(array(${sql.join(byWord, sql` intersect `)}))`;
 }
 
 /** The tracks assigned to an integration and/or in a sync state, from `library.assignments` (decision 0132). */
@@ -123,13 +124,10 @@ function relatedCondition(search: TrackSearch): RawBuilder<unknown> | null {
     select source_id from library.relations where ${tenant} and target_id = ${relatedTo}::uuid and not deleted))`;
 }
 
-/** The conditions of the filters and of `q`. */
-function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
-  const conditions: RawBuilder<unknown>[] = [
-    sql`tenant_id = ${search.tenantId}`,
-    ...textConditions(search),
-    ...copiedFilterConditions(search),
-  ];
+/** The conditions a track itself must meet: its tenant, `@@` (the exact check of `q`) and every filter. */
+function trackConditions(search: TrackSearch): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = [sql`tenant_id = ${search.tenantId}`, ...copiedFilterConditions(search)];
+  if (search.tsQuery !== null) conditions.push(sql`search @@ to_tsquery('simple', ${search.tsQuery})`);
   if (search.filters.updatedSince !== undefined) conditions.push(sql`updated_at >= ${search.filters.updatedSince}`);
   const related = relatedCondition(search);
   if (related) conditions.push(related);
@@ -139,35 +137,92 @@ function filterConditions(search: TrackSearch): RawBuilder<unknown>[] {
 }
 
 /**
+ * The terms of `q` as `ts_rank` counts them (each distinct whole word once, the last word a
+ * prefix), with each track's relevance: the mean over the terms of the weights of its words that
+ * match them (decision 0169), from `track_words` alone; only tracks matching every term.
+ */
+function rankedCandidates(search: TrackSearch): RawBuilder<unknown> {
+  const last = search.words.length - 1;
+  const terms = [...new Set(search.words.slice(0, last))].map((word) => ({ word, prefix: false }));
+  terms.push({ word: search.words[last] ?? '', prefix: true });
+  // Each term a bit: a track holds them all when its rows' bits make every one (a hash aggregate, unlike count(distinct)).
+  const rows = terms.map((term, i) => wordRows(search, term.word, term.prefix, sql`entity_id, weight, ${sql.lit(2 ** i)} as term`));
+  const every = terms.length > 1 ? sql`having bit_or(term) = ${sql.lit(2 ** terms.length - 1)}` : sql``;
+  // Summed in double precision, exactly and so in any order: a track's rank is the same on every page.
+  return sql`select entity_id, (sum(weight::float8) / ${sql.lit(terms.length)})::real as rank
+    from (${sql.join(rows, sql` union all `)}) w group by entity_id ${every}`;
+}
+
+/**
  * The keyset condition: the rows after the cursor in `order by (key is null), key, entity_id`
  * (tracks without the value come last in both directions; the entity id breaks ties).
  */
-function afterCondition(search: TrackSearch, key: ReturnType<typeof sortKey>): RawBuilder<unknown> | null {
+function afterCondition(search: TrackSearch, key: ReturnType<typeof sortKey>, entityId: RawBuilder<unknown>): RawBuilder<unknown> | null {
   const after = search.after;
   if (after === null) return null;
   const cmp = sql.raw(search.descending ? '<' : '>');
-  if (after.value === null) return sql`(${key.expr} is null and entity_id ${cmp} ${after.entityId}::uuid)`;
+  if (after.value === null) return sql`(${key.expr} is null and ${entityId} ${cmp} ${after.entityId}::uuid)`;
   const value = sql`${after.value}::${sql.raw(key.cast)}`;
-  const tuple = sql`(${key.expr}, entity_id) ${cmp} (${value}, ${after.entityId}::uuid)`;
+  const tuple = sql`(${key.expr}, ${entityId}) ${cmp} (${value}, ${after.entityId}::uuid)`;
   return key.nullable ? sql`(${key.expr} is null or ${tuple})` : sql`(${tuple})`;
+}
+
+/** The order of the rows: `order by (key is null), key, entity_id`, in the request's direction. */
+function orderBy(search: TrackSearch, key: ReturnType<typeof sortKey>, entityId: RawBuilder<unknown>): RawBuilder<unknown> {
+  const dir = sql.raw(search.descending ? 'desc' : 'asc');
+  return key.nullable ? sql`(${key.expr} is null), ${key.expr} ${dir}, ${entityId} ${dir}` : sql`${key.expr} ${dir}, ${entityId} ${dir}`;
+}
+
+type Row = { entity_id: string; summary: TrackSummary; sort_value: string | number | null };
+
+/**
+ * sort=relevance (decision 0169): the candidates are ranked in `track_words` alone, and the tracks
+ * read one at a time in that order (a lateral lookup by primary key, which the limit stops) until
+ * the page is full, each checked by `@@` and every filter under row-level security: a page reads
+ * about `take` tracks, not every track holding the words.
+ */
+function relevanceQuery(search: TrackSearch) {
+  const key = sortKey(search);
+  const after = afterCondition(search, key, sql.ref('c.entity_id'));
+  const candidates = rankedCandidates(search);
+  return sql<Row>`
+    select c.entity_id, t.summary, c.rank as sort_value
+    from (select * from (${candidates}) c ${after ? sql`where ${after}` : sql``}
+          order by ${orderBy(search, key, sql.ref('c.entity_id'))}) c
+    cross join lateral (
+      select summary from library.tracks
+      where entity_id = c.entity_id and ${sql.join(trackConditions(search), sql` and `)}
+      limit 1) t
+    order by ${orderBy(search, key, sql.ref('c.entity_id'))}
+    limit ${search.take}`;
+}
+
+/** Every other sort: the tracks passing the conditions (those holding `q`'s words first found in `track_words`), sorted. */
+function sortedQuery(search: TrackSearch) {
+  const key = sortKey(search);
+  const conditions = trackConditions(search);
+  if (search.tsQuery !== null) conditions.unshift(candidateCondition(search));
+  const after = afterCondition(search, key, sql.ref('entity_id'));
+  if (after) conditions.push(after);
+  const keyText = search.sort === 'updated' ? sql`to_json(${key.expr})` : key.expr;
+  return sql<Row>`
+    select entity_id, summary, ${keyText} as sort_value
+    from library.tracks
+    where ${sql.join(conditions, sql` and `)}
+    order by ${orderBy(search, key, sql.ref('entity_id'))}
+    limit ${search.take}`;
+}
+
+/** The statement of one page (at most `take` rows) of the tenant's tracks in the requested order. */
+export function trackSearchQuery(search: TrackSearch): RawBuilder<Row> {
+  return search.sort === 'relevance' && search.tsQuery !== null ? relevanceQuery(search) : sortedQuery(search);
 }
 
 /** One page of the tenant's tracks in the requested order (at most `take` rows). */
 export async function searchTracks(db: Kysely<LibraryDb>, search: TrackSearch): Promise<FoundTrack[]> {
-  const key = sortKey(search);
-  const conditions = filterConditions(search);
-  const after = afterCondition(search, key);
-  if (after) conditions.push(after);
-  const dir = sql.raw(search.descending ? 'desc' : 'asc');
-  const order = key.nullable ? sql`(${key.expr} is null), ${key.expr} ${dir}, entity_id ${dir}` : sql`${key.expr} ${dir}, entity_id ${dir}`;
-  const keyText = search.sort === 'updated' ? sql`to_json(${key.expr})` : key.expr;
+  const query = trackSearchQuery(search);
   // Never a named prepared statement: a generic plan (made without the words and ranges) would
   // read the tenant's tracks by a range index and test every word on each (decisions 0105, 0110).
-  const { rows } = await sql<{ entity_id: string; summary: TrackSummary; sort_value: string | number | null }>`
-    select entity_id, summary, ${keyText} as sort_value
-    from library.tracks
-    where ${sql.join(conditions, sql` and `)}
-    order by ${order}
-    limit ${search.take}`.execute(unprepared(db));
+  const { rows } = await query.execute(unprepared(db));
   return rows.map((row) => ({ summary: row.summary, key: { value: row.sort_value, entityId: row.entity_id } }));
 }
