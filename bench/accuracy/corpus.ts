@@ -28,16 +28,23 @@ export const GENERATOR_VERSION = 1;
 export const SPLITS = ['tuning', 'validation'] as const;
 export type Split = (typeof SPLITS)[number];
 export const DEGRADATIONS = ['clean', 'mp3', 'tuning', 'noise', 'fades', 'speech', 'all'] as const;
-export type Degradation = (typeof DEGRADATIONS)[number];
+/**
+ * `broadcast`, outside the song pieces' cycle (so their audio stays as it was): band-limited,
+ * loudness-normalised and limited, pink noise, MP3 at 128 kbit/s, as a station's feed sounds
+ * (render.ts); the ballads' cycle (BALLAD_DEGRADATIONS) and broadcast() use it.
+ */
+export type Degradation = (typeof DEGRADATIONS)[number] | 'broadcast';
+const BALLAD_DEGRADATIONS = ['clean', 'broadcast', 'mp3', 'noise'] as const;
 /** Seconds of music in a piece (a spoken intro comes on top). */
 const PIECE_SECONDS = 30;
 
 /**
  * The tuning corpus's generators: `song`, generatedSong's own progressions, always ending on the
  * tonic chord; `loop`, loop-based pop (loopSpec()); `homophonic`, slow chorale-like pieces of
- * sustained instruments or piano (homophonic.ts), for the tempo.
+ * sustained instruments or piano (homophonic.ts), for the tempo; `ballad`, drumless pop loops of
+ * held or arpeggiated chords and bass at slow and mid tempi (balladSpec()), for the tempo's level.
  */
-export const GENERATORS = ['song', 'loop', 'homophonic'] as const;
+export const GENERATORS = ['song', 'loop', 'homophonic', 'ballad'] as const;
 export type Generator = (typeof GENERATORS)[number];
 
 export const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number; generator: Generator }> = [
@@ -55,6 +62,10 @@ export const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; 
   { split: 'tuning', font: 'timgm6mb', seedBase: 11_000, count: 48, generator: 'homophonic' },
   { split: 'tuning', font: 'csound', seedBase: 12_000, count: 48, generator: 'homophonic' },
   { split: 'tuning', font: 'opl3', seedBase: 13_000, count: 48, generator: 'homophonic' },
+  { split: 'tuning', font: 'fluidr3', seedBase: 14_000, count: 32, generator: 'ballad' },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 15_000, count: 32, generator: 'ballad' },
+  { split: 'tuning', font: 'csound', seedBase: 16_000, count: 32, generator: 'ballad' },
+  { split: 'tuning', font: 'opl3', seedBase: 17_000, count: 32, generator: 'ballad' },
 ];
 
 const SPEECH = [
@@ -81,6 +92,8 @@ export interface Piece {
   truth: { tonic: number; mode: 'major' | 'minor'; bpm: number };
   /** A homophonic piece's own spec (its song is homophonicSong's, not generatedSong's). */
   homophonic?: HomophonicSpec;
+  /** How a ballad's bass plays (balladBass()): a note a bar, on the first and third beats, or the song's own pattern. */
+  balladBass?: BalladBass;
 }
 
 /** The tuning split's pieces of `generators`, as written. */
@@ -101,8 +114,11 @@ function piece(split: Split, font: SoundFontName, seed: number, index: number, g
   const spec =
     generator === 'loop'
       ? loopSpec(random, fixed)
-      : randomSongSpec(random, PIECE_SECONDS, homophonic ? { ...fixed, bpm: homophonic.bpm, drums: null } : fixed);
-  const degradation = DEGRADATIONS[index % DEGRADATIONS.length]!;
+      : generator === 'ballad'
+        ? balladSpec(random, fixed)
+        : randomSongSpec(random, PIECE_SECONDS, homophonic ? { ...fixed, bpm: homophonic.bpm, drums: null } : fixed);
+  const degradation: Degradation =
+    generator === 'ballad' ? BALLAD_DEGRADATIONS[index % BALLAD_DEGRADATIONS.length]! : DEGRADATIONS[index % DEGRADATIONS.length]!;
   const detuned = degradation === 'tuning' || degradation === 'all';
   const cents = detuned ? Math.round((random() < 0.5 ? -1 : 1) * (10 + random() * 30)) : 0;
   const spoken = degradation === 'speech' || degradation === 'all';
@@ -117,6 +133,7 @@ function piece(split: Split, font: SoundFontName, seed: number, index: number, g
     spec,
     truth: { tonic: spec.tonic, mode: spec.mode, bpm: spec.bpm },
     ...(homophonic ? { homophonic } : {}),
+    ...(generator === 'ballad' ? { balladBass: BALLAD_BASS[Math.floor(random() * BALLAD_BASS.length)]! } : {}),
   };
 }
 
@@ -246,6 +263,50 @@ function loopSpec(random: () => number, fixed: Pick<SongSpec, 'tonic' | 'mode'>)
   };
 }
 
+/** Chord programs of the ballads: piano, electric pianos, strings, drawbar organ (all the tuning generator's own). */
+const BALLAD_CHORDS = [0, 4, 5, 48, 16];
+
+/**
+ * A drumless pop ballad: one loop of LOOPS over and over at 56–112 BPM, chords held a bar (two
+ * thirds of the pieces) or arpeggiated, bass on the roots, a melody half the time; nothing marks
+ * the beat but the bass and the chord changes, so the tempo's level must come from them.
+ */
+function balladSpec(random: () => number, fixed: Pick<SongSpec, 'tonic' | 'mode'>): SongSpec {
+  const bpm = Math.round(56 + random() * 56);
+  const loop = loopSpec(random, fixed);
+  const style = random() < 2 / 3 ? ('sustain' as const) : ('arpeggio' as const);
+  const program = BALLAD_CHORDS[Math.floor(random() * BALLAD_CHORDS.length)]!;
+  const chords = { ...(loop.chords ?? { lowest: 55, inversion: 0 as const }), style, program };
+  const bars = Math.max(4, Math.round((PIECE_SECONDS * bpm) / 240 / 4)) * 4;
+  return { ...loop, bpm, bars, drums: null, chords, bass: loop.bass ?? { lowest: 33, program: 33 }, endOnTonic: true };
+}
+
+export const BALLAD_BASS = ['whole', 'half', 'pattern'] as const;
+export type BalladBass = (typeof BALLAD_BASS)[number];
+const BASS_CHANNEL = 1;
+
+/**
+ * A ballad's bass as a ballad plays it: `whole`, the bar's first note held through the bar; `half`,
+ * the notes on the first and third beats held two beats; `pattern`, the song's own four a bar.
+ */
+export function balladBass(song: MidiSong, how: BalladBass): MidiSong {
+  if (how === 'pattern') return song;
+  const every = how === 'whole' ? 4 : 2;
+  const notes = song.notes.flatMap((note) => {
+    if (note.channel !== BASS_CHANNEL) return [note];
+    const beat = Math.round(note.start);
+    const onBeat = Math.abs(note.start - beat) < 0.2 && beat % every === 0;
+    return onBeat ? [{ ...note, length: every - 0.1 }] : [];
+  });
+  return { ...song, notes };
+}
+
+/** A tuning piece as broadcast (band-limited, normalised, limited, noise, MP3): its own id, no spoken intro or fades. */
+export function broadcast(piece: Piece): Piece {
+  if (piece.split !== 'tuning') throw new Error('only tuning pieces are broadcast');
+  return { ...piece, id: `${piece.id}-broadcast`, degradation: 'broadcast', speech: null };
+}
+
 /**
  * Other playings of a tuning piece, for learning what must not hang on one sound font's mix and
  * touch (decision 0146): `remixed`, each part at its own gain (−15 to +4 dB), attack (×1–8) and
@@ -270,11 +331,16 @@ export function replayed(piece: Piece, how: Replaying): Piece {
 
 /** The MIDI song of a piece (its tuning, and how it is replayed, included). */
 export function songOf(piece: Piece): MidiSong {
-  const song = piece.homophonic ? homophonicSong(piece.homophonic) : generatedSong(piece.spec);
+  const song = piece.homophonic
+    ? homophonicSong(piece.homophonic)
+    : piece.balladBass
+      ? balladBass(generatedSong(piece.spec), piece.balladBass)
+      : generatedSong(piece.spec);
   return { ...song, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
 }
 
 /** Whether a piece is encoded as MP3 (128 kbit/s). */
-export const isMp3 = (piece: Piece) => piece.degradation === 'mp3' || piece.degradation === 'all';
+export const isMp3 = (piece: Piece) => piece.degradation === 'mp3' || piece.degradation === 'all' || piece.degradation === 'broadcast';
+export const isBroadcast = (piece: Piece) => piece.degradation === 'broadcast';
 export const hasNoise = (piece: Piece) => piece.degradation === 'noise' || piece.degradation === 'all';
 export const hasFades = (piece: Piece) => piece.degradation === 'fades' || piece.degradation === 'all';

@@ -3,7 +3,8 @@
  * (BENCH_ACCURACY_CACHE, default ~/.cache/catalog-bench/accuracy/v<GENERATOR_VERSION>/<split>/),
  * each file named by a hash of its spec and MIDI, so a run renders only what changed. The pieces of
  * one sound font are rendered in one fluidsynth run (a medley, cut apart), then ffmpeg applies
- * each piece's degradation: pink noise, fades, a spoken intro (espeak-ng), MP3 at 128 kbit/s.
+ * each piece's degradation: pink noise, fades, a spoken intro (espeak-ng), MP3 at 128 kbit/s, or
+ * all a broadcast chain does (BROADCAST).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,13 +13,19 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { midiFile, renderMedley, SOUND_FONTS } from '@catalog/testing';
-import { GENERATOR_VERSION, hasFades, hasNoise, isMp3, songOf, type Piece } from './corpus.js';
+import { GENERATOR_VERSION, hasFades, hasNoise, isBroadcast, isMp3, songOf, type Piece } from './corpus.js';
 
 const run = promisify(execFile);
 const TOOL_TIMEOUT_MS = 120_000;
 /** A medley of 48–72 thirty-second pieces renders in well under this. */
 const MEDLEY_TIMEOUT_MS = 1_800_000;
 const RATE = 44_100;
+/**
+ * A station's chain: band-limited to 70 Hz–12 kHz, loudness-normalised to −14 LUFS, limited at
+ * −1 dBFS, then pink noise about 30 dB under the music (and MP3 at 128 kbit/s, isMp3()).
+ */
+const BROADCAST = 'highpass=f=70,lowpass=f=12000,loudnorm=I=-14:TP=-1:LRA=11,alimiter=limit=0.89:level=false';
+const BROADCAST_NOISE = 0.012;
 
 export const cacheRoot = () =>
   process.env.BENCH_ACCURACY_CACHE ?? join(homedir(), '.cache/catalog-bench/accuracy', `v${GENERATOR_VERSION}`);
@@ -76,6 +83,14 @@ async function degrade(
     );
     filters.push(`${music}[noise]amix=inputs=2:duration=first:normalize=0[noisy]`);
     music = '[noisy]';
+  }
+  if (isBroadcast(piece)) {
+    filters.push(`${music}${BROADCAST},aresample=${RATE},aformat=sample_fmts=fltp:channel_layouts=stereo[aired]`);
+    filters.push(
+      `anoisesrc=c=pink:r=${RATE}:a=${BROADCAST_NOISE}:d=${cut.seconds.toFixed(3)}:seed=${piece.spec.seed % 100_000},aformat=sample_fmts=fltp:channel_layouts=stereo[hiss]`,
+    );
+    filters.push(`[aired][hiss]amix=inputs=2:duration=first:normalize=0[broadcast]`);
+    music = '[broadcast]';
   }
   if (hasFades(piece)) {
     filters.push(`${music}afade=t=in:d=4,afade=t=out:st=${(cut.seconds - 5).toFixed(3)}:d=5[faded]`);

@@ -1,0 +1,45 @@
+import { BALLAD_BASS, balladBass, broadcast, isMp3, songOf, tuningCorpus } from '../../bench/accuracy/corpus.js';
+
+/** The tuning corpus's drumless ballads and broadcast pieces (bench/accuracy/corpus.ts): specs only, nothing rendered. */
+test('the ballads are drumless pop loops at slow and mid tempi, their bass held a bar, two beats or in the song pattern', () => {
+  const ballads = tuningCorpus(['ballad']);
+  expect(ballads.length).toBe(128);
+  for (const piece of ballads) {
+    expect(piece.spec.drums).toBeNull();
+    expect(piece.spec.chordLoop).toBeDefined();
+    expect(piece.truth.bpm).toBeGreaterThanOrEqual(56);
+    expect(piece.truth.bpm).toBeLessThanOrEqual(112);
+    expect(songOf(piece).notes.some((note) => note.channel === 9)).toBe(false);
+  }
+  expect(new Set(ballads.map((piece) => piece.balladBass))).toEqual(new Set(BALLAD_BASS));
+  expect(new Set(ballads.map((piece) => piece.degradation))).toEqual(new Set(['clean', 'broadcast', 'mp3', 'noise']));
+});
+
+test('a ballad bass held a bar sounds once a bar, held two beats twice a bar, and leaves the other parts alone', () => {
+  const song = {
+    bpm: 80,
+    programs: {},
+    notes: [0, 1.5, 2, 3, 4, 5.5, 6, 7].flatMap((start) => [
+      { start: start + 0.01, length: 0.9, pitch: 40, velocity: 90, channel: 1 },
+      { start, length: 0.3, pitch: 72, velocity: 70, channel: 0 },
+    ]),
+  };
+  const bass = (how: (typeof BALLAD_BASS)[number]) => balladBass(song, how).notes.filter((note) => note.channel === 1);
+  expect(bass('whole').map((note) => [Math.round(note.start), note.length])).toEqual([
+    [0, 3.9],
+    [4, 3.9],
+  ]);
+  expect(bass('half').map((note) => Math.round(note.start))).toEqual([0, 2, 4, 6]);
+  expect(bass('pattern')).toHaveLength(8);
+  expect(balladBass(song, 'whole').notes.filter((note) => note.channel === 0)).toHaveLength(8);
+});
+
+test('a tuning piece as broadcast is its own MP3 piece, without a spoken intro', () => {
+  const piece = tuningCorpus(['homophonic']).find((p) => p.speech !== null)!;
+  const aired = broadcast(piece);
+  expect(aired.id).toBe(`${piece.id}-broadcast`);
+  expect(aired.degradation).toBe('broadcast');
+  expect(aired.speech).toBeNull();
+  expect(isMp3(aired)).toBe(true);
+  expect(aired.truth).toEqual(piece.truth);
+});
