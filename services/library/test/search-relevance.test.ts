@@ -107,6 +107,9 @@ test('the words’ weights are copied in for existing tracks and follow every wr
   await save(track(a, 'Blue Order Order', 'New Order', { bpm: 120 }));
   await save(track(b, 'Monday', 'Blue Mamas Monday'));
   expect(await wrongWeights()).toEqual([]);
+  // Words that only move along (positions change, their weights do not) keep their weight.
+  await save(track(a, 'Dark Blue Order Order', 'New Order', { bpm: 120 }));
+  expect(await wrongWeights()).toEqual([]);
   const { rows: orderRows } = await admin.query(`select weight from library.track_words where entity_id = $1 and word = 'order'`, [a]);
   expect(orderRows).toHaveLength(1);
   await inTenantTransaction(db, tenantId, (trx) => deleteTrack(trx, tenantId, b));
