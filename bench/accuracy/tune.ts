@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { KeyAnalyzer, keyOfChroma, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
-import { corpus, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Piece } from './corpus.js';
+import { broadcast, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
 import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
@@ -39,16 +39,20 @@ if (!['key', 'tempo', 'weights'].includes(what)) throw new Error(`tune.ts key|te
 /** `weights key` or `weights tempo` learns and writes that one file alone (and renders only what it reads). */
 const only = what === 'weights' ? process.argv[3] : undefined;
 if (only !== undefined && only !== 'key' && only !== 'tempo') throw new Error(`tune.ts weights [key|tempo], not ${only}`);
-const written = corpus(['tuning']);
 /** The key learns from the song and loop generators' pieces as written (the loop-based pop too). */
 const KEY_GENERATORS = ['song', 'loop'] as const;
 const keyPieces = tuningCorpus(KEY_GENERATORS);
 /**
  * The tempo learns from every generator's pieces as written, and replayed with other mixes and
- * touch (decision 0146): every homophonic piece, every eighth song piece (the loops are not).
+ * touch (decision 0146): every homophonic and ballad piece, every eighth song piece (the loops are
+ * not); and every homophonic piece as broadcast (corpus.ts broadcast()).
  */
-const replayedForTempo = [...tuningCorpus(['homophonic']), ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0)];
-const tempoPieces = [...tuningCorpus(GENERATORS), ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how)))];
+const replayedForTempo = [...tuningCorpus(['homophonic', 'ballad']), ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0)];
+const tempoPieces = [
+  ...tuningCorpus(GENERATORS),
+  ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how))),
+  ...tuningCorpus(['homophonic']).map(broadcast),
+];
 const pieces =
   what === 'key' || only === 'key'
     ? keyPieces
@@ -169,6 +173,12 @@ function learnOctave(): number[] {
   const playings = ['written', ...REPLAYINGS] as const;
   const byPlaying = count([...playings], (e) => e.piece.replaying ?? 'written');
   console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(playings.map((p, i) => [p, byPlaying[i]]))));
+  const byGenerator = GENERATORS.map((generator) => {
+    const held = examples.filter((e) => e.piece.generator === generator);
+    const learned = learnOctaveWeights(examples.filter((e) => e.piece.generator !== generator));
+    return `${generator} ${held.filter(wrongWith(learned)).length} of ${held.length}`;
+  });
+  console.log(`wrong on each generator, learned on the others: ${byGenerator.join('; ')}`);
   const weights = learnOctaveWeights(examples);
   console.log(
     `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${examples.filter(wrongWith(weights)).length}`,
@@ -276,8 +286,16 @@ if (what === 'weights') {
   console.log('profiles learned on the whole tuning split', JSON.stringify(profiles));
   console.log('learned on the whole tuning split, scored on it', scoreKey({ ...KEY_SETTINGS, profiles }));
 } else {
-  console.log('as written', scoreTempo(written));
-  const { acc1: a1, acc2: a2 } = scoreTempo(pieces.filter((piece) => piece.replaying));
-  console.log('replayed', { acc1: a1, acc2: a2 });
+  const playing = (piece: Piece) =>
+    piece.degradation === 'broadcast' && piece.id.endsWith('-broadcast') ? 'broadcast' : (piece.replaying ?? 'written');
+  for (const generator of GENERATORS)
+    for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
+      const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
+      if (subset.length === 0) continue;
+      const { acc1: a1, acc2: a2, misses } = scoreTempo(subset);
+      const none = subset.filter((piece) => tempoOf(piece).result().bpm === null).length;
+      console.log(`${generator} ${how} (${subset.length}): acc1 ${(100 * a1).toFixed(1)} acc2 ${(100 * a2).toFixed(1)} no bpm ${none}`);
+      if (process.env.TUNE_MISSES) for (const miss of misses) console.log(`  ${miss}`);
+    }
   learnOctave();
 }

@@ -1,4 +1,5 @@
 import { seededRandom } from '@catalog/testing';
+import { OCTAVE_FEATURES } from '../../src/analyzers/tempo/octave-weights.js';
 import { TempoAnalyzer } from '../../src/analyzers/tempo/tempo-analyzer.js';
 
 const RATE = 11_025;
@@ -35,6 +36,29 @@ function sustainedChords(bpm: number, seconds: number): Float32Array {
   return out;
 }
 
+/**
+ * `seconds` of a drumless pop ballad at `bpm`: a held pad chord a bar (slow attack, no onset to
+ * speak of) over a bass plucked on the first and third beats and held; nothing else marks the beat.
+ */
+function ballad(bpm: number, seconds: number): Float32Array {
+  const out = new Float32Array(Math.round(seconds * RATE));
+  const beat = (60 / bpm) * RATE;
+  const bassAt = [0, 2];
+  for (let i = 0; i < out.length; i++) {
+    const bar = Math.floor(i / (4 * beat));
+    const inBar = i - bar * 4 * beat;
+    const chord = CHORDS[(2 * bar) % CHORDS.length]!;
+    const swell = Math.min(1, inBar / (0.25 * RATE));
+    const pad = chord.reduce((sum, note) => sum + 0.04 * Math.sin((2 * Math.PI * hz(note + 12) * i) / RATE), 0);
+    const pluck = bassAt.filter((at) => inBar >= at * beat).at(-1)!;
+    const since = (inBar - pluck * beat) / RATE;
+    const root = chord[0]! - 12;
+    const bass = 0.3 * Math.exp(-since * 1.5) * [1, 2].reduce((s, h) => s + Math.sin(2 * Math.PI * hz(root) * h * since) / h, 0);
+    out[i] = swell * pad + bass;
+  }
+  return out;
+}
+
 function tempoOf(samples: Float32Array) {
   const analyzer = new TempoAnalyzer(RATE);
   // In uneven chunks, as the decoder writes.
@@ -48,6 +72,41 @@ test.each([52, 72, 96])('sustained chords without drums or attacks at %d BPM get
   expect(Math.abs(tempo.bpm! - bpm)).toBeLessThanOrEqual(0.04 * bpm);
   expect(tempo.confidence).toBeGreaterThan(0.05);
   expect(tempo.beatsMs.length).toBeGreaterThan(0.8 * ((40 * bpm) / 60));
+});
+
+test.each([64, 76, 92])(
+  'a drumless ballad at %d BPM, pads held a bar over a bass held two beats, gets that tempo, not half or twice it',
+  (bpm) => {
+    const tempo = tempoOf(ballad(bpm, 40));
+    expect(tempo.bpm).not.toBeNull();
+    expect(Math.abs(tempo.bpm! - bpm)).toBeLessThanOrEqual(0.04 * bpm);
+    expect(tempo.confidence).toBeGreaterThan(0.05);
+  },
+);
+
+/** `seconds` of a noise burst on every beat at `bpm`, as a drum machine plays. */
+function clicks(bpm: number, seconds: number): Float32Array {
+  const random = seededRandom(3);
+  const beat = (60 / bpm) * RATE;
+  return Float32Array.from({ length: seconds * RATE }, (_, i) => 0.5 * Math.exp(-((i % beat) / RATE) * 40) * (random() * 2 - 1));
+}
+
+test('the octave choice reads both streams: which one carries the beat, and each stream comb on the two levels', () => {
+  const evidence = (samples: Float32Array) => {
+    const analyzer = new TempoAnalyzer(RATE);
+    analyzer.write(samples, samples.length);
+    const [first] = analyzer.octaveEvidences();
+    return Object.fromEntries(OCTAVE_FEATURES.map((name, i) => [name, first!.features[i]!]));
+  };
+  const sustained = evidence(sustainedChords(72, 30));
+  const drums = evidence(clicks(100, 30));
+  expect(sustained['beat read from the tonal flux']).toBe(1);
+  expect(drums['beat read from the tonal flux']).toBe(0);
+  for (const features of [sustained, drums]) {
+    expect(Object.keys(features)).toHaveLength(OCTAVE_FEATURES.length);
+    expect(Number.isFinite(features['onset strength comb salience of the fast level against the slow'])).toBe(true);
+    expect(Number.isFinite(features['tonal flux comb salience of the fast level against the slow'])).toBe(true);
+  }
 });
 
 test('silence has no tempo and a confidence of 0', () => {
