@@ -84,9 +84,15 @@ function copiedFilterConditions(search: TrackSearch): RawBuilder<unknown>[] {
 }
 
 /** The rows of `library.track_words` holding `word` (as a prefix: a word it starts), already narrowed by the copied filters. */
-function wordRows(search: TrackSearch, word: string, prefix: boolean, columns: RawBuilder<unknown>): RawBuilder<unknown> {
+function wordRows(
+  search: TrackSearch,
+  word: string,
+  prefix: boolean,
+  columns: RawBuilder<unknown>,
+  also: RawBuilder<unknown>[] = [],
+): RawBuilder<unknown> {
   const match = prefix ? sql`word ^@ ${word}` : sql`word = ${word}`;
-  const where = sql.join([sql`tenant_id = ${search.tenantId}`, match, ...copiedFilterConditions(search)], sql` and `);
+  const where = sql.join([sql`tenant_id = ${search.tenantId}`, match, ...copiedFilterConditions(search), ...also], sql` and `);
   return sql`select ${columns} from library.track_words where ${where}`;
 }
 
@@ -145,8 +151,14 @@ function rankedCandidates(search: TrackSearch): RawBuilder<unknown> {
   const last = search.words.length - 1;
   const terms = [...new Set(search.words.slice(0, last))].map((word) => ({ word, prefix: false }));
   terms.push({ word: search.words[last] ?? '', prefix: true });
-  // Each term a bit: a track holds them all when its rows' bits make every one (a hash aggregate, unlike count(distinct)).
-  const rows = terms.map((term, i) => wordRows(search, term.word, term.prefix, sql`entity_id, weight, ${sql.lit(2 ** i)} as term`));
+  // The other terms' rows only of tracks holding the first term (a whole word when there are several): a short prefix
+  // matches many more rows than the tracks that also hold the word. Each term a bit: a track holds them all when its
+  // rows' bits make every one (a hash aggregate, unlike count(distinct)).
+  const first = terms[0]!;
+  const holdingFirst = sql`entity_id in (${wordRows(search, first.word, first.prefix, sql`entity_id`)})`;
+  const rows = terms.map((term, i) =>
+    wordRows(search, term.word, term.prefix, sql`entity_id, weight, ${sql.lit(2 ** i)} as term`, i === 0 ? [] : [holdingFirst]),
+  );
   const every = terms.length > 1 ? sql`having bit_or(term) = ${sql.lit(2 ** terms.length - 1)}` : sql``;
   // Summed in double precision, exactly and so in any order: a track's rank is the same on every page.
   return sql`select entity_id, (sum(weight::float8) / ${sql.lit(terms.length)})::real as rank
