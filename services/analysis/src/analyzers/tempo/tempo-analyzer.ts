@@ -81,8 +81,7 @@ export class TempoAnalyzer {
 
   private octaveSeries(pulse: Pulse): OctaveSeries {
     const harmony = { chroma: this.chroma.values(), frameRate: this.chroma.frameRate };
-    const streams = { onset: this.acf, tonal: this.tonalAcf, tonalLeads: pulse.tonal };
-    return { strength: pulse.strength, low: normalised(this.low.values()), acf: pulse.acf, streams, harmony };
+    return { strength: pulse.strength, low: normalised(this.low.values()), acf: pulse.acf, harmony };
   }
 
   /**

@@ -84,12 +84,6 @@ export interface OctaveSeries {
   strength: Float32Array;
   low: Float32Array;
   acf: StreamingAutocorrelation;
-  /**
-   * Both streams' autocorrelations (the onset strength's and the tonal flux's) and whether the beat
-   * is read from the tonal flux: the two streams disagree on the level in sustained music, and
-   * which one is more periodic says what kind of music it is.
-   */
-  streams: { onset: StreamingAutocorrelation; tonal: StreamingAutocorrelation; tonalLeads: boolean };
   /** Chroma vectors (12 values a frame) and their frame rate (harmonic-change.ts). */
   harmony: { chroma: Float32Array; frameRate: number };
 }
@@ -121,11 +115,7 @@ export function octaveEvidence(slow: number, series: OctaveSeries, frameRate: nu
   const onsets = onsetPresence(series.strength);
   const lowOnsets = onsetPresence(series.low);
   const period = periodFrames(slow, frameRate);
-  const salienceOf = (of: StreamingAutocorrelation) => (p: number) =>
-    Math.max(1e-3, combSalience(of, p, HARMONICS) / Math.max(1e-12, of.sums[0]!));
-  const salience = salienceOf(acf);
-  const onsetSalience = salienceOf(series.streams.onset);
-  const tonalSalience = salienceOf(series.streams.tonal);
+  const salience = (p: number) => Math.max(1e-3, combSalience(acf, p, HARMONICS) / acf.sums[0]!);
   // A bar of the slow level, in chroma frames; the harmony compared over half a bar either side.
   const bar = BEATS_PER_BAR * periodFrames(slow, harmony.frameRate);
   const change = harmonicChange(harmony.chroma, Math.max(1, Math.round(bar / 2)));
@@ -148,10 +138,6 @@ export function octaveEvidence(slow: number, series: OctaveSeries, frameRate: nu
       presenceComb(onsets, period / 2) - presenceComb(onsets, period),
       presenceComb(onsets, period) - presenceComb(onsets, period * 2),
       normalisedAutocorrelation(beatChange, beat / 2) - normalisedAutocorrelation(beatChange, beat),
-      Math.log(onsetSalience(period / 2) / onsetSalience(period)),
-      Math.log(tonalSalience(period / 2) / tonalSalience(period)),
-      presenceComb(lowOnsets, period / 2) - presenceComb(lowOnsets, period),
-      series.streams.tonalLeads ? 1 : 0,
       1,
     ],
   };
