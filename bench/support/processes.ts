@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '@catalog/platform';
 import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartMemoryLimit } from '../../test/support/memory-cap.js';
@@ -207,11 +208,29 @@ export function machine(): { cpus: number; model: string; memoryGiB: number; nod
 }
 
 /**
+ * Fails when something already listens on `port`: a service left over from an earlier run would
+ * answer `readyz` in place of the one about to start, and the run would measure it (once, all of a
+ * lag run's writes failed against a gateway of a dropped database that used no CPU).
+ */
+async function assertPortFree(port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: a service left over from an earlier run? (ss -ltnp)`) : error,
+      ),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
+
+/**
  * Starts service `name` from its built output listening on `port` (PORT for the gateway,
  * `<NAME>_HTTP_PORT` for the others), under its chart memory limit (`serviceCgroup`), and waits
  * until it is ready.
  */
 export async function startService(name: string, env: Record<string, string>, port: number): Promise<BenchProcess> {
+  await assertPortFree(port);
   const portVariable = name === 'gateway' ? 'PORT' : `${name.toUpperCase()}_HTTP_PORT`;
   // As the chart starts it: the service's Node flags and the telemetry register (which, with the
   // chart's default OTEL_SDK_DISABLED=true that benchEnv sets, loads nothing).
@@ -225,6 +244,7 @@ export async function startService(name: string, env: Record<string, string>, po
   );
   try {
     await waitReady(`http://127.0.0.1:${port}/readyz`);
+    if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`${name} exited while starting`);
   } catch (error) {
     await service.stop();
     throw error;
