@@ -13,6 +13,7 @@ import { assignments } from './0011_assignments.js';
 import { relations } from './0012_relations.js';
 import { subscriptions } from './0013_subscriptions.js';
 import { trackWordsWeights } from './0014_track_words_weights.js';
+import { dropTracksSearchGin } from './0015_drop_tracks_search_gin.js';
 
 export const libraryMigrations: Migrations = {
   '0001_outbox': outbox,
@@ -29,4 +30,5 @@ export const libraryMigrations: Migrations = {
   '0012_relations': relations,
   '0013_subscriptions': subscriptions,
   '0014_track_words_weights': trackWordsWeights,
+  '0015_drop_tracks_search_gin': dropTracksSearchGin,
 };
