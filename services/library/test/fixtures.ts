@@ -1,7 +1,9 @@
 import type { Entity, Version } from '@catalog/contracts';
-import { readConfig } from '@catalog/platform';
+import { newId, readConfig } from '@catalog/platform';
 import { serviceEnvironment, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
+import { analysisFacts } from '../src/domain/analysis-facts.js';
 import type { ProjectionDeps } from '../src/domain/projection.js';
+import { projectTrack } from '../src/domain/track.js';
 import { libraryConfig, startLibraryService } from '../src/index.js';
 
 /** A song as the catalog answers it. */
@@ -33,6 +35,27 @@ export function audioVersion(overrides: Partial<Version> & { status?: Version['a
     updatedAt: '2026-01-03T00:00:00.000Z',
     ...rest,
   } as Version;
+}
+
+/**
+ * The projected track of a song `id` with `title` and `artist`, its audio ONLINE, with a tempo
+ * result of `bpm` when given and `updatedAt` when given (what the search tests store and look for).
+ */
+export function searchableTrack(
+  id: string,
+  title: string,
+  artist: string | null = null,
+  options: { bpm?: number; updatedAt?: string } = {},
+) {
+  const version = audioVersion(
+    { id: newId(), asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 } },
+    id,
+  );
+  const tempo = { jobId: newId(), type: 'tempo', finishedAt: null, summary: { bpm: options.bpm ?? null, confidence: 0.9 } };
+  const entity = { ...testEntity, id, title, artist, ...(options.updatedAt ? { updatedAt: options.updatedAt } : {}) };
+  const outcome = projectTrack(entity, [version], new Map(), analysisFacts(options.bpm === undefined ? {} : { tempo }));
+  if (!('track' in outcome)) throw new Error('expected a track');
+  return outcome.track;
 }
 
 /** The library service on `database` (its own NATS prefix, any free port). */

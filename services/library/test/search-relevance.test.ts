@@ -2,13 +2,11 @@ import type { ListTracksQuery, TrackSummary } from '@catalog/contracts';
 import { inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER_ROLE } from '@catalog/platform';
 import { createTestDatabase, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
-import { analysisFacts } from '../src/domain/analysis-facts.js';
 import { trackCursors } from '../src/domain/track-cursor.js';
 import { listTracks } from '../src/domain/track-listing.js';
-import { projectTrack } from '../src/domain/track.js';
 import { libraryMigrations } from '../src/migrations/index.js';
 import { deleteTrack, saveTrack } from '../src/persistence/tracks.js';
-import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
+import { searchableTrack as track, startTestLibrary } from './fixtures.js';
 
 /**
  * sort=relevance ranks from the words' weights in `library.track_words` (decision 0169): one
@@ -30,18 +28,6 @@ afterAll(async () => {
   await admin.end();
   await database.drop();
 });
-
-function track(id: string, title: string, artist: string | null, options: { bpm?: number; updatedAt?: string } = {}) {
-  const version = audioVersion(
-    { id: newId(), asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 } },
-    id,
-  );
-  const tempo = { jobId: newId(), type: 'tempo', finishedAt: null, summary: { bpm: options.bpm ?? null, confidence: 0.9 } };
-  const entity = { ...testEntity, id, title, artist, ...(options.updatedAt ? { updatedAt: options.updatedAt } : {}) };
-  const outcome = projectTrack(entity, [version], new Map(), analysisFacts(options.bpm === undefined ? {} : { tempo }));
-  if (!('track' in outcome)) throw new Error('expected a track');
-  return outcome.track;
-}
 
 /** Words whose stored weight is not `ts_rank` of their track's `search` for that word alone. */
 async function wrongWeights(): Promise<unknown[]> {

@@ -2,14 +2,12 @@ import type { TrackSummary } from '@catalog/contracts';
 import { createDatabase, inTenantTransaction, migrateSchema, newId, SCHEMA_OWNER_ROLE, sql } from '@catalog/platform';
 import { createTestDatabase, type TestDatabase } from '@catalog/testing';
 import pg from 'pg';
-import { analysisFacts } from '../src/domain/analysis-facts.js';
 import { trackCursors } from '../src/domain/track-cursor.js';
 import { listTracks } from '../src/domain/track-listing.js';
-import { projectTrack } from '../src/domain/track.js';
 import { libraryMigrations } from '../src/migrations/index.js';
 import type { LibraryDb } from '../src/persistence/tables.js';
 import { deleteTrack, saveTrack } from '../src/persistence/tracks.js';
-import { audioVersion, startTestLibrary, testEntity } from './fixtures.js';
+import { searchableTrack as track, startTestLibrary } from './fixtures.js';
 
 /**
  * The words of the tracks' `search` in `library.track_words` (decision 0105): kept by a trigger on
@@ -28,17 +26,6 @@ afterAll(async () => {
   await admin.end();
   await database.drop();
 });
-
-function track(id: string, title: string, artist: string | null = null, bpm: number | null = null) {
-  const version = audioVersion(
-    { id: newId(), asset: { id: newId(), status: 'ONLINE', contentType: 'audio/wav', size: 10, durationMs: 1000 } },
-    id,
-  );
-  const tempo = { jobId: newId(), type: 'tempo', finishedAt: null, summary: { bpm, confidence: 0.9 } };
-  const outcome = projectTrack({ ...testEntity, id, title, artist }, [version], new Map(), analysisFacts(bpm === null ? {} : { tempo }));
-  if (!('track' in outcome)) throw new Error('expected a track');
-  return outcome.track;
-}
 
 async function wordsOf(tenantId: string, entityId: string): Promise<string[]> {
   const { rows } = await admin.query('select word from library.track_words where tenant_id = $1 and entity_id = $2 order by word', [
@@ -132,20 +119,20 @@ test('the words carry copies of their track’s filter columns, which follow it,
   const titles = async (q: string, extra: Record<string, unknown>) =>
     (await listTracks({ db, cursors }, tenantId, { q, sort: 'title', ...extra }, 1_000_000)).tracks.map((t: TrackSummary) => t.title);
   try {
-    await save(track(slow, 'Night Drive', 'Kavinsky', 90));
-    await save(track(fast, 'Night Fever', 'Bee Gees', 128));
+    await save(track(slow, 'Night Drive', 'Kavinsky', { bpm: 90 }));
+    await save(track(fast, 'Night Fever', 'Bee Gees', { bpm: 128 }));
     expect(await copiesOf(tenantId, slow)).toEqual([expect.objectContaining({ entity_type: 'song', bpm: 90, duration_ms: 1000 })]);
     expect(await titles('nig', { bpmMin: 120 })).toEqual(['Night Fever']);
     expect(await titles('night d', { bpmMax: 100, durationMaxMs: 1000 })).toEqual(['Night Drive']);
 
     // A new tempo alone (the words stay): every word of the track gets it.
-    await save(track(slow, 'Night Drive', 'Kavinsky', 124));
+    await save(track(slow, 'Night Drive', 'Kavinsky', { bpm: 124 }));
     expect(await copiesOf(tenantId, slow)).toEqual([expect.objectContaining({ bpm: 124 })]);
     expect(await titles('nig', { bpmMin: 120 })).toEqual(['Night Drive', 'Night Fever']);
     expect(await titles('night', { bpmMax: 100 })).toEqual([]);
 
     // A new title and tempo at once: the kept, the new and none of the old words, all with it.
-    await save(track(slow, 'Midnight Drive', 'Kavinsky', 100));
+    await save(track(slow, 'Midnight Drive', 'Kavinsky', { bpm: 100 }));
     expect(await wordsOf(tenantId, slow)).toEqual(['drive', 'kavinsky', 'midnight']);
     expect(await copiesOf(tenantId, slow)).toEqual([expect.objectContaining({ bpm: 100 })]);
     expect(await titles('drive', { bpmMin: 95, bpmMax: 105 })).toEqual(['Midnight Drive']);
