@@ -292,6 +292,26 @@ describe('outbox relay', () => {
     }
   });
 
+  test('marks a database crash lost (they commit without waiting for the WAL) re-publish rows the stream keeps once (0174)', async () => {
+    const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
+    let relay = relayFor(nc, subjects);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i += 1) ids.push(await record(newId()));
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      await relay.stop();
+      // What a crash leaves when the last marks' commits never reached the disk: the rows unmarked.
+      await sql`update relaytest.outbox set published_at = null where id = any(${ids.slice(10)}::uuid[])`.execute(owner.db);
+      relay = relayFor(nc, subjects);
+      const later = await record(newId());
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined));
+      expect((await streamEvents(nc, subjects)).map((e) => e.id)).toEqual([...ids, later]);
+    } finally {
+      await relay.stop();
+      await owner.close();
+    }
+  });
+
   test('prunes published rows older than the retention, never unpublished ones', async () => {
     const owner = createDatabase<TestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });
     const nowhere = await testBus('prune');

@@ -122,7 +122,8 @@ class PartialPublishError extends Error {
  *   failure the acknowledged rows are marked and the rest are read again, oldest first.
  * - At least once: a row is marked only after its PubAck. A crash between PubAck and marking
  *   re-publishes the row; `Nats-Msg-Id` = event id makes JetStream drop the copy, and the feed
- *   insert is idempotent besides.
+ *   insert is idempotent besides. Marks commit without waiting for the WAL flush (decision 0174):
+ *   one a database crash loses is that same case.
  * - One publisher per schema: replicas compete for an advisory-lock lease (see `runAsLeader`).
  * - Prompt: a NOTIFY from the outbox trigger wakes it; otherwise it polls every `pollIntervalMs`.
  *   It reads, marks and prunes on the lease's connection, never waiting for the service's pool.
@@ -203,6 +204,10 @@ async function relayAsLeader(ctx: RelayContext, { client, signal }: Leadership):
   await client.query(`LISTEN ${outboxChannel(ctx.schema)}`);
   // Every statement of the relay runs on this connection: none may wait without end.
   await client.query(`SET statement_timeout = ${RELAY_STATEMENT_TIMEOUT_MS}`);
+  // Its marks and prunes only record what the stream already holds: a commit of them that a
+  // database crash loses re-publishes rows the stream drops as duplicates (decision 0174), so they
+  // need not wait for the WAL to reach the disk.
+  await client.query('SET synchronous_commit = off');
   const state: RoundState = { after: START, streamReady: false };
   const backoff = createBackoff({ minMs: o.retryMinMs, maxMs: o.retryMaxMs });
   let nextPruneAt = Date.now();
