@@ -13,6 +13,9 @@ state_dir="${TMPDIR:-/tmp}/catalog-bench-$UID"
 cleanup() { stop_started_servers "$state_dir"; }
 trap cleanup EXIT
 
+# The services and the load run on the Node the chart's image runs (decision 0122), not the
+# machine's older one: a soak once ran its hour on Node 20 for want of this line.
+ensure_node
 ensure_node_modules
 start_unset_servers "$state_dir" 55532 54322
 export DATABASE_URL NATS_URL CATALOG_CREDENTIALS_FILE NATS_SERVER_BIN="${NATS_SERVER_BIN:-}"

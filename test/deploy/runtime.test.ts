@@ -26,3 +26,16 @@ test("every stage of the image is built on the pinned major, and package.json's 
   const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
   expect(engines).toBe(`>=${major}`);
 });
+
+test('the scripts that start services (npm start, npm test, npm run bench) put the pinned Node first before they build or run anything', () => {
+  // A soak ran its hour on the machine's Node 20 because `npm run bench` did not (2026-11-29).
+  for (const script of ['start.sh', 'test.sh', 'bench.sh']) {
+    const text = read('scripts', script);
+    const ensured = text.search(/^ensure_node$|^ensure_node\s+#/m);
+    expect({ script, ensured: ensured >= 0 }).toEqual({ script, ensured: true });
+    for (const later of ['ensure_node_modules', 'start_unset_servers', 'npx ']) {
+      const at = text.indexOf(later);
+      if (at >= 0) expect({ script, later, before: ensured < at }).toEqual({ script, later, before: true });
+    }
+  }
+});
