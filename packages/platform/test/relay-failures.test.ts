@@ -21,14 +21,9 @@ describe('outbox relay after a database crash', () => {
   let subjects: Subjects;
 
   beforeEach(async () => {
-    nc = await testBus('relay-crash');
-    subjects = subjectsFor(uniqueNatsPrefix('relaycrash'));
-    await clearOutbox();
+    ({ nc, subjects } = await fx.freshBus('relaycrash'));
   });
-
-  afterEach(async () => {
-    await nc.drain();
-  });
+  afterEach(() => nc.drain());
 
   test('marks a database crash lost (they commit without waiting for the WAL) re-publish rows the stream keeps once (0174)', async () => {
     const owner = createDatabase<RelayTestDb>({ url: fx.testDb.url, schema: SCHEMA, role: 'postgres' });

@@ -10,6 +10,7 @@ import {
   outboxFor,
   sql,
   startOutboxRelay,
+  subjectsFor,
   type BusEvent,
   type Database,
   type Migrations,
@@ -18,7 +19,7 @@ import {
   type OutboxRelay,
   type Subjects,
 } from '@catalog/platform';
-import { createTestDatabase, testLogger, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, testBus, testLogger, uniqueNatsPrefix, type TestDatabase } from '@catalog/testing';
 
 /** The schema whose outbox the relay suites publish. */
 export const SCHEMA = 'relaytest';
@@ -106,6 +107,11 @@ export function relayFixture(label: string) {
         database.db,
       );
       return rows[0]!.n;
+    },
+    /** A test's own bus connection and subjects, over an empty outbox. */
+    async freshBus(label: string): Promise<{ nc: NatsConnection; subjects: Subjects }> {
+      await this.clearOutbox();
+      return { nc: await testBus(`${label}-test`), subjects: subjectsFor(uniqueNatsPrefix(label)) };
     },
     async clearOutbox(): Promise<void> {
       const owner = createDatabase<RelayTestDb>({ url: testDb.url, schema: SCHEMA, role: 'postgres' });

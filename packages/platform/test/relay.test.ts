@@ -6,15 +6,14 @@ import {
   outboxFor,
   resourceWindows,
   sql,
-  subjectsFor,
   type NatsConnection,
   type Subjects,
 } from '@catalog/platform';
-import { eventually, testBus, uniqueNatsPrefix } from '@catalog/testing';
+import { eventually, testBus } from '@catalog/testing';
 import { created, relayFixture, SCHEMA, streamEvents, type RelayTestDb } from './relay-fixture.js';
 
 const fx = relayFixture('relay');
-const { tenant, record, relayFor, unpublished, clearOutbox } = fx;
+const { tenant, record, relayFor, unpublished } = fx;
 
 describe('resource windows', () => {
   test('split rows so no resource appears twice in a window, keeping order', () => {
@@ -29,14 +28,9 @@ describe('outbox relay', () => {
   let subjects: Subjects;
 
   beforeEach(async () => {
-    nc = await testBus('relay-test');
-    subjects = subjectsFor(uniqueNatsPrefix('relay'));
-    await clearOutbox();
+    ({ nc, subjects } = await fx.freshBus('relay'));
   });
-
-  afterEach(async () => {
-    await nc.drain();
-  });
+  afterEach(() => nc.drain());
 
   test('publishes every row with its event id as Nats-Msg-Id, in commit order, and marks it', async () => {
     const relay = relayFor(nc, subjects);
