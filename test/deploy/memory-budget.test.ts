@@ -15,27 +15,6 @@ import { container, deployment, render, repoRoot, SERVICES } from './support/hel
 const MARGIN = 0.1;
 const resultsDir = join(repoRoot, 'bench', 'results');
 
-/**
- * Peaks that stand although their service's Node flags changed since they were measured, each
- * until its benchmark runs again: the hour-long soak ran before the events service got its 8 MiB
- * semi-space (decision 0171) and its old generation's growth (0175); with both, the events and
- * import benchmarks peaked at 150–179 MiB of its 384. Limit, margin and OOM kills still hold for
- * them.
- */
-const MEASURED_WITH_EARLIER_FLAGS: ReadonlyArray<{ file: string; service: string; nodeFlags: readonly string[] }> = [
-  { file: 'soak.json', service: 'events', nodeFlags: ['--single-threaded-gc'] },
-];
-
-type EarlierFlags = (typeof MEASURED_WITH_EARLIER_FLAGS)[number];
-
-function isEarlierPeak(earlier: EarlierFlags, peak: Peak): boolean {
-  return (
-    peak.where.startsWith(`${earlier.file}.`) &&
-    peak.service === earlier.service &&
-    JSON.stringify(peak.nodeFlags) === JSON.stringify(earlier.nodeFlags)
-  );
-}
-
 interface Peak {
   where: string;
   service: string;
@@ -142,24 +121,13 @@ describe('memory: chart limits, Node flags and benchmark peaks', () => {
         problems.push(`${peak.where}: measured under ${peak.limitMiB} MiB, the chart now gives ${limitMiB} MiB: run the benchmark again`);
       }
       if (peak.limitMiB !== null && peak.oomKills > 0) problems.push(`${peak.where}: ${peak.oomKills} OOM kill(s) under the limit`);
-      if (
-        peak.nodeFlags !== null &&
-        JSON.stringify(peak.nodeFlags) !== JSON.stringify(serviceNodeFlags(peak.service)) &&
-        !MEASURED_WITH_EARLIER_FLAGS.some((earlier) => isEarlierPeak(earlier, peak))
-      ) {
+      if (peak.nodeFlags !== null && JSON.stringify(peak.nodeFlags) !== JSON.stringify(serviceNodeFlags(peak.service))) {
         problems.push(
           `${peak.where}: measured with Node flags ${peak.nodeFlags.join(' ')}, the service now runs ${serviceNodeFlags(peak.service).join(' ')}`,
         );
       }
     }
     expect(problems).toEqual([]);
-  });
-
-  test('a peak allowed its earlier Node flags is still recorded with them (the entry goes once its benchmark ran again)', () => {
-    const peaks = recordedPeaks();
-    for (const earlier of MEASURED_WITH_EARLIER_FLAGS) {
-      expect({ ...earlier, recorded: peaks.some((peak) => isEarlierPeak(earlier, peak)) }).toEqual({ ...earlier, recorded: true });
-    }
   });
 
   test("no Node flag sizes a service's heap past three quarters of its chart limit (Node otherwise sizes it from the limit)", async () => {
