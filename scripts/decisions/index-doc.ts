@@ -1,13 +1,19 @@
 /**
- * docs/decisions/README.md: the index of the decision log, generated from each record's title and
- * status paragraph by `npm run docs:decisions`; test/dev/decisions.test.ts fails when it is stale.
+ * docs/decisions.md: the index of the decision log, generated from each record's title and status
+ * paragraph by `npm run docs:decisions`; test/dev/decisions.test.ts fails when it is stale. It
+ * stands beside the folder, not in it: the folder holds the records alone, each under 600 words.
  */
-import type { Decision } from './read-decisions.js';
+import { join, posix } from 'node:path';
+import { DECISIONS_FOLDER, type Decision } from './read-decisions.js';
 import type { Relation } from './status.js';
 
 export const REGENERATE = 'npm run docs:decisions';
 
-const link = (decision: Decision) => `[${decision.number}](${decision.file})`;
+export const INDEX_FILE = join(DECISIONS_FOLDER, '..', 'decisions.md');
+
+const link = (decision: Decision) => `[${decision.number}](decisions/${decision.file})`;
+/** A link a record makes (relative to docs/decisions/), as the index beside the folder reaches it. */
+const fromIndex = (href: string) => posix.normalize(posix.join('decisions', href));
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 export function renderDecisionsIndex(decisions: Decision[]): string {
@@ -16,7 +22,7 @@ export function renderDecisionsIndex(decisions: Decision[]): string {
     decision.status.related[relation].map((number) => (byNumber.has(number) ? link(byNumber.get(number)!) : number)).join(', ');
   const rows = decisions.map((decision) => {
     const { state, currentState } = decision.status;
-    const status = currentState ? `${state}; current state: [${currentState.title}](${currentState.href})` : state;
+    const status = currentState ? `${state}; current state: [${currentState.title}](${fromIndex(currentState.href)})` : state;
     const older = [numbers(decision, 'supersedes'), numbers(decision, 'amends')];
     const history = [older[0] && `supersedes ${older[0]}`, older[1] && `amends ${older[1]}`].filter(Boolean).join('; ');
     return `| ${link(decision)} | ${cell(decision.title)} | ${status} | ${numbers(decision, 'supersededBy')} | ${numbers(decision, 'amendedBy')} | ${history} |`;
@@ -52,7 +58,8 @@ function livingPages(decisions: Decision[]): string[] {
   const pages = new Map<string, Decision[]>();
   for (const decision of decisions) {
     const page = decision.status.currentState;
-    if (page) pages.set(`[${page.title}](${page.href})`, [...(pages.get(`[${page.title}](${page.href})`) ?? []), decision]);
+    const key = page && `[${page.title}](${fromIndex(page.href)})`;
+    if (key) pages.set(key, [...(pages.get(key) ?? []), decision]);
   }
   if (pages.size === 0) return [];
   return [

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { REGENERATE, renderDecisionsIndex } from '../../scripts/decisions/index-doc.js';
+import { INDEX_FILE, REGENERATE, renderDecisionsIndex } from '../../scripts/decisions/index-doc.js';
 import { missingPaths } from '../../scripts/decisions/named-paths.js';
-import { DECISIONS_FOLDER, readDecision, readDecisions } from '../../scripts/decisions/read-decisions.js';
+import { readDecision, readDecisions } from '../../scripts/decisions/read-decisions.js';
 import { parseStatus, type Relation } from '../../scripts/decisions/status.js';
 import { repositoryRoot } from './repository-root.js';
 
@@ -23,13 +22,13 @@ const WORDS: Record<Relation, string> = {
   amendedBy: 'Amended by',
 };
 
-test(`docs/decisions/README.md is generated from the records (run \`${REGENERATE}\`)`, () => {
-  const current = readFileSync(join(DECISIONS_FOLDER, 'README.md'), 'utf8');
+test(`docs/decisions.md is generated from the records (run \`${REGENERATE}\`)`, () => {
+  const current = readFileSync(INDEX_FILE, 'utf8');
   const expected = renderDecisionsIndex(decisions);
   if (current !== expected) {
     const lines = current.split('\n');
     const line = expected.split('\n').findIndex((text, i) => text !== lines[i]);
-    throw new Error(`docs/decisions/README.md is stale from line ${line + 1}: run \`${REGENERATE}\``);
+    throw new Error(`docs/decisions.md is stale from line ${line + 1}: run \`${REGENERATE}\``);
   }
 });
 
