@@ -13,7 +13,9 @@
  *           measured (seen by a NOTIFY trigger at commit; a later probe's title counts as seen),
  *           in the largest tenant of a library loaded as for the search,
  *           after BENCH_LAG_WARMUP_SECONDS (10) of warm-up writes. The writes start once the 220
- *           files' automatic analyses are over.
+ *           files' automatic analyses are over. Each probe's lag is split into its stages
+ *           (probes.ts), and BENCH_LAG_RATES (a list, e.g. 300,400,500) measures again at each
+ *           of those rates (`byRate`).
  *
  * BENCH_LIBRARY_KEEP names a file: the search's loaded database is kept and the file records it
  * (database name and tenants' keys); a later search run with the same file reuses that database
@@ -31,18 +33,13 @@ import pg from 'pg';
 import { apiClient, sineWav, testCredentials, type TestDatabase } from '@catalog/testing';
 import { machine, processCpuMs, programCpuMs, repoRoot, startService, type BenchProcess } from '../support/processes.js';
 import { leanHttpClient } from '../support/lean-http.js';
+import { percentiles } from '../support/percentiles.js';
 import { benchEnv, createBenchDatabase } from '../support/setup.js';
+import { lagStages, probeWatcher, type ProbeTimes } from './probes.js';
 import { librarySize, loadLibrary, vocabulary } from './load.js';
 
 if (!process.env.DATABASE_URL || !process.env.NATS_URL) throw new Error('DATABASE_URL and NATS_URL are required');
 const resultsDir = join(repoRoot, 'bench', 'results');
-
-function percentiles(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  const round = (v: number) => Math.round(v * 100) / 100;
-  return { n: sorted.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1] ?? NaN) };
-}
 
 async function createTenants(api: ReturnType<typeof apiClient>, count: number): Promise<Array<{ tenantId: string; key: string }>> {
   const tenants = [];
@@ -197,47 +194,6 @@ async function settleAnalyses(owner: pg.Client): Promise<void> {
   await new Promise((r) => setTimeout(r, 2000));
 }
 
-/**
- * Sees a probe's title reach `library.tracks` the moment its transaction commits, without polling
- * (a poller would add its own queries to the load it measures): a trigger that only the benchmark's
- * database gets notifies `bench_probe` (delivered at commit) when a track is written with a probe's
- * title. `seen(id, n)` resolves once the track shows the title of probe `n` or of a later probe
- * (which the entity got after it).
- */
-async function probeWatcher(owner: pg.Client, listener: pg.Client) {
-  await owner.query(`
-    create function library.bench_probe_seen() returns trigger language plpgsql as $$
-    begin
-      perform pg_notify('bench_probe', new.entity_id::text || ' ' || (new.summary->>'title'));
-      return null;
-    end $$;
-    create trigger bench_probe_seen after insert or update on library.tracks for each row
-      when ((new.summary->>'title') like 'Probe %') execute function library.bench_probe_seen();`);
-  const shown = new Map<string, number>();
-  const waiting = new Map<string, Array<{ n: number; resolve: () => void }>>();
-  const settle = (id: string) => {
-    const list = waiting.get(id);
-    if (!list) return;
-    const remaining = list.filter((w) => ((shown.get(id) ?? -1) >= w.n ? (w.resolve(), false) : true));
-    if (remaining.length === 0) waiting.delete(id);
-    else waiting.set(id, remaining);
-  };
-  listener.on('notification', (message) => {
-    const [id, , n] = (message.payload ?? '').split(' ');
-    if (!id || n === undefined) return;
-    shown.set(id, Math.max(shown.get(id) ?? -1, Number(n)));
-    settle(id);
-  });
-  await listener.query('listen bench_probe');
-  return {
-    seen: (id: string, n: number) =>
-      new Promise<void>((resolve) => {
-        waiting.set(id, [...(waiting.get(id) ?? []), { n, resolve }]);
-        settle(id);
-      }),
-  };
-}
-
 async function lagBench(): Promise<Record<string, unknown>> {
   const database = await createBenchDatabase('library_lag');
   const blobs = mkdtempSync(join(tmpdir(), 'library-bench-blobs-'));
@@ -288,23 +244,26 @@ async function lagBench(): Promise<Record<string, unknown>> {
     await settleAnalyses(owner);
     const probes = await probeWatcher(owner, listener);
     const RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
+    // BENCH_LAG_RATES (e.g. 300,400,500) adds a measured phase at each of those rates, after the one at RATE.
+    const sweep = (process.env.BENCH_LAG_RATES ?? '').split(',').filter(Boolean).map(Number);
     const SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 30);
     const WARMUP_SECONDS = Number(process.env.BENCH_LAG_WARMUP_SECONDS ?? 10);
     const headers = { authorization: `Bearer ${tenant!.key}` };
     // The writes go through the lean client: node:http's took the generator about 0.8 ms of CPU each.
     const client = leanHttpClient(base);
     /**
-     * Writes `count` title changes at RATE per second, open loop, numbered from `first` (one in ten
-     * a probe's); resolves once every write is answered and every probe seen, with the probes' lags.
+     * Writes `count` title changes at `rate` per second, open loop, numbered from `first` (one in
+     * ten a probe's); resolves once every write is answered and every probe seen, with the probes' lags.
      */
-    const writePhase = async (first: number, count: number) => {
+    const writePhase = async (first: number, count: number, rate: number) => {
       const lags: number[] = [];
       const trace: string[] = [];
+      const probeTimes: ProbeTimes[] = [];
       const writes: Promise<void>[] = [];
       let failures = 0;
       const startedAt = performance.now();
       for (let n = first; n < first + count; n += 1) {
-        const due = startedAt + ((n - first) * 1000) / RATE;
+        const due = startedAt + ((n - first) * 1000) / rate;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const probe = n % 10 === 0;
@@ -313,6 +272,7 @@ async function lagBench(): Promise<Record<string, unknown>> {
         writes.push(
           (async () => {
             const sent = performance.now();
+            const sentAt = Date.now();
             const ok = await client
               .request('PATCH', `/api/v1/catalog/entities/${id}`, headers, { title })
               .then((answer) => answer.status === 200)
@@ -324,42 +284,62 @@ async function lagBench(): Promise<Record<string, unknown>> {
             if (!probe) return;
             await probes.seen(id, n);
             lags.push(performance.now() - sent);
+            probeTimes.push({ entityId: id, sent: sentAt, seen: Date.now() });
             trace.push(`${Math.round(sent - startedAt)} ${Math.round(performance.now() - sent)}`);
           })(),
         );
       }
       await Promise.all(writes);
-      return { lags, trace, failures, seconds: (performance.now() - startedAt) / 1000 };
+      return { lags, trace, probeTimes, failures, seconds: (performance.now() - startedAt) / 1000 };
+    };
+    /** One measured phase at `rate`: the probes' lags, the CPU each process spent a write, the stages after it. */
+    const measure = async (first: number, rate: number) => {
+      const cpuBefore = cpuUse(processes);
+      const phase = await writePhase(first, rate * SECONDS, rate);
+      const cpu = cpuUse(processes);
+      const cpuMsPerWrite = Object.fromEntries(
+        Object.entries(cpu).map(([name, ms]) => [name, Math.round(((ms - cpuBefore[name]!) / (rate * SECONDS)) * 100) / 100]),
+      );
+      const busy = Object.values(cpu).reduce((sum, ms) => sum + ms, 0) - Object.values(cpuBefore).reduce((sum, ms) => sum + ms, 0);
+      const result = {
+        rate,
+        seconds: Math.round(phase.seconds * 10) / 10,
+        writes: rate * SECONDS,
+        failures: phase.failures,
+        lagMs: percentiles(phase.lags),
+        stagesMs: await lagStages(owner, phase.probeTimes),
+        cpuMsPerWrite,
+        cpuShareOfMachine: Math.round((busy / (phase.seconds * 1000 * cpus().length)) * 100) / 100,
+      };
+      return { trace: phase.trace, result };
     };
     // Warm-up: the PATCH path and the projection's run their first writes (JIT, plans, caches) as
     // in a service that has been up a while; the measured writes start once it has caught up.
     const warmup = RATE * WARMUP_SECONDS;
     if (warmup > 0) {
-      await writePhase(0, warmup);
+      await writePhase(0, warmup, RATE);
       await new Promise((r) => setTimeout(r, 2000));
     }
-    const cpuBefore = cpuUse(processes);
-    const { lags, trace, failures, seconds } = await writePhase(warmup, RATE * SECONDS);
-    client.close();
+    const { trace, result } = await measure(warmup, RATE);
     // BENCH_LAG_TRACE names a file for each probe's send time (ms into the measured writes) and lag.
     if (process.env.BENCH_LAG_TRACE) writeFileSync(process.env.BENCH_LAG_TRACE, trace.join('\n'));
-    const cpu = cpuUse(processes);
-    const cpuMsPerWrite = Object.fromEntries(
-      Object.entries(cpu).map(([name, ms]) => [name, Math.round(((ms - cpuBefore[name]!) / (RATE * SECONDS)) * 100) / 100]),
-    );
-    const busy = Object.values(cpu).reduce((sum, ms) => sum + ms, 0) - Object.values(cpuBefore).reduce((sum, ms) => sum + ms, 0);
+    const byRate = [];
+    let next = warmup + RATE * SECONDS;
+    for (const rate of sweep) {
+      // After a pause to catch up; numbered on from a multiple of ten, so one write in ten stays a probe's.
+      next = Math.ceil(next / 10) * 10;
+      await new Promise((r) => setTimeout(r, 2000));
+      byRate.push((await measure(next, rate)).result);
+      next += rate * SECONDS;
+    }
+    client.close();
     return {
-      rate: RATE,
+      ...result,
       warmupSeconds: WARMUP_SECONDS,
-      seconds: Math.round(seconds * 10) / 10,
-      writes: RATE * SECONDS,
-      failures,
       writtenTracks: 220,
       ...size,
       ...loaded,
-      lagMs: percentiles(lags),
-      cpuMsPerWrite,
-      cpuShareOfMachine: Math.round((busy / (seconds * 1000 * cpus().length)) * 100) / 100,
+      ...(byRate.length > 0 ? { byRate } : {}),
     };
   } finally {
     await owner.end().catch(() => undefined);
