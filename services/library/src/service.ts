@@ -1,6 +1,7 @@
 import { startService, type Logger, type ServiceRuntime } from '@catalog/platform';
 import type { LibraryConfig } from './config.js';
 import { rebuildOneTenant, rebuildWhenNeeded } from './domain/rebuild.js';
+import { refreshesInFlight } from './domain/refreshes-in-flight.js';
 import { subscribers } from './domain/subscribers.js';
 import { trackCursors } from './domain/track-cursor.js';
 import { analysisReader } from './integration/analysis-client.js';
@@ -43,7 +44,8 @@ export async function startLibraryService(config: LibraryConfig, options: { logg
     // The listing's cursors are signed with a key derived from the secret every service shares (decision 0116).
     await runtime.serve(libraryOperations({ db, cursors: trackCursors(config.callContextSecret) }));
     const lanes = { concurrency: config.projectionConcurrency, lanesPerBatch: config.projectionLanesPerBatch };
-    const projectionDeps = { db, catalog, analyses, subscribers: tenants };
+    // Both consumers below get a quiet tenant's events: one waits for the other's refresh (decision 0176).
+    const projectionDeps = { db, catalog, analyses, subscribers: tenants, inFlight: refreshesInFlight() };
     followCatalogEvents(runtime, projectionDeps, { ...config.catalogEvents, ...lanes });
     const { busyEvents, ...express } = config.expressEvents;
     const busy = busyTenants({ windowMs: BUSY_WINDOW_MS, maxEvents: busyEvents });

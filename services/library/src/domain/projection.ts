@@ -17,12 +17,15 @@ import { analysisFacts } from './analysis-facts.js';
 import { applyRelationEvents, keepEntityTitles } from './relation-projection.js';
 import { assignmentFactsOf } from './assignment-facts.js';
 import { recordAssignmentState } from '../persistence/assignments.js';
+import type { RefreshesInFlight } from './refreshes-in-flight.js';
 import { changedTrackFields, NO_ANALYSIS, projectTrack, type KnownAsset, type ProjectedTrack } from './track.js';
 
 export interface ProjectionDeps {
   db: Kysely<LibraryDb>;
   catalog: CatalogReader;
   analyses: AnalysisReader;
+  /** The refreshes the process's consumers are running: one waits for the other's (decision 0176). */
+  inFlight?: RefreshesInFlight;
 }
 
 /** The state of an entity the projection reads from the catalog and the analysis service. */
@@ -210,8 +213,38 @@ export async function applyCatalogEventLanes(deps: ProjectionDeps, lanes: readon
   return outcomes;
 }
 
-/** Refreshes entities of one tenant: their states read, then one transaction writes them. */
+/**
+ * Refreshes entities of one tenant: their states read, then one transaction writes them. An
+ * entity another consumer of this process is refreshing at this lane's last position or later is
+ * left to it (decision 0176): once its refresh commits, this lane is stale without a read. Only
+ * lanes without a file's or an assignment's facts, which each claim records, are left so.
+ */
 async function refreshEntities(deps: ProjectionDeps, tenantId: string, refreshes: readonly Refresh[]): Promise<ProjectionOutcome[]> {
+  if (!deps.inFlight) return readAndWrite(deps, tenantId, refreshes);
+  const covering = new Map<string, Promise<boolean>>();
+  const mine: Array<(committed: boolean) => void> = [];
+  // Entered together, synchronously: a batch only ever waits for batches entered before it.
+  for (const r of refreshes) {
+    if (!r.items.every(({ event }) => assetFactsOf(event, r.entityId) === null && assignmentFactsOf(event) === null)) continue;
+    const entry = deps.inFlight.enter(tenantId, r.entityId, r.items[r.items.length - 1]!.position);
+    if ('covered' in entry) covering.set(r.entityId, entry.covered);
+    else mine.push(entry.done);
+  }
+  let committed = false;
+  try {
+    const covered = new Set<string>();
+    for (const [entityId, ended] of covering) if (await ended) covered.add(entityId);
+    const pending = refreshes.filter((r) => !covered.has(r.entityId));
+    const done = pending.length > 0 ? await readAndWrite(deps, tenantId, pending) : [];
+    committed = true;
+    return refreshes.map((r) => (covered.has(r.entityId) ? 'stale' : done[pending.indexOf(r)]!));
+  } finally {
+    for (const end of mine) end(committed);
+  }
+}
+
+/** The entities' states read, then one transaction writes them. */
+async function readAndWrite(deps: ProjectionDeps, tenantId: string, refreshes: readonly Refresh[]): Promise<ProjectionOutcome[]> {
   const states = await readEntityStates(
     deps,
     tenantId,
