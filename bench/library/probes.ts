@@ -3,7 +3,7 @@
  *
  * Where a probe's projection lag goes, stage by stage, from the outbox rows the write left behind
  * (read after the writes, so no query of this adds to the load measured). Every time is the one
- * clock of this machine: the load generator's `Date.now()` and Postgres's `now()` (a
+ * clock of this machine: the load generator's (`performance.timeOrigin` + `now()`) and Postgres's `now()` (a
  * transaction's start) and `published_at`.
  *
  *   toCatalog      request sent → the catalog's write transaction starts (HTTP, gateway, bus)

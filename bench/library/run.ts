@@ -175,6 +175,9 @@ async function createTracks(base: string, key: string, count: number): Promise<s
   return ids;
 }
 
+/** This machine's wall clock in ms with sub-ms precision, comparable with Postgres's timestamps. */
+const wallClock = () => performance.timeOrigin + performance.now();
+
 /** CPU time used so far (ms) by each service, Postgres, nats-server and this load generator. */
 function cpuUse(processes: BenchProcess[]): Record<string, number> {
   const own = process.cpuUsage();
@@ -256,8 +259,6 @@ async function lagBench(): Promise<Record<string, unknown>> {
      * ten a probe's); resolves once every write is answered and every probe seen, with the probes' lags.
      */
     const writePhase = async (first: number, count: number, rate: number) => {
-      const lags: number[] = [];
-      const trace: string[] = [];
       const probeTimes: ProbeTimes[] = [];
       const writes: Promise<void>[] = [];
       let failures = 0;
@@ -271,8 +272,7 @@ async function lagBench(): Promise<Record<string, unknown>> {
         const title = `${probe ? 'Probe' : 'Load'} ${n}`;
         writes.push(
           (async () => {
-            const sent = performance.now();
-            const sentAt = Date.now();
+            const sent = wallClock();
             const ok = await client
               .request('PATCH', `/api/v1/catalog/entities/${id}`, headers, { title })
               .then((answer) => answer.status === 200)
@@ -283,14 +283,12 @@ async function lagBench(): Promise<Record<string, unknown>> {
             }
             if (!probe) return;
             await probes.seen(id, n);
-            lags.push(performance.now() - sent);
-            probeTimes.push({ entityId: id, sent: sentAt, seen: Date.now() });
-            trace.push(`${Math.round(sent - startedAt)} ${Math.round(performance.now() - sent)}`);
+            probeTimes.push({ entityId: id, sent, seen: wallClock() });
           })(),
         );
       }
       await Promise.all(writes);
-      return { lags, trace, probeTimes, failures, seconds: (performance.now() - startedAt) / 1000 };
+      return { probeTimes, failures, startedAt, seconds: (performance.now() - startedAt) / 1000 };
     };
     /** One measured phase at `rate`: the probes' lags, the CPU each process spent a write, the stages after it. */
     const measure = async (first: number, rate: number) => {
@@ -306,12 +304,16 @@ async function lagBench(): Promise<Record<string, unknown>> {
         seconds: Math.round(phase.seconds * 10) / 10,
         writes: rate * SECONDS,
         failures: phase.failures,
-        lagMs: percentiles(phase.lags),
+        lagMs: percentiles(phase.probeTimes.map((p) => p.seen - p.sent)),
         stagesMs: await lagStages(owner, phase.probeTimes),
         cpuMsPerWrite,
         cpuShareOfMachine: Math.round((busy / (phase.seconds * 1000 * cpus().length)) * 100) / 100,
       };
-      return { trace: phase.trace, result };
+      // Each probe's send time (ms into the phase) and lag.
+      const trace = phase.probeTimes.map(
+        (p) => `${Math.round(p.sent - (performance.timeOrigin + phase.startedAt))} ${Math.round(p.seen - p.sent)}`,
+      );
+      return { trace, result };
     };
     // Warm-up: the PATCH path and the projection's run their first writes (JIT, plans, caches) as
     // in a service that has been up a while; the measured writes start once it has caught up.
