@@ -19,6 +19,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import type pg from 'pg';
+import { sendQuery } from './send-query.js';
 
 /**
  * Named prepared statements for the parameterised queries Kysely runs (decisions 0009, 0110, 0158).
@@ -111,15 +112,15 @@ class NamingConnection implements DatabaseConnection {
   private async run(query: CompiledQuery): Promise<pg.QueryResult> {
     const values = [...query.parameters];
     const name = this.nameOf(query);
-    if (name === null) return this.client.query(query.sql, values);
+    if (name === null) return sendQuery(this.client, { text: query.sql, values });
     this.named.add(name);
     try {
-      return await this.client.query({ name, text: query.sql, values });
+      return await sendQuery(this.client, { name, text: query.sql, values });
     } catch (error) {
       if (!RETRY_UNNAMED.has((error as { code?: string })?.code ?? '')) throw error;
       this.named.delete(name);
       if (refused.size < MAX_REMEMBERED_NAMES) refused.add(name);
-      if (!this.inTransaction) return this.client.query(query.sql, values);
+      if (!this.inTransaction) return sendQuery(this.client, { text: query.sql, values });
       (error as { [REFUSED_IN_TRANSACTION]?: true })[REFUSED_IN_TRANSACTION] = true;
       throw error;
     }

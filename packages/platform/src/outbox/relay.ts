@@ -12,6 +12,7 @@ import { Env } from '../support/env-schema.js';
 import { assertIdentifier } from '../db/database.js';
 import { runAsLeader, type Leadership } from '../db/leader.js';
 import { OLDEST_RUNNING_IN_DATABASE } from '../db/running-in-database.js';
+import { sendQuery } from '../db/send-query.js';
 import type { Logger } from '../observability/logger.js';
 import { outboxChannel } from './notify.js';
 
@@ -240,8 +241,8 @@ async function relayRound(ctx: RelayContext, state: RoundState, db: pg.ClientBas
   }
   // $2/$3: the position after which the rows not yet published lie. Ordered by the columns (`o.`),
   // not by the text the rows come back as: as text, seq 100 would sort before seq 99.
-  const { rows } = await db.query<OutboxRow>(
-    `select o.tx_id::text as tx, o.seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
+  const { rows } = await sendQuery<OutboxRow>(db, {
+    text: `select o.tx_id::text as tx, o.seq::text as seq, id, tenant_id, product, type, resource_kind, resource_id, dmrn,
             source_system, batch_id, schema_version, data, occurred_at
        from ${ctx.table} o
       where published_at is null
@@ -249,8 +250,8 @@ async function relayRound(ctx: RelayContext, state: RoundState, db: pg.ClientBas
         and o.tx_id < ${OLDEST_RUNNING_IN_DATABASE}
       order by o.tx_id, o.seq
       limit $1`,
-    [ctx.options.batchSize, state.after.tx, state.after.seq],
-  );
+    values: [ctx.options.batchSize, state.after.tx, state.after.seq],
+  });
   if (rows.length === 0) return 0;
   try {
     await markPublished(ctx, db, await publishRows(ctx, rows));
