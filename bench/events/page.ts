@@ -7,6 +7,7 @@ import { feedCursors, feedPageStatement } from '@catalog/events';
 import { testBus } from '@catalog/testing';
 import { memoryLimits, processCpuMs, programIo, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, requestText } from '../support/setup.js';
+import { clientCollections, type Window } from '../support/client-gc.js';
 import { createTenants, CURSOR_SECRET, feedFetcher, percentiles, resultsDir } from './feed.js';
 
 /**
@@ -236,6 +237,7 @@ export async function pageBench(): Promise<Record<string, unknown>> {
           ]
         : [{ name: 'all tenants', pick: () => pick(tenants) }];
     const results: Record<string, Record<string, unknown>> = {};
+    const client = clientCollections();
     for (const path of paths) {
       results[path.name] = { note: path.note };
       for (const tenantClass of classes) {
@@ -244,27 +246,35 @@ export async function pageBench(): Promise<Record<string, unknown>> {
             const tenant = tenantClass.pick();
             await path.call(tenant, scenario.query(tenant)); // warm-up
           }
-          const latencies: number[] = [];
+          const windows: Window[] = [];
           let returned = 0;
           const cpuBefore = processes.map((p) => processCpuMs(p.child.pid!));
           for (let i = 0; i < REQUESTS; i += 1) {
             const tenant = tenantClass.pick();
             const start = performance.now();
             const received = await path.call(tenant, scenario.query(tenant));
-            latencies.push(performance.now() - start);
+            windows.push([start, performance.now()]);
             const page = received();
             returned += page.events.length;
+            client.collectYoung();
           }
+          const latencies = windows.map(([start, end]) => end - start);
           // CPU per page of each service (10 ms ticks, so only a mean over the scenario's requests).
           const cpuUsPerPage = Object.fromEntries(
             processes.map((p, i) => [p.name, Math.round(((processCpuMs(p.child.pid!) - cpuBefore[i]!) * 1000) / REQUESTS)]),
           );
           const name = classes.length > 1 ? `${tenantClass.name}: ${scenario.name}` : scenario.name;
-          results[path.name]![name] = { latencyMs: percentiles(latencies), meanEvents: Math.round(returned / REQUESTS), cpuUsPerPage };
+          results[path.name]![name] = {
+            latencyMs: percentiles(latencies),
+            meanEvents: Math.round(returned / REQUESTS),
+            cpuUsPerPage,
+            clientGcInWindows: await client.overlapping(windows),
+          };
           console.log(`[page] ${path.name}: ${name}: ${JSON.stringify(results[path.name]![name])}`);
         }
       }
     }
+    client.stop();
 
     // EXPLAIN ANALYZE as the service runs it: the app role, one tenant set for row-level security.
     const explain = async (label: string, types: string[] | null): Promise<string> => {
@@ -311,6 +321,8 @@ export async function pageBench(): Promise<Record<string, unknown>> {
       loadSeconds,
       requestsPerScenario: REQUESTS,
       sequential: 'one request at a time, random tenant, random cursor position',
+      clientGc:
+        'the client runs a young-generation collection of its own after each request, outside its window (bench/support/client-gc.ts); clientGcInWindows: requests a client collection still fell into',
       scenarios: results,
       peakRssMiB: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMiB()])),
       memoryLimits: memoryLimits(processes),
