@@ -1,6 +1,5 @@
 import { PerformanceObserver } from 'node:perf_hooks';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { exposedGc } from '@catalog/testing';
 
 /** A measured request's window on `performance.now()`: [start, end]. */
 export type Window = readonly [number, number];
@@ -22,8 +21,7 @@ export interface ClientCollections {
  * many windows a collection still fell into, beside the latencies.
  */
 export function clientCollections(): ClientCollections {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as (options: { type: 'minor' | 'major' }) => void;
+  const gc = exposedGc();
   const pauses: Window[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) pauses.push([entry.startTime, entry.startTime + entry.duration]);

@@ -1,8 +1,7 @@
 import v8 from 'node:v8';
-import vm from 'node:vm';
 import { CompiledQuery } from 'kysely';
 import { createDatabase, sendQuery } from '@catalog/platform';
-import { createTestDatabase, type TestDatabase } from '@catalog/testing';
+import { createTestDatabase, exposedGc, type TestDatabase } from '@catalog/testing';
 
 let testDb: TestDatabase;
 
@@ -13,13 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await testDb?.drop();
 });
-
-type Collect = (options?: { type: 'minor' | 'major' }) => void;
-
-function collector(): Collect {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as Collect;
-}
 
 function oldSpaceBytes(): number {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
@@ -40,7 +32,7 @@ const PAGE_SQL = `select string_agg(repeat(md5(g::text || $1::text), 11), ',') a
  * much the old generation grew, and how much was read.
  */
 async function promotedWhileReading(readPage: (n: number) => Promise<number>): Promise<{ promoted: number; read: number }> {
-  const gc = collector();
+  const gc = exposedGc();
   for (let n = 0; n < 5; n += 1) await readPage(n);
   gc();
   const before = oldSpaceBytes();

@@ -24,3 +24,4 @@ export { sineWav, writeSineWav, type SineWavOptions } from './wav.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { replyDrift, serveStandIn, type StandIn, type StandInSettings } from './stand-in.js';
 export * from './music/index.js';
+export { exposedGc, type Collect } from './exposed-gc.js';
