@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../support/errors.js';
 
 /**
@@ -29,7 +29,8 @@ function forbidden(code: string, message: string): AppError {
 }
 
 export function createUrlSigner(secret: string | Buffer): UrlSigner {
-  const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
+  // A KeyObject made once: given bytes, every HMAC would build a native key of its own.
+  const key = createSecretKey(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret);
   const mac = (text: string): Buffer => createHmac('sha256', key).update(text).digest();
   return {
     sign(method, path, params, expiresAt) {

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { badRequest } from './errors.js';
 
 /**
@@ -31,11 +31,9 @@ export function derivedCursorKey(secret: string, purpose: string): string {
 }
 
 export function cursorCodec<P extends Record<string, unknown>>(settings: CursorCodecSettings<P>): CursorCodec<P> {
-  const sign = (data: Buffer): Buffer =>
-    createHmac('sha256', settings.secret ?? '')
-      .update(data)
-      .digest()
-      .subarray(0, TAG_BYTES);
+  // A KeyObject made once: given the secret itself, every HMAC would build a native key of its own.
+  const key = settings.secret ? createSecretKey(Buffer.from(settings.secret, 'utf8')) : null;
+  const sign = (data: Buffer): Buffer => createHmac('sha256', key!).update(data).digest().subarray(0, TAG_BYTES);
   const malformed = () =>
     badRequest('invalid_cursor', 'the cursor is malformed; use a nextCursor exactly as returned', { parameter: 'after' });
   return {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync } from 'node:crypto';
 
 /**
  * Sealed tokens: bytes handed to a client that it can neither read nor alter. A token is the
@@ -40,8 +40,10 @@ export function sealedTokens(settings: SealedTokenSettings): SealedTokens {
     throw new Error(`a sealed token version is 1..255, not ${settings.version}`);
   }
   const keys = Buffer.from(hkdfSync('sha256', settings.secret, Buffer.alloc(0), `sealed-token:${settings.purpose}`, 64));
-  const cipherKey = keys.subarray(0, 32);
-  const nonceKey = keys.subarray(32);
+  // KeyObjects made once (as the call context's, decision 0056): given a Buffer, every cipher and
+  // HMAC builds a native key of its own (8-10 µs of CPU each, and twice per page of the feed).
+  const cipherKey = createSecretKey(keys.subarray(0, 32));
+  const nonceKey = createSecretKey(keys.subarray(32));
   const version = Buffer.of(settings.version);
   const associated = (context: string): Buffer => Buffer.concat([version, Buffer.from(context, 'utf8')]);
   return {

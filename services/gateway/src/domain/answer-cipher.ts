@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 
 /** Seals the answers kept for Idempotency-Keys, so the database never holds them readable (decision 0119). */
 export interface AnswerCipher {
@@ -16,7 +16,7 @@ const TAG_BYTES = 16;
  * holds an issued API key's secret, which the database must not keep in the clear.
  */
 export function answerCipher(secret: string): AnswerCipher {
-  const key = Buffer.from(hkdfSync('sha256', secret, 'catalog-gateway', 'idempotency-answers', 32));
+  const key = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'catalog-gateway', 'idempotency-answers', 32)));
   return {
     seal(plain, context) {
       const iv = randomBytes(IV_BYTES);
