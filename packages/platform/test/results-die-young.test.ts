@@ -59,7 +59,7 @@ test('rows read through the dialect are freed by a young-generation collection, 
   }
 });
 
-test('rows read with sendQuery (the outbox relay\'s reads) are freed by a young-generation collection too', async () => {
+test("rows read with sendQuery (the outbox relay's reads) are freed by a young-generation collection too", async () => {
   const database = createDatabase<object>({ url: testDb.url, schema: 'public', poolSize: 1 });
   const client = await database.pool.connect();
   try {
