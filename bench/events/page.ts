@@ -33,6 +33,12 @@ function feedSize(): { total: number; tenants: number; largest: number; measured
 }
 
 const PER_TX = 50;
+/**
+ * Requests through the gateway, every tenant class and scenario in turn, before any scenario is
+ * measured (BENCH_PAGE_WARMUP): the services' compiled code and heaps settle first, as in a
+ * service that has been running (decision 0179). Their latencies are reported apart.
+ */
+const WARMUP = Number(process.env.BENCH_PAGE_WARMUP ?? 2000);
 /** Rows inserted per statement: the bulk load commits in steps, not in one 10-million-row transaction. */
 const LOAD_STEP = 1_000_000;
 
@@ -162,7 +168,7 @@ export async function pageBench(): Promise<Record<string, unknown>> {
     const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
     // 5 scenarios x (warm-up + requests) per tenant class; a key admits 60 a minute: the largest
     // tenant takes all its class's requests, the others share theirs.
-    const perClass = 5 * (REQUESTS + 50);
+    const perClass = 5 * (REQUESTS + 50) + Math.ceil(WARMUP / (size.largest > 0 ? 2 : 1));
     const tenantKeys = await createTenants(base, adminToken, size.measured, (t) =>
       Math.ceil(size.largest > 0 ? (t === 0 ? perClass : perClass / (size.measured - 1)) / 50 : (2 * perClass) / size.measured / 50),
     );
@@ -238,6 +244,22 @@ export async function pageBench(): Promise<Record<string, unknown>> {
         : [{ name: 'all tenants', pick: () => pick(tenants) }];
     const results: Record<string, Record<string, unknown>> = {};
     const client = clientCollections();
+    const warmUp: number[] = [];
+    for (let i = 0; i < WARMUP; i += 1) {
+      const tenantClass = classes[i % classes.length]!;
+      const scenario = scenarios[Math.floor(i / classes.length) % scenarios.length]!;
+      const tenant = tenantClass.pick();
+      const start = performance.now();
+      (await fetchFromGateway(tenant, scenario.query(tenant)))();
+      warmUp.push(performance.now() - start);
+      client.collectYoung();
+    }
+    const half = Math.floor(warmUp.length / 2);
+    const warmUpLatencyMs = {
+      firstHalf: warmUp.length > 1 ? percentiles(warmUp.slice(0, half)) : null,
+      secondHalf: warmUp.length > 1 ? percentiles(warmUp.slice(half)) : null,
+    };
+    console.log(`[page] warm-up: ${WARMUP} requests through the gateway: ${JSON.stringify(warmUpLatencyMs)}`);
     for (const path of paths) {
       results[path.name] = { note: path.note };
       for (const tenantClass of classes) {
@@ -320,6 +342,11 @@ export async function pageBench(): Promise<Record<string, unknown>> {
       },
       loadSeconds,
       requestsPerScenario: REQUESTS,
+      warmUp: {
+        requests: WARMUP,
+        note: 'through the gateway, every tenant class and scenario in turn, before any scenario is measured (decision 0179); latency of its halves',
+        latencyMs: warmUpLatencyMs,
+      },
       sequential: 'one request at a time, random tenant, random cursor position',
       clientGc:
         'the client runs a young-generation collection of its own after each request, outside its window (bench/support/client-gc.ts); clientGcInWindows: requests a client collection still fell into',
