@@ -166,8 +166,9 @@ export async function pageBench(): Promise<Record<string, unknown>> {
     processes.push(await startService('gateway', env, 18380));
     const base = 'http://127.0.0.1:18380';
     const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
-    // 5 scenarios x (warm-up + requests) per tenant class; a key admits 60 a minute: the largest
-    // tenant takes all its class's requests, the others share theirs.
+    // 5 scenarios x (warm-up + requests) per tenant class, and the class's share of the first
+    // warm-up; a key admits 60 a minute: the largest tenant takes all its class's requests, the
+    // others share theirs.
     const perClass = 5 * (REQUESTS + 50) + Math.ceil(WARMUP / (size.largest > 0 ? 2 : 1));
     const tenantKeys = await createTenants(base, adminToken, size.measured, (t) =>
       Math.ceil(size.largest > 0 ? (t === 0 ? perClass : perClass / (size.measured - 1)) / 50 : (2 * perClass) / size.measured / 50),
@@ -244,21 +245,26 @@ export async function pageBench(): Promise<Record<string, unknown>> {
         : [{ name: 'all tenants', pick: () => pick(tenants) }];
     const results: Record<string, Record<string, unknown>> = {};
     const client = clientCollections();
+    // One page, timed to its last byte; parsed, then the client's young generation collected, after the window.
+    const timedPage = async (fetch: () => Promise<() => any>): Promise<{ window: Window; page: any }> => {
+      const start = performance.now();
+      const received = await fetch();
+      const window: Window = [start, performance.now()];
+      const page = received();
+      client.collectYoung();
+      return { window, page };
+    };
     const warmUp: number[] = [];
     for (let i = 0; i < WARMUP; i += 1) {
       const tenantClass = classes[i % classes.length]!;
       const scenario = scenarios[Math.floor(i / classes.length) % scenarios.length]!;
       const tenant = tenantClass.pick();
-      const start = performance.now();
-      (await fetchFromGateway(tenant, scenario.query(tenant)))();
-      warmUp.push(performance.now() - start);
-      client.collectYoung();
+      const { window } = await timedPage(() => fetchFromGateway(tenant, scenario.query(tenant)));
+      warmUp.push(window[1] - window[0]);
     }
     const half = Math.floor(warmUp.length / 2);
-    const warmUpLatencyMs = {
-      firstHalf: warmUp.length > 1 ? percentiles(warmUp.slice(0, half)) : null,
-      secondHalf: warmUp.length > 1 ? percentiles(warmUp.slice(half)) : null,
-    };
+    const warmUpLatencyMs =
+      warmUp.length > 1 ? { firstHalf: percentiles(warmUp.slice(0, half)), secondHalf: percentiles(warmUp.slice(half)) } : null;
     console.log(`[page] warm-up: ${WARMUP} requests through the gateway: ${JSON.stringify(warmUpLatencyMs)}`);
     for (const path of paths) {
       results[path.name] = { note: path.note };
@@ -273,12 +279,9 @@ export async function pageBench(): Promise<Record<string, unknown>> {
           const cpuBefore = processes.map((p) => processCpuMs(p.child.pid!));
           for (let i = 0; i < REQUESTS; i += 1) {
             const tenant = tenantClass.pick();
-            const start = performance.now();
-            const received = await path.call(tenant, scenario.query(tenant));
-            windows.push([start, performance.now()]);
-            const page = received();
+            const { window, page } = await timedPage(() => path.call(tenant, scenario.query(tenant)));
+            windows.push(window);
             returned += page.events.length;
-            client.collectYoung();
           }
           const latencies = windows.map(([start, end]) => end - start);
           // CPU per page of each service (10 ms ticks, so only a mean over the scenario's requests).
