@@ -24,7 +24,8 @@ export interface Instance {
   url: string;
 }
 
-export type ExitEvent = SupervisorEvent & { type: 'exited' };
+/** A process's exit, with the last lines it wrote before it (what a failure message shows). */
+export type ExitEvent = SupervisorEvent & { type: 'exited'; lastLines: string[] };
 
 export interface ProcessSystem {
   gatewayUrl: string;
@@ -98,7 +99,8 @@ export async function startProcessSystem(settings: ProcessSystemSettings): Promi
       },
       onEvent(event) {
         if (event.type !== 'exited') return;
-        exits.push(event);
+        exits.push({ ...event, lastLines: recent.get(event.name) ?? [] });
+        recent.delete(event.name);
         leases.exited(event.name);
       },
     },
@@ -112,7 +114,7 @@ export async function startProcessSystem(settings: ProcessSystemSettings): Promi
     exits,
     recentOutput: () =>
       [...recent.entries()].map(([name, lines]) => `--- ${name}\n${lines.join('\n')}`).join('\n') +
-      `\n--- exits\n${exits.map((e) => `${e.name} ${e.signal ?? e.code} after ${e.uptimeMs} ms`).join('\n')}`,
+      `\n--- exits\n${exits.map((e) => `${e.name} ${e.signal ?? e.code} after ${e.uptimeMs} ms\n${e.lastLines.join('\n')}`).join('\n')}`,
     untilReady: (name, timeoutMs) => untilReady(`${urlOf(name)}/readyz`, timeoutMs),
     stop: () => supervisor.stop(15_000),
   };

@@ -38,6 +38,20 @@ describe('database', () => {
     expect(again).toEqual([]);
   });
 
+  test('replicas that start together migrate a new schema side by side: each starts, the migrations run once', async () => {
+    // Two replicas of a service start at once (a deploy, a crash loop): schema, grants and
+    // migrations must not fail one of them with "tuple concurrently updated" or a duplicate key.
+    for (const round of [1, 2, 3, 4, 5]) {
+      const schema = `racetest${round}`;
+      const settings = { url: testDb.url, schema, role: `${schema}_app`, migrations: notesWithOutbox(schema) };
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => migrateSchema(settings)));
+      const failures = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+      expect(failures).toEqual([]);
+      const applied = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+      expect(applied).toEqual(['0001_notes']);
+    }
+  });
+
   test('row-level security: a tenant sees only its rows, no tenant set sees nothing', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
     try {

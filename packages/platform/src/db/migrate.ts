@@ -26,12 +26,14 @@ export async function migrateSchema(settings: MigrateSettings): Promise<string[]
     dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: settings.url, max: 1 }) }),
   });
   try {
-    await ensureRole(db, role);
-    await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${schema}`).execute(db);
-    // Concurrent migrators of one schema (several replicas starting) take turns.
+    // Replicas starting together migrate one schema in turns: the role, the schema, the migrations
+    // and the grants all under one lock, as concurrent CREATE SCHEMA IF NOT EXISTS or GRANT on one
+    // object fail with a duplicate key or "tuple concurrently updated".
     const applied = await db.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(hashtext(${`migrate:${schema}`}))`.execute(conn);
       try {
+        await ensureRole(conn, role);
+        await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${schema}`).execute(conn);
         const migrator = new Migrator({
           db: conn.withSchema(schema) as Kysely<unknown>,
           provider: { getMigrations: async () => settings.migrations },
@@ -39,26 +41,31 @@ export async function migrateSchema(settings: MigrateSettings): Promise<string[]
         });
         const { error, results } = await migrator.migrateToLatest();
         if (error) throw error instanceof Error ? error : new Error(String(error));
+        await grantWorkingRole(conn, schema, role);
         return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
       } finally {
         await sql`select pg_advisory_unlock(hashtext(${`migrate:${schema}`}))`.execute(conn);
       }
     });
-    await sql
-      .raw(
-        [
-          `GRANT USAGE ON SCHEMA ${schema} TO ${role}`,
-          `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`,
-          `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role}`,
-          `REVOKE ALL ON ${schema}.kysely_migration, ${schema}.kysely_migration_lock FROM ${role}`,
-        ].join(';\n'),
-      )
-      .execute(db);
     for (const name of applied) settings.logger?.info({ schema, migration: name }, 'migration applied');
     return applied;
   } finally {
     await db.destroy();
   }
+}
+
+/** The working role may read and write the schema's tables and sequences, never the migration history. */
+async function grantWorkingRole(db: Kysely<unknown>, schema: string, role: string): Promise<void> {
+  await sql
+    .raw(
+      [
+        `GRANT USAGE ON SCHEMA ${schema} TO ${role}`,
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`,
+        `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role}`,
+        `REVOKE ALL ON ${schema}.kysely_migration, ${schema}.kysely_migration_lock FROM ${role}`,
+      ].join(';\n'),
+    )
+    .execute(db);
 }
 
 async function ensureRole(db: Kysely<unknown>, role: string): Promise<void> {
