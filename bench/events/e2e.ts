@@ -30,7 +30,7 @@ function follow(call: ReturnType<typeof feedCaller>, tenantId: string, from: str
     while (running) {
       const page = await call(tenantId, { limit: 500, ...(cursor ? { after: cursor } : {}) });
       const now = performance.now();
-      for (const event of page.events) if (!seenAt.has(event.resourceId)) seenAt.set(event.resourceId, now);
+      for (const { resourceId } of page.events) if (resourceId !== null && !seenAt.has(resourceId)) seenAt.set(resourceId, now);
       if (page.nextCursor) cursor = page.nextCursor;
       if (!page.hasMore) await new Promise((resolve) => setTimeout(resolve, 10));
     }

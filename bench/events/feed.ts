@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { apiClient, testCallContext } from '@catalog/testing';
+import type { EventsPage } from '@catalog/contracts';
 import { callRpc, JsonText, type NatsConnection, type Subjects } from '@catalog/platform';
 import { repoRoot } from '../support/processes.js';
 
@@ -11,9 +12,12 @@ export const resultsDir = join(repoRoot, 'bench', 'results');
 
 export { percentiles } from '../support/percentiles.js';
 
+/** A page as received, parsed when called (after the timing window). */
+export type ReceivedPage = () => EventsPage;
+
 /** `listEvents` over NATS as the gateway calls it; resolves with the page as received, unparsed. */
 export function feedFetcher(nc: NatsConnection, subjects: Subjects) {
-  return async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
+  return async (tenantId: string, query: Record<string, unknown>): Promise<ReceivedPage> => {
     const reply = await callRpc(
       { nc, subjects, callContext: testCallContext(), timeoutMs: 30_000, passJsonThrough: true },
       'events',
@@ -28,14 +32,14 @@ export function feedFetcher(nc: NatsConnection, subjects: Subjects) {
     );
     if (!reply.ok) throw new Error(`listEvents: ${JSON.stringify(reply.error)}`);
     const body = reply.body;
-    return () => (body instanceof JsonText ? body.parse() : body);
+    return () => (body instanceof JsonText ? body.parse() : body) as EventsPage;
   };
 }
 
 /** `listEvents` over NATS, the page parsed. */
 export function feedCaller(nc: NatsConnection, subjects: Subjects) {
   const fetchPage = feedFetcher(nc, subjects);
-  return async (tenantId: string, query: Record<string, unknown>): Promise<any> => (await fetchPage(tenantId, query))();
+  return async (tenantId: string, query: Record<string, unknown>): Promise<EventsPage> => (await fetchPage(tenantId, query))();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,13 +2,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { EventsPage } from '@catalog/contracts';
 import { subjectsFor, type NatsConnection } from '@catalog/platform';
 import { feedCursors, feedPageStatement } from '@catalog/events';
 import { testBus } from '@catalog/testing';
 import { memoryLimits, processCpuMs, programIo, startService, type BenchProcess } from '../support/processes.js';
 import { benchEnv, createBenchDatabase, requestText } from '../support/setup.js';
 import { clientCollections, type Window } from '../support/client-gc.js';
-import { createTenants, CURSOR_SECRET, feedFetcher, percentiles, resultsDir } from './feed.js';
+import { createTenants, CURSOR_SECRET, feedFetcher, percentiles, resultsDir, type ReceivedPage } from './feed.js';
 
 /**
  * The feed's size: BENCH_FEED_ROWS events (1,000,000) in BENCH_FEED_TENANTS tenants (10), of which
@@ -168,10 +169,14 @@ export async function pageBench(): Promise<Record<string, unknown>> {
     const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 1000);
     // 5 scenarios x (warm-up + requests) per tenant class, and the class's share of the first
     // warm-up; a key admits 60 a minute: the largest tenant takes all its class's requests, the
-    // others share theirs.
+    // others share theirs (picked at random, so unevenly: one key more each).
     const perClass = 5 * (REQUESTS + 50) + Math.ceil(WARMUP / (size.largest > 0 ? 2 : 1));
-    const tenantKeys = await createTenants(base, adminToken, size.measured, (t) =>
-      Math.ceil(size.largest > 0 ? (t === 0 ? perClass : perClass / (size.measured - 1)) / 50 : (2 * perClass) / size.measured / 50),
+    const tenantKeys = await createTenants(
+      base,
+      adminToken,
+      size.measured,
+      (t) =>
+        1 + Math.ceil(size.largest > 0 ? (t === 0 ? perClass : perClass / (size.measured - 1)) / 50 : (2 * perClass) / size.measured / 50),
     );
     const tenants = tenantKeys.map((t) => t.tenantId);
 
@@ -198,12 +203,12 @@ export async function pageBench(): Promise<Record<string, unknown>> {
     nc = await testBus('bench-feed', { user: 'gateway' });
     const fetchFromService = feedFetcher(nc, subjectsFor(prefix));
     const keysOf = new Map(tenantKeys.map((t) => [t.tenantId, t]));
-    const fetchFromGateway = async (tenantId: string, query: Record<string, unknown>): Promise<() => any> => {
+    const fetchFromGateway = async (tenantId: string, query: Record<string, unknown>): Promise<ReceivedPage> => {
       const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
       const text = await requestText('GET', `${base}/api/v1/catalog/events?${search}`, {
         authorization: `Bearer ${keysOf.get(tenantId)!.next()}`,
       });
-      return () => JSON.parse(text);
+      return () => JSON.parse(text) as EventsPage;
     };
     const cursors = feedCursors(CURSOR_SECRET);
     const randomCursor = (tenant: string) =>
@@ -246,7 +251,7 @@ export async function pageBench(): Promise<Record<string, unknown>> {
     const results: Record<string, Record<string, unknown>> = {};
     const client = clientCollections();
     // One page, timed to its last byte; parsed, then the client's young generation collected, after the window.
-    const timedPage = async (fetch: () => Promise<() => any>): Promise<{ window: Window; page: any }> => {
+    const timedPage = async (fetch: () => Promise<ReceivedPage>): Promise<{ window: Window; page: EventsPage }> => {
       const start = performance.now();
       const received = await fetch();
       const window: Window = [start, performance.now()];

@@ -24,6 +24,7 @@ export const EventsPage = Type.Object({
   }),
   hasMore: Type.Boolean({ description: 'another page was available when the request ran' }),
 });
+export type EventsPage = Static<typeof EventsPage>;
 
 /** Longest a feed request may wait for an event (`wait`, decision 0159). */
 export const MAX_FEED_WAIT_SECONDS = 30;
