@@ -107,13 +107,7 @@ test('entities written through kill -9 of an events and a catalog replica and of
   const tenant = await api.tenant({ name: 'Chaos Radio' });
   const backlog = backlogObserver(own.postgres.url, tenant.orgId);
   const writers = startWriters(sys.gatewayUrl, tenant.key, { writers: 3, pauseMs: 40 });
-  try {
-    await injectFaults(sys, own, backlog, writers);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n${sys.recentOutput()}`);
-  } finally {
-    await writers.stop();
-  }
+  await sys.explained(() => injectFaults(sys, own, backlog, writers)).finally(() => writers.stop());
   const settled = await backlog.untilSettled(60_000).finally(() => backlog.close());
 
   // Every fault struck while events were on their way (read from the database just before).
@@ -141,12 +135,10 @@ test('entities written through kill -9 of an events and a catalog replica and of
   expect([...writers.failures.keys()].filter((answer) => answer === '500')).toEqual([]);
   // Only the two replicas this test killed ever exited (a failure shows what each exit wrote last).
   const exits = sys.exits.map((exit) => [exit.name.replace(/-\d$/, ''), exit.signal]);
-  try {
+  await sys.explained(() =>
     expect(exits).toEqual([
       ['events', 'SIGKILL'],
       ['catalog', 'SIGKILL'],
-    ]);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n${sys.recentOutput()}`);
-  }
+    ]),
+  );
 }, 300_000);

@@ -37,6 +37,8 @@ export interface ProcessSystem {
   exits: ExitEvent[];
   /** The last lines an instance wrote and its exits, for a failure message. */
   recentOutput(): string;
+  /** Runs `work`; its failure's message gets `recentOutput()` appended. */
+  explained<T>(work: () => Promise<T> | T): Promise<T>;
   untilReady(name: string, timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -106,15 +108,23 @@ export async function startProcessSystem(settings: ProcessSystemSettings): Promi
     },
   );
   const urlOf = (name: string) => instances.find((instance) => instance.name === name)!.url;
+  const recentOutput = () =>
+    [...recent.entries()].map(([name, lines]) => `--- ${name}\n${lines.join('\n')}`).join('\n') +
+    `\n--- exits\n${exits.map((e) => `${e.name} ${e.signal ?? e.code} after ${e.uptimeMs} ms\n${e.lastLines.join('\n')}`).join('\n')}`;
   return {
     gatewayUrl,
     supervisor,
     instances,
     leaseHolder: leases.holder,
     exits,
-    recentOutput: () =>
-      [...recent.entries()].map(([name, lines]) => `--- ${name}\n${lines.join('\n')}`).join('\n') +
-      `\n--- exits\n${exits.map((e) => `${e.name} ${e.signal ?? e.code} after ${e.uptimeMs} ms\n${e.lastLines.join('\n')}`).join('\n')}`,
+    recentOutput,
+    async explained(work) {
+      try {
+        return await work();
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n${recentOutput()}`);
+      }
+    },
     untilReady: (name, timeoutMs) => untilReady(`${urlOf(name)}/readyz`, timeoutMs),
     stop: () => supervisor.stop(15_000),
   };
