@@ -52,6 +52,22 @@ describe('database', () => {
     }
   });
 
+  test('a migration has closed its connection when it returns, so the database may be dropped or stopped next', async () => {
+    const admin = new pg.Client({ connectionString: testDb.url });
+    await admin.connect();
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        await migrateSchema({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app', migrations });
+        const { rows } = await admin.query(
+          "select count(*)::int as open from pg_stat_activity where application_name = 'migrate:platformtest'",
+        );
+        expect(rows).toEqual([{ open: 0 }]);
+      }
+    } finally {
+      await admin.end();
+    }
+  });
+
   test('row-level security: a tenant sees only its rows, no tenant set sees nothing', async () => {
     const database = createDatabase<TestDb>({ url: testDb.url, schema: 'platformtest', role: 'platformtest_app' });
     try {

@@ -1,7 +1,8 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../observability/logger.js';
-import { assertIdentifier } from './database.js';
+import { sleep } from '../support/sleep.js';
+import { assertIdentifier, connectionErrorSummary } from './database.js';
 
 export type { Migration } from 'kysely';
 export type Migrations = Record<string, Migration>;
@@ -22,9 +23,11 @@ export interface MigrateSettings {
 export async function migrateSchema(settings: MigrateSettings): Promise<string[]> {
   const schema = assertIdentifier(settings.schema);
   const role = assertIdentifier(settings.role);
-  const db = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: settings.url, max: 1 }) }),
-  });
+  const pool = new pg.Pool({ connectionString: settings.url, max: 1, application_name: `migrate:${schema}` });
+  const closed = connectionsClosed(pool);
+  // The server may end the connection once the work is done (a restart, a dropped database): no failure of the migration.
+  pool.on('error', (error) => settings.logger?.warn({ schema, error: connectionErrorSummary(error) }, 'migration connection lost'));
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
     // Replicas starting together migrate one schema in turns: the role, the schema, the migrations
     // and the grants all under one lock, as concurrent CREATE SCHEMA IF NOT EXISTS or GRANT on one
@@ -51,7 +54,32 @@ export async function migrateSchema(settings: MigrateSettings): Promise<string[]
     return applied;
   } finally {
     await db.destroy();
+    await closed();
   }
+}
+
+/** Longest `migrateSchema` waits for its ended connection to close. */
+const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * Resolves, once called, when every connection `pool` opened has closed (or after CLOSE_WAIT_MS):
+ * `pool.end()` resolves before its connections have, and a caller may drop the database or stop
+ * the server next.
+ */
+function connectionsClosed(pool: pg.Pool): () => Promise<void> {
+  let open = 0;
+  let settle: (() => void) | null = null;
+  pool.on('connect', () => (open += 1));
+  pool.on('remove', () => {
+    open -= 1;
+    if (open === 0) settle?.();
+  });
+  return async () => {
+    if (open === 0) return;
+    const stop = new AbortController();
+    await Promise.race([new Promise<void>((resolve) => (settle = resolve)), sleep(CLOSE_WAIT_MS, stop.signal)]);
+    stop.abort();
+  };
 }
 
 /** The working role may read and write the schema's tables and sequences, never the migration history. */
