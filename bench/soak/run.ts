@@ -10,8 +10,10 @@
  *   sync reports: writes.ts), an analysis a second and an import of SOAK_IMPORT_ROWS (10,000)
  *   rows every SOAK_IMPORT_EVERY_MINUTES (10) (jobs.ts), library searches (searches.ts) and each
  *   station's feed consumer (the SDK's: feed.ts). Every SOAK_KILL_EVERY_MINUTES (5) one service in
- *   turn gets SIGKILL; the supervisor starts it again.
- *   Per minute: RSS, heap (heap-probe.mjs) and cgroup counters of every process, p50/p99 of
+ *   turn gets SIGKILL, at the start of the middle minute of each block (minutes 2, 7, 12, …: none
+ *   in the reference minute); the supervisor starts it again.
+ *   Per minute: RSS (peak, low and last of samples every SOAK_RSS_SAMPLE_SECONDS, 5), heap
+ *   (heap-probe.mjs) and cgroup counters of every process, p50/p99 of
  *   every request class, feed visibility, writes shed, the load average; then kills, restarts,
  *   OOM kills, whether every acknowledged write reached the feed once, how long the library took to
  *   show the last tracks after the load stopped, and the targets (targets.ts). Needs root (the
@@ -32,8 +34,9 @@ import { startJobs } from './jobs.js';
 import { latencyBook, timed } from './latency.js';
 import { createStations } from './stations.js';
 import { startSearches } from './searches.js';
-import { rssBytes, startSoakSystem } from './system.js';
-import { baselineMinutes, evaluateTargets, type MinuteRecord } from './targets.js';
+import { startRssSampler } from './rss-sampler.js';
+import { startSoakSystem } from './system.js';
+import { baselineMinutes, evaluateTargets, isKillMinute, type MinuteRecord } from './targets.js';
 import { startWrites } from './writes.js';
 import { libraryCatchUpMs } from './library.js';
 
@@ -48,6 +51,7 @@ const settings = {
   importRows: number('SOAK_IMPORT_ROWS', 10_000),
   importEveryMinutes: number('SOAK_IMPORT_EVERY_MINUTES', 10),
   killEveryMinutes: number('SOAK_KILL_EVERY_MINUTES', 5),
+  rssSampleSeconds: number('SOAK_RSS_SAMPLE_SECONDS', 5),
 };
 const MINUTE_MS = 60_000;
 const MiB = 2 ** 20;
@@ -123,11 +127,12 @@ try {
   const minutes: Array<MinuteRecord & Record<string, unknown>> = [];
   const kills: Kill[] = [];
   const baselineDurations = new Map<string, number[]>();
+  const rss = startRssSampler(SERVICE_NAMES, (service) => system.supervisor.pid(service), settings.rssSampleSeconds * 1000);
   const started = Date.now();
   for (let minute = 0; minute < settings.minutes; minute += 1) {
-    // The kill of this minute, at its start (never in minute 0: the baseline has none).
-    if (minute > 0 && minute % settings.killEveryMinutes === 0) {
-      const service = SERVICE_NAMES[(minute / settings.killEveryMinutes - 1) % SERVICE_NAMES.length]!;
+    // The kill of this minute, at its start.
+    if (isKillMinute(minute, settings.killEveryMinutes)) {
+      const service = SERVICE_NAMES[kills.length % SERVICE_NAMES.length]!;
       const kill: Kill = { minute, service, pid: system.supervisor.pid(service), readyAfterMs: null };
       kills.push(kill);
       const killedAt = performance.now();
@@ -148,15 +153,19 @@ try {
         if (figures.count > 0) baselineDurations.set(name, [...(baselineDurations.get(name) ?? []), figures.p99Ms]);
       }
     }
+    const rssMinute = rss.closeMinute();
     const processes = Object.fromEntries(
       SERVICE_NAMES.map((service) => {
         const pid = system.supervisor.pid(service);
         const counters = system.cgroups[service].counters();
+        const sampled = rssMinute[service];
         return [
           service,
           {
             pid: pid ?? null,
-            rssMiB: Math.round(rssBytes(pid) / MiB),
+            rssMiB: sampled?.peakMiB ?? 0,
+            rssLowMiB: sampled?.lowMiB ?? 0,
+            rssEndMiB: sampled?.endMiB ?? 0,
             ...heapOf(probeDir, service, pid),
             cgroupUsageMiB: Math.round(counters.usageBytes / MiB),
             cgroupRssMiB: Math.round(counters.rssBytes / MiB),
@@ -184,6 +193,7 @@ try {
   }
 
   // The end: the load stops; then every acknowledged write must reach the feed, and the library the last tracks.
+  rss.stop();
   searches.stop();
   await writes.stop();
   const libraryCaughtUpMs = await libraryCatchUpMs(base, writes.confirmedTracks(), performance.now(), 60_000);
@@ -204,7 +214,7 @@ try {
     oomKills,
     feed: { missing: feed.missing, duplicated: feed.duplicated, importsShort },
     libraryCaughtUpMs,
-    killMinutes: kills.map((kill) => kill.minute),
+    kills,
   });
   results = {
     benchmark: 'soak',

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceNodeFlags } from '@catalog/platform';
 import { freePort } from '@catalog/testing';
@@ -91,14 +90,4 @@ export async function startSoakSystem(shared: Record<string, string>, probeDir: 
     throw error;
   }
   return system;
-}
-
-/** The resident set of a running process, in bytes (0 when it is gone). */
-export function rssBytes(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
 }
