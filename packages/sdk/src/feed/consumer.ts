@@ -4,6 +4,7 @@ import { backoffDelay } from '../http/retry.js';
 import { sleep } from '../sleep.js';
 import type { EventsPage, FeedEvent } from '../types.js';
 import { cursorKey, type CursorState, type CursorStore } from './cursor-store.js';
+import { FeedPacer } from './feed-pacer.js';
 import { RecentIds } from './recent-ids.js';
 
 /** Part 8 of the interface: the feed is polled once every five seconds or slower. */
@@ -96,11 +97,12 @@ async function pause(until: number, signal: AbortSignal | undefined): Promise<bo
 /**
  * One page after `cursor`. A transient failure is waited out (its Retry-After, else a growing
  * delay of at least the poll interval) and the same cursor asked again (rule 7: that is safe);
- * anything else is thrown. Null once `signal` aborts.
+ * anything else is thrown. Null once `signal` aborts. Every attempt's end is noted by `pacer`.
  */
 async function fetchPage(
   options: FeedConsumerOptions,
   settings: Settings,
+  pacer: FeedPacer,
   cursor: string | null,
   wait: number,
 ): Promise<EventsPage | null> {
@@ -116,10 +118,11 @@ async function fetchPage(
     } catch (error) {
       if (options.signal?.aborted) return null;
       if (!isTransient(error)) throw error;
+      pacer.ended(Date.now());
       const backoff = backoffDelay({ baseDelayMs: settings.pollIntervalMs, maxDelayMs: MAX_ERROR_DELAY_MS }, attempt);
       const delay = Math.max(error.retryAfterMs ?? 0, settings.pollIntervalMs, backoff);
       options.onRetry?.(error, delay);
-      if (!(await pause(Date.now() + delay, options.signal))) return null;
+      if (!(await pause(pacer.nextStart(Date.now(), delay), options.signal))) return null;
     }
   }
 }
@@ -129,7 +132,8 @@ async function fetchPage(
  * processed (when the loop asks for the next page; a `break` or a throw saves nothing, so the
  * page comes again), kept on an empty page, one per types filter; repeats dropped by id; once
  * caught up, long polls (`waitSeconds`) sent no faster than one a second, or polls no faster than
- * every five seconds; resumes from the store after a restart.
+ * every five seconds; never more than the feed's limit in any minute as the gateway counts it,
+ * whatever the latency (`FeedPacer`); resumes from the store after a restart.
  */
 export async function* consumeEventPages(options: FeedConsumerOptions): AsyncGenerator<FeedPage, void, undefined> {
   const settings = settingsOf(options);
@@ -137,16 +141,18 @@ export async function* consumeEventPages(options: FeedConsumerOptions): AsyncGen
   const saved = await options.store.load(key);
   const recent = new RecentIds(saved?.recentIds ?? [], settings.dedupeWindow);
   let cursor = saved?.cursor ?? null;
+  const pacer = new FeedPacer();
   let next = 0;
   // The first request learns where the feed stands at once; once caught up, each one is a long poll.
   let caughtUp = false;
   const longPoll = settings.waitSeconds > 0 && !options.stopWhenCaughtUp;
   while (await pause(next, options.signal)) {
     const requestedAt = Date.now();
-    const page = await fetchPage(options, settings, cursor, longPoll && caughtUp ? settings.waitSeconds : 0);
+    const page = await fetchPage(options, settings, pacer, cursor, longPoll && caughtUp ? settings.waitSeconds : 0);
     if (page === null) return;
+    pacer.ended(Date.now());
     caughtUp = !page.hasMore;
-    next = requestedAt + (page.hasMore || longPoll ? settings.pageIntervalMs : settings.pollIntervalMs);
+    next = pacer.nextStart(requestedAt, page.hasMore || longPoll ? settings.pageIntervalMs : settings.pollIntervalMs);
     // Rule 5: an empty page has no cursor; the previous one is kept.
     if (page.nextCursor !== null) {
       const events = page.events.filter((event) => recent.add(event.id));
