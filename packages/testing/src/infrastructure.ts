@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { SCHEMA_OWNER_ROLE, serviceRoleOf, setupDatabaseRoles } from '@catalog/platform';
+import { SCHEMA_OWNER_ROLE, serviceRoleOf, setupDatabaseRoles, sleep } from '@catalog/platform';
 import { testCredentials } from './local-credentials.js';
 import { startOwnPostgres } from './own-postgres.js';
 
@@ -55,6 +55,38 @@ export function ensureTestRoles(schemas: readonly string[], server = testInfrast
   return Promise.all(schemas.map((schema) => rolesReady.get(key(schema))!)).then(() => undefined);
 }
 
+/** How long `drop()` lets a database's connections close by themselves, at most, and how long a count that stays put ends the wait. */
+const CLOSING_WAIT_MS = 2_000;
+const CLOSING_STEADY_MS = 200;
+
+/**
+ * Drops a test database. A pool the test has just ended may still be closing its connections
+ * (pg-pool's `end()` resolves first): they are let close, as long as their count keeps falling,
+ * for `CLOSING_WAIT_MS` at most. Otherwise `WITH (FORCE)` ends them under their pool, which emits
+ * "terminating connection due to administrator command" as an unhandled error in the test's
+ * process. Connections that stay (a service still running) are ended by the FORCE.
+ */
+async function dropDatabase(server: string, name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    const deadline = Date.now() + CLOSING_WAIT_MS;
+    let count = -1;
+    let countSince = Date.now();
+    for (;;) {
+      const { rows } = await admin.query<{ open: number }>('select count(*)::int as open from pg_stat_activity where datname = $1', [name]);
+      const open = rows[0]!.open;
+      if (open === 0 || Date.now() >= deadline) break;
+      if (open !== count) [count, countSince] = [open, Date.now()];
+      else if (Date.now() - countSince >= CLOSING_STEADY_MS) break;
+      await sleep(20);
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 async function asAdministrator(server: string, statements: string[]): Promise<void> {
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
@@ -99,7 +131,7 @@ export async function createTestDatabase(label = 'test', options: TestDatabaseOp
         as.password = testCredentials().postgresPassword(role);
         return as.toString();
       },
-      drop: cluster ? () => cluster.stop() : () => asAdministrator(server, [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
+      drop: cluster ? () => cluster.stop() : () => dropDatabase(server, name),
     };
   } catch (error) {
     await cluster?.stop();
