@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/processes.js';
+import { restartedIn, rssReferenceMiB } from './targets.js';
 
 interface Soak {
   date: string;
@@ -37,15 +38,13 @@ interface Soak {
 const soak = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results', 'soak.json'), 'utf8')) as Soak;
 const yes = (met: boolean | undefined) => (met ? 'yes' : 'no');
 const loads = soak.minutes.map((m) => m.loadAverage[0] ?? 0);
-const reference = soak.minutes[soak.referenceMinute];
 const services = Object.keys(soak.memoryLimitsMiB);
 const tail = soak.minutes.slice(soak.referenceMinute);
-const restarted = (s: string, minute: number) => soak.kills.some((kill) => kill.service === s && kill.minute === minute);
 const rss = services
   .map((s) => {
-    const base = reference?.processes[s]?.rssMiB ?? 0;
+    const base = rssReferenceMiB(tail, soak.kills, s);
     const values = tail
-      .filter((m) => !restarted(s, m.minute))
+      .filter((m) => !restartedIn(soak.kills, s, m.minute))
       .map((m) => m.processes[s]?.rssMiB ?? 0)
       .filter((v) => v > 0);
     return `${s} ${base} → ${Math.min(...values)}–${Math.max(...values)}`;

@@ -33,6 +33,19 @@ export function isKillMinute(minute: number, every: number): boolean {
   return minute % every === Math.floor(every / 2);
 }
 
+type Kills = TargetInput['kills'];
+type ProcessMinute = { minute: number; processes: Record<string, { rssMiB: number }> };
+
+/** Whether `service` was killed, and so started again, in `minute`. */
+export function restartedIn(kills: Kills, service: string, minute: number): boolean {
+  return kills.some((kill) => kill.minute === minute && kill.service === service);
+}
+
+/** A service's RSS reference: its RSS in the first minute of `tail` it ran whole (not restarted in); 0 if none. */
+export function rssReferenceMiB(tail: ProcessMinute[], kills: Kills, service: string): number {
+  return tail.find((record) => !restartedIn(kills, service, record.minute))?.processes[service]?.rssMiB ?? 0;
+}
+
 export function referenceMinute(totalMinutes: number): number {
   return Math.round(totalMinutes / 3);
 }
@@ -43,21 +56,18 @@ export function baselineMinutes(totalMinutes: number): number {
 
 export function evaluateTargets(input: TargetInput) {
   const total = input.minutes.length;
-  const killed = (service: string, minute: number) => input.kills.some((kill) => kill.minute === minute && kill.service === service);
   const tail = input.minutes.slice(referenceMinute(total));
-  /** A service's reference: its RSS in the first minute of the tail it ran whole (not restarted in). */
-  const referenceOf = (service: string) => tail.find((record) => !killed(service, record.minute))?.processes[service]?.rssMiB ?? 0;
   const rssMisses: Array<{ service: string; minute: number; rssMiB: number; referenceMiB: number; restartMinute: boolean }> = [];
   for (const record of tail) {
     for (const [service, now] of Object.entries(record.processes)) {
-      const base = referenceOf(service);
+      const base = rssReferenceMiB(tail, input.kills, service);
       if (base > 0 && now.rssMiB > 0 && Math.abs(now.rssMiB / base - 1) > 0.1) {
         rssMisses.push({
           service,
           minute: record.minute,
           rssMiB: now.rssMiB,
           referenceMiB: base,
-          restartMinute: killed(service, record.minute),
+          restartMinute: restartedIn(input.kills, service, record.minute),
         });
       }
     }

@@ -67,9 +67,7 @@ const CLOSING_STEADY_MS = 200;
  * process. Connections that stay (a service still running) are ended by the FORCE.
  */
 async function dropDatabase(server: string, name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
+  await asAdministrator(server, async (admin) => {
     const deadline = Date.now() + CLOSING_WAIT_MS;
     let count = -1;
     let countSince = Date.now();
@@ -82,16 +80,15 @@ async function dropDatabase(server: string, name: string): Promise<void> {
       await sleep(20);
     }
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  });
 }
 
-async function asAdministrator(server: string, statements: string[]): Promise<void> {
+/** Runs `work` on a connection of its own to `server`, closed after it. */
+async function asAdministrator(server: string, work: (admin: pg.Client) => Promise<void>): Promise<void> {
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   try {
-    for (const statement of statements) await admin.query(statement);
+    await work(admin);
   } finally {
     await admin.end();
   }
@@ -119,7 +116,10 @@ export async function createTestDatabase(label = 'test', options: TestDatabaseOp
       .replace(/[^a-z0-9]/gi, '')
       .toLowerCase()
       .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
-    await asAdministrator(server, [`CREATE DATABASE ${name}`, `GRANT CONNECT, CREATE ON DATABASE ${name} TO ${SCHEMA_OWNER_ROLE}`]);
+    await asAdministrator(server, async (admin) => {
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.query(`GRANT CONNECT, CREATE ON DATABASE ${name} TO ${SCHEMA_OWNER_ROLE}`);
+    });
     const url = new URL(server);
     url.pathname = `/${name}`;
     return {
