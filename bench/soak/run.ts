@@ -13,17 +13,20 @@
  *   turn gets SIGKILL, at the start of the middle minute of each block (minutes 2, 7, 12, …: none
  *   in the reference minute); the supervisor starts it again.
  *   Per minute: RSS (peak, low and last of samples every SOAK_RSS_SAMPLE_SECONDS, 5), heap
- *   (heap-probe.mjs) and cgroup counters of every process, p50/p99 of
+ *   (heap-probe.mjs: V8's heap and its spaces, RSS as anonymous and file-backed pages) and cgroup
+ *   counters of every process, p50/p99 of
  *   every request class, feed visibility, writes shed, the load average; then kills, restarts,
  *   OOM kills, whether every acknowledged write reached the feed once, how long the library took to
  *   show the last tracks after the load stopped, and the targets (targets.ts). Needs root (the
  *   memory controller at /sys/fs/cgroup/memory), DATABASE_URL and NATS_URL, and `npm run build`.
+ *   For a diagnosis: SOAK_PROBE_TRACE=DIR keeps every service's probe samples, one a second, in
+ *   DIR/<service>.log; SOAK_NODE_FLAGS_<SERVICE> adds Node flags to one service (decision 0182).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serviceNodeFlags, sleep } from '@catalog/platform';
+import { sleep } from '@catalog/platform';
 import { sineWav } from '@catalog/testing';
 import { SERVICE_NAMES } from '../../scripts/dev/services.js';
 import { machine, repoRoot } from '../support/processes.js';
@@ -35,7 +38,7 @@ import { latencyBook, timed } from './latency.js';
 import { createStations } from './stations.js';
 import { startSearches } from './searches.js';
 import { startRssSampler } from './rss-sampler.js';
-import { startSoakSystem } from './system.js';
+import { soakNodeFlags, startSoakSystem } from './system.js';
 import { baselineMinutes, evaluateTargets, isKillMinute, type MinuteRecord } from './targets.js';
 import { startWrites } from './writes.js';
 import { libraryCatchUpMs } from './library.js';
@@ -65,16 +68,38 @@ interface Kill {
   readyAfterMs: number | null;
 }
 
-function heapOf(probeDir: string, service: string, pid: number | undefined): Record<string, number> | null {
+/** A process's heap probe figures in MiB: V8's heap, its spaces, and the anonymous and file-backed parts of its RSS. */
+interface HeapFigures {
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  heapLimitMiB: number;
+  externalMiB: number;
+  rssAnonMiB: number;
+  rssFileMiB: number;
+  heapSpacesMiB: { new: number; old: number; code: number; large: number };
+}
+
+function heapOf(probeDir: string, service: string, pid: number | undefined): HeapFigures | null {
   try {
-    const sample = JSON.parse(readFileSync(join(probeDir, `${service}.json`), 'utf8')) as Record<string, number>;
+    const sample = JSON.parse(readFileSync(join(probeDir, `${service}.json`), 'utf8')) as Record<string, number> & {
+      spaces?: Record<string, number>;
+    };
     if (sample.pid !== pid) return null;
     const mib = (bytes: number | undefined) => Math.round((bytes ?? 0) / MiB);
+    const space = (name: string) => mib(sample.spaces?.[name]);
     return {
       heapUsedMiB: mib(sample.heapUsed),
       heapTotalMiB: mib(sample.heapTotal),
       heapLimitMiB: mib(sample.heapLimit),
       externalMiB: mib(sample.external),
+      rssAnonMiB: mib(sample.rssAnon),
+      rssFileMiB: mib(sample.rssFile),
+      heapSpacesMiB: {
+        new: space('new_space'),
+        old: space('old_space'),
+        code: space('code_space') + space('code_large_object_space'),
+        large: space('large_object_space') + space('new_large_object_space'),
+      },
     };
   } catch {
     return null;
@@ -222,7 +247,7 @@ try {
     machine: machine(),
     settings,
     memoryLimitsMiB: Object.fromEntries(SERVICE_NAMES.map((s) => [s, Math.round(system.cgroups[s].limitBytes / MiB)])),
-    nodeFlags: Object.fromEntries(SERVICE_NAMES.map((s) => [s, serviceNodeFlags(s)])),
+    nodeFlags: Object.fromEntries(SERVICE_NAMES.map((s) => [s, soakNodeFlags(s)])),
     minutes,
     kills,
     restarts: system.exits.map((exit) => ({ service: exit.name, signal: exit.signal, code: exit.code, uptimeMs: exit.uptimeMs })),

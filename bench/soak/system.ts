@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceNodeFlags } from '@catalog/platform';
 import { freePort } from '@catalog/testing';
@@ -24,6 +25,15 @@ export interface SoakSystem {
   stop(): Promise<void>;
 }
 
+/**
+ * A service's Node flags in the soak: its chart flags, and for an experiment the flags of
+ * SOAK_NODE_FLAGS_<SERVICE> after them (SOAK_NODE_FLAGS_CATALOG='--max-semi-space-size=8').
+ */
+export function soakNodeFlags(service: string): string[] {
+  const extra = process.env[`SOAK_NODE_FLAGS_${service.toUpperCase()}`]?.split(' ').filter(Boolean) ?? [];
+  return [...serviceNodeFlags(service), ...extra];
+}
+
 export async function startSoakSystem(shared: Record<string, string>, probeDir: string): Promise<SoakSystem> {
   const ports = Object.fromEntries(await Promise.all(SERVICE_NAMES.map(async (s) => [s, await freePort()] as const))) as Record<
     ServiceName,
@@ -43,7 +53,7 @@ export async function startSoakSystem(shared: Record<string, string>, probeDir: 
   const supervisor = superviseProcesses(
     SERVICE_NAMES.map((service) => {
       const args = [
-        ...serviceNodeFlags(service),
+        ...soakNodeFlags(service),
         '--import',
         probe,
         '--import',
@@ -59,6 +69,8 @@ export async function startSoakSystem(shared: Record<string, string>, probeDir: 
     }),
     {
       onLine(name, line) {
+        // A diagnosis (SOAK_PROBE_TRACE=DIR) keeps every service's output too, in DIR/<service>.out.
+        if (shared.SOAK_PROBE_TRACE) appendFileSync(join(shared.SOAK_PROBE_TRACE, `${name}.out`), `${line}\n`);
         const lines = recent.get(name) ?? [];
         lines.push(line);
         recent.set(name, lines.slice(-20));
