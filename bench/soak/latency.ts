@@ -75,3 +75,29 @@ export async function timed<T>(book: LatencyBook, requestClass: string, request:
     return undefined;
   }
 }
+
+/**
+ * The stations' feed consumers' fetch, timed (decision 0183): one request for each call, its
+ * answer handed to the SDK as it came (a 503 or 429 too, which the SDK waits out), and a failure
+ * to answer thrown as it came. A long poll (`wait` in its query) is timed as `feed.longPoll`: how
+ * long it takes is how long the station went without a new event (the events service reads the
+ * page again every 250 ms), which feed visibility measures; other pages are `feed.page`.
+ */
+export function timedFeedFetch(book: LatencyBook, fetchOnce: typeof fetch = fetch): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const requestClass = new URL(request.url).searchParams.has('wait') ? 'feed.longPoll' : 'feed.page';
+    let answer: Response | undefined;
+    let failure: unknown;
+    await timed(book, requestClass, async () => {
+      try {
+        answer = await fetchOnce(request);
+      } catch (error) {
+        failure = error;
+        throw error;
+      }
+      if (!answer.ok) throw Object.assign(new Error(`feed ${answer.status}`), { status: answer.status });
+    });
+    if (answer) return answer;
+    throw failure;
+  };
+}

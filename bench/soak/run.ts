@@ -34,7 +34,7 @@ import { benchEnv, createBenchDatabase } from '../support/setup.js';
 import { renderSoakChart } from './chart.js';
 import { feedLedger } from './feed.js';
 import { startJobs } from './jobs.js';
-import { latencyBook, timed } from './latency.js';
+import { latencyBook, timedFeedFetch } from './latency.js';
 import { createStations } from './stations.js';
 import { startSearches } from './searches.js';
 import { startRssSampler } from './rss-sampler.js';
@@ -125,15 +125,7 @@ try {
   const stations = await createStations(base, adminToken, settings.stations, wav, 1_000_000);
   const book = latencyBook();
   const ledger = feedLedger();
-  const feedFetch = async (request: Request): Promise<Response> => {
-    const response = await timed(book, 'feed.page', async () => {
-      const answer = await fetch(request);
-      if (!answer.ok) throw Object.assign(new Error(`feed ${answer.status}`), { status: answer.status });
-      return answer;
-    });
-    return response ?? fetch(request);
-  };
-  const consumers = ledger.startConsumers(stations, base, feedFetch, stopConsumers.signal);
+  const consumers = ledger.startConsumers(stations, base, timedFeedFetch(book), stopConsumers.signal);
   const writes = startWrites(base, stations, { perSecond: settings.writesPerSecond, maxInFlight: 256, wav }, book, ledger);
   const jobs = startJobs(
     base,

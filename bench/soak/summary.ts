@@ -14,7 +14,7 @@ interface Soak {
   minutes: Array<{
     minute: number;
     loadAverage: number[];
-    processes: Record<string, { rssMiB: number; heapUsedMiB?: number }>;
+    processes: Record<string, { rssMiB: number; heapUsedMiB?: number; heapTotalMiB?: number; rssAnonMiB?: number }>;
     requests: Record<string, { count: number; p99Ms: number; failures: Record<string, number> }>;
     feedVisibility: { count: number; p50Ms: number; p99Ms: number };
     writesShed: number;
@@ -109,6 +109,32 @@ console.log(
       importsDone.map((i) => i.runMs ?? 0),
       seconds,
     )} s | | |`,
+);
+/** Where a service's RSS is, at the reference minute and the last (decision 0182): anonymous pages against V8's committed heap. */
+const heapShare = services
+  .map((s) => {
+    const at = (m: Soak['minutes'][number] | undefined) =>
+      `${m?.processes[s]?.rssAnonMiB ?? '–'} / ${m?.processes[s]?.heapTotalMiB ?? '–'}`;
+    return `${s} ${at(soak.minutes[soak.referenceMinute])}, ${at(soak.minutes.at(-1))}`;
+  })
+  .join('; ');
+console.log(`| anonymous RSS / heapTotal MiB, minute ${soak.referenceMinute}, last | ${heapShare} | | |`);
+/** The stations' SDK consumers: requests a minute, 429s, and the p99 a minute of pages and of long polls (decision 0183). */
+const feedClasses = ['feed.page', 'feed.longPoll'];
+const feedMinutes = soak.minutes.map((m) => feedClasses.map((name) => m.requests[name]).filter((r) => r !== undefined));
+const refused = feedMinutes.flat().reduce((sum, r) => sum + (r.failures['429'] ?? 0), 0);
+const feedP99 = feedClasses
+  .map((name) => {
+    const p99s = soak.minutes.map((m) => m.requests[name]?.p99Ms).filter((ms): ms is number => Number.isFinite(ms));
+    return p99s.length === 0 ? null : `${name} ${range(p99s, (ms) => String(Math.round(ms)))} ms`;
+  })
+  .filter(Boolean)
+  .join(', ');
+console.log(
+  `| SDK feed consumers: requests a minute; 429s; p99 a minute | ${range(
+    feedMinutes.map((rs) => rs.reduce((sum, r) => sum + r.count, 0)),
+    String,
+  )}; ${refused}; ${feedP99} | | |`,
 );
 console.log(
   `| feed visibility p99 a minute; SIGKILLs → ready | ${range(visibility, seconds)} s; ${soak.kills.length} → ${range(ready, seconds)} s | | |`,
