@@ -14,11 +14,12 @@
  *   in the reference minute); the supervisor starts it again.
  *   Per minute: RSS (peak, low and last of samples every SOAK_RSS_SAMPLE_SECONDS, 5), heap
  *   (heap-probe.mjs: V8's heap and its spaces, RSS as anonymous and file-backed pages) and cgroup
- *   counters of every process, p50/p99 of
- *   every request class, feed visibility, writes shed, the load average; then kills, restarts,
- *   OOM kills, whether every acknowledged write reached the feed once, how long the library took to
- *   show the last tracks after the load stopped, and the targets (targets.ts). Needs root (the
- *   memory controller at /sys/fs/cgroup/memory), DATABASE_URL and NATS_URL, and `npm run build`.
+ *   counters of every process, p50/p99 of every request class (the feed consumers' long polls
+ *   as feed.longPoll, decision 0183), feed visibility, writes shed, the load average; then kills,
+ *   restarts, OOM kills, whether every acknowledged write reached the feed once, how long the
+ *   library took to show the last tracks after the load stopped, and the targets (targets.ts).
+ *   Needs root (the memory controller at /sys/fs/cgroup/memory), DATABASE_URL and NATS_URL, and
+ *   `npm run build`.
  *   For a diagnosis: SOAK_PROBE_TRACE=DIR keeps every service's probe samples, one a second, in
  *   DIR/<service>.log; SOAK_NODE_FLAGS_<SERVICE> adds Node flags to one service (decision 0182).
  */

@@ -110,16 +110,12 @@ console.log(
       seconds,
     )} s | | |`,
 );
-/** Where a service's RSS is, at the reference minute and the last (decision 0182): anonymous pages against V8's committed heap. */
+/** Where a service's RSS is at the reference minute (decision 0182): anonymous pages against V8's committed heap. */
+const reference = soak.minutes[soak.referenceMinute];
 const heapShare = services
-  .map((s) => {
-    const at = (m: Soak['minutes'][number] | undefined) =>
-      `${m?.processes[s]?.rssAnonMiB ?? '–'} / ${m?.processes[s]?.heapTotalMiB ?? '–'}`;
-    return `${s} ${at(soak.minutes[soak.referenceMinute])}, ${at(soak.minutes.at(-1))}`;
-  })
-  .join('; ');
-console.log(`| anonymous RSS / heapTotal MiB, minute ${soak.referenceMinute}, last | ${heapShare} | | |`);
-/** The stations' SDK consumers: requests a minute, 429s, and the p99 a minute of pages and of long polls (decision 0183). */
+  .map((s) => `${s} ${reference?.processes[s]?.rssAnonMiB ?? '–'} / ${reference?.processes[s]?.heapTotalMiB ?? '–'}`)
+  .join(', ');
+console.log(`| anonymous RSS / heapTotal MiB at minute ${soak.referenceMinute} | ${heapShare} | | |`);
 const feedClasses = ['feed.page', 'feed.longPoll'];
 const feedMinutes = soak.minutes.map((m) => feedClasses.map((name) => m.requests[name]).filter((r) => r !== undefined));
 const refused = feedMinutes.flat().reduce((sum, r) => sum + (r.failures['429'] ?? 0), 0);
