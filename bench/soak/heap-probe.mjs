@@ -13,7 +13,7 @@ const trace = process.env.SOAK_PROBE_TRACE;
 const name = process.env.OTEL_SERVICE_NAME ?? /services\/([a-z]+)\//.exec(process.argv[1] ?? '')?.[1];
 
 /** RssAnon and RssFile of /proc/self/status, in bytes (empty where there is none). */
-function residentParts() {
+export function residentParts() {
   try {
     const status = readFileSync('/proc/self/status', 'utf8');
     const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;

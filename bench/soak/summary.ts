@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/processes.js';
+import { FEED_CLASSES } from './latency.js';
 import { restartedIn, rssReferenceMiB } from './targets.js';
 
 interface Soak {
@@ -116,7 +117,7 @@ const heapShare = services
   .map((s) => `${s} ${reference?.processes[s]?.rssAnonMiB ?? '–'} / ${reference?.processes[s]?.heapTotalMiB ?? '–'}`)
   .join(', ');
 console.log(`| anonymous RSS / heapTotal MiB at minute ${soak.referenceMinute} | ${heapShare} | | |`);
-const feedClasses = ['feed.page', 'feed.longPoll'];
+const feedClasses = Object.values(FEED_CLASSES);
 const feedMinutes = soak.minutes.map((m) => feedClasses.map((name) => m.requests[name]).filter((r) => r !== undefined));
 const refused = feedMinutes.flat().reduce((sum, r) => sum + (r.failures['429'] ?? 0), 0);
 const feedP99 = feedClasses

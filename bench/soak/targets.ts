@@ -1,4 +1,4 @@
-import type { ClassMinute } from './latency.js';
+import { FEED_CLASSES, type ClassMinute } from './latency.js';
 
 /**
  * The soak's targets, checked on its per-minute record: no OOM kill; every process's RSS (a
@@ -14,7 +14,7 @@ import type { ClassMinute } from './latency.js';
  * Request classes whose time is a wait by design, recorded but not held to the p99 target
  * (decision 0183): a feed long poll answers when the station's next event is visible.
  */
-export const WAITING_CLASSES: ReadonlySet<string> = new Set(['feed.longPoll']);
+export const WAITING_CLASSES: ReadonlySet<string> = new Set([FEED_CLASSES.longPoll]);
 
 export interface MinuteRecord {
   minute: number;

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { residentParts } from './heap-probe.mjs';
 
 const MiB = 1024 * 1024;
 const FLAG_SETS = {
@@ -29,9 +30,8 @@ function residentInHeapPagesMiB() {
 }
 
 function figures() {
-  const anon = Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) * 1024;
   return {
-    rssAnonMiB: Math.round(anon / MiB),
+    rssAnonMiB: Math.round(residentParts().rssAnon / MiB),
     heapTotalMiB: Math.round(process.memoryUsage().heapTotal / MiB),
     heapPagesResidentMiB: residentInHeapPagesMiB(),
   };
