@@ -204,6 +204,46 @@ test("a 429 of the feed's per-key limit is waited out for its Retry-After, then 
   expect(attempts.at(-1)!.status).toBe(200);
 }, 180_000);
 
+test('a 503 (the events service away) reaches the consumer as it came: each attempt is one request, paced, none retried inside the client', async () => {
+  const { key } = await sut.api.tenant();
+  const entities = await createEntities(key, ['Away']);
+  const [eventId] = await createdEventIds(key, entities);
+  // The gateway's answer while the events service is down, for the first three requests.
+  const unavailable = () =>
+    new Response(JSON.stringify({ error: { code: 'service_unavailable', message: 'the events service is not available' } }), {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+    });
+  const sent: number[] = [];
+  const client = createCatalogClient({
+    baseUrl: sut.system.baseUrl,
+    apiKey: key,
+    fetch: async (request) => {
+      sent.push(Date.now());
+      return sent.length <= 3 ? unavailable() : fetch(request);
+    },
+  });
+  const retried: number[] = [];
+  const stop = new AbortController();
+  const seen: string[] = [];
+  for await (const event of consumeEvents({
+    client,
+    name: 'away',
+    types: CREATED,
+    store: memoryCursorStore(),
+    signal: stop.signal,
+    onRetry: (_error, delayMs) => retried.push(delayMs),
+  })) {
+    seen.push(event.id);
+    stop.abort();
+  }
+  expect(seen).toEqual([eventId]);
+  // Every 503 was handed to the consumer (which notes it for the feed's limit), not sent again unseen.
+  expect(retried).toHaveLength(3);
+  expect(sent).toHaveLength(4);
+  for (let i = 1; i < sent.length; i += 1) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(1_000);
+}, 60_000);
+
 describe('the Postgres cursor store', () => {
   let database: TestDatabase;
   let pool: pg.Pool;

@@ -24,6 +24,11 @@ export interface CatalogClient {
   readonly baseUrl: string;
   /** The fetch the client sends with (retries applied), for requests outside the document (signed upload URLs). */
   readonly fetch: Fetch;
+  /**
+   * One attempt each (its timeout and Idempotency-Key, no retry), for a caller that paces its own
+   * attempts against a limit: the feed consumer, whose every request the gateway counts (0184).
+   */
+  readonly fetchOnce: Fetch;
   readonly retry: Readonly<RetryPolicy>;
 }
 
@@ -31,6 +36,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogClien
   const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const base: Fetch = options.fetch ?? ((request) => fetch(request));
   const send = retryingFetch(base, retry);
+  const fetchOnce = retryingFetch(base, { ...retry, maxAttempts: 1 });
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const api = createClient<paths>({
     baseUrl,
@@ -40,7 +46,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogClien
       ...(options.userAgent ? { 'user-agent': options.userAgent } : {}),
     },
   });
-  return { api, baseUrl, fetch: send, retry };
+  return { api, baseUrl, fetch: send, fetchOnce, retry };
 }
 
 /** What every openapi-fetch call resolves to. */

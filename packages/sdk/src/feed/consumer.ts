@@ -97,7 +97,8 @@ async function pause(until: number, signal: AbortSignal | undefined): Promise<bo
 /**
  * One page after `cursor`. A transient failure is waited out (its Retry-After, else a growing
  * delay of at least the poll interval) and the same cursor asked again (rule 7: that is safe);
- * anything else is thrown. Null once `signal` aborts. Every attempt's end is noted by `pacer`.
+ * anything else is thrown. Null once `signal` aborts. Each attempt is one request (the client's own
+ * retries are off here), and its end is noted by `pacer`.
  */
 async function fetchPage(
   options: FeedConsumerOptions,
@@ -114,7 +115,13 @@ async function fetchPage(
   };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await unwrap(options.client.api.GET('/api/v1/catalog/events', { params: { query }, signal: options.signal }));
+      // Sent once: a retry inside the client would be a request the pacer never saw (0184).
+      const call = options.client.api.GET('/api/v1/catalog/events', {
+        params: { query },
+        signal: options.signal,
+        fetch: options.client.fetchOnce,
+      });
+      return await unwrap(call);
     } catch (error) {
       if (options.signal?.aborted) return null;
       if (!isTransient(error)) throw error;
