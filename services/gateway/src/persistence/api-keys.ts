@@ -76,7 +76,10 @@ const RATE_LIMIT_WINDOW_SECONDS = 60;
  * all gateway replicas. The admission locks the key's row (concurrent requests of one key queue on
  * it), forgets admissions older than the window, and admits the request when fewer than the limit
  * remain; a refused request is not counted; times come from the database clock, so replicas with
- * skewed clocks agree. `retryAfterSeconds`: until the oldest admission leaves the window. Requests
+ * skewed clocks agree. The statement's commit does not wait for its WAL to reach the disk
+ * (`synchronous_commit` off for its own transaction, decision 0185): an admission is no data, and
+ * the few a Postgres crash could forget only let a key make that many more requests once; every
+ * other write of the gateway still waits. `retryAfterSeconds`: until the oldest admission leaves the window. Requests
  * with a wrong secret never count, so knowing a key id (it is in events' sourceSystem) does not let
  * anyone use up the key's limit. The caller still checks the secret in constant time and the
  * permissions itself, and must treat a missing admission of an authorised request as an error.
@@ -89,7 +92,8 @@ export async function findKeyCredentialsAndAdmit(
 ): Promise<KeyCredentialsWithAdmission | undefined> {
   const result = await pool.query<KeyCredentialsNow & { allowed: boolean | null; retry_after: number | null }>({
     name: 'gateway_active_key_credentials_and_admission',
-    text: `with k as (${ACTIVE_KEY_CREDENTIALS_SQL}),
+    text: `with no_flush as (select set_config('synchronous_commit', 'off', true) as off),
+           k as (${ACTIVE_KEY_CREDENTIALS_SQL}),
            a as (
              insert into gateway.key_rate_limits as l (key_id, scope, admitted, allowed)
              select k.id, $3::text, array[now()], $4::int > 0
@@ -103,7 +107,7 @@ export async function findKeyCredentialsAndAdmit(
                 where t > now() - make_interval(secs => ${RATE_LIMIT_WINDOW_SECONDS}))
              returning allowed,
                        ceil(extract(epoch from (admitted[1] + make_interval(secs => ${RATE_LIMIT_WINDOW_SECONDS}) - now())))::int as retry_after)
-           select k.*, a.allowed, a.retry_after from k left join a on true`,
+           select k.*, a.allowed, a.retry_after from k left join a on true cross join no_flush`,
     values: [keyId, secretHash, limit.scope, limit.perMinute, limit.permission, limit.entitlement, limit.product],
   });
   const row = result.rows[0];
