@@ -88,7 +88,16 @@ async function loadEvents(
 }
 
 /** Postgres's size and I/O counters, for the sizing table of docs/operations.md. */
-async function databaseFootprint(owner: pg.Client): Promise<Record<string, unknown>> {
+interface DatabaseFootprint {
+  feedTableMiB: number;
+  feedTotalMiB: number;
+  blksRead: number;
+  blksHit: number;
+  /** The cluster's WAL flushes so far (pg_stat_wal). */
+  walSyncs: number;
+}
+
+async function databaseFootprint(owner: pg.Client): Promise<DatabaseFootprint> {
   const { rows } = await owner.query<{ table_bytes: string; total_bytes: string; blks_read: string; blks_hit: string; wal_syncs: string }>(
     `select pg_table_size('events.feed') as table_bytes, pg_total_relation_size('events.feed') as total_bytes,
             blks_read, blks_hit, (select wal_sync from pg_stat_wal) as wal_syncs
@@ -348,7 +357,7 @@ export async function pageBench(): Promise<Record<string, unknown>> {
         ...footprintBefore,
         afterMeasuring,
         // Each gateway page's rate-limit admission is a commit; it no longer waits for a WAL flush (decision 0185).
-        walSyncsMeasuring: (afterMeasuring.walSyncs as number) - (footprintBefore.walSyncs as number),
+        walSyncsMeasuring: afterMeasuring.walSyncs - footprintBefore.walSyncs,
         note: 'blks: this database, pg_stat_database; walSyncs: the cluster, pg_stat_wal; io: every postgres process on the machine (/proc/<pid>/io), so other work adds to both',
         loadIoMiB: ioMiB(ioBeforeLoad, ioAfterLoad),
         measuringIoMiB: ioMiB(ioAfterLoad, programIo('postgres')),

@@ -76,12 +76,12 @@ const RATE_LIMIT_WINDOW_SECONDS = 60;
  * all gateway replicas. The admission locks the key's row (concurrent requests of one key queue on
  * it), forgets admissions older than the window, and admits the request when fewer than the limit
  * remain; a refused request is not counted; times come from the database clock, so replicas with
- * skewed clocks agree. The statement's commit does not wait for its WAL to reach the disk
- * (`synchronous_commit` off for its own transaction, decision 0185): an admission is no data, and
- * the few a Postgres crash could forget only let a key make that many more requests once; every
- * other write of the gateway still waits. `retryAfterSeconds`: until the oldest admission leaves the window. Requests
+ * skewed clocks agree. `retryAfterSeconds`: until the oldest admission leaves the window. Requests
  * with a wrong secret never count, so knowing a key id (it is in events' sourceSystem) does not let
- * anyone use up the key's limit. The caller still checks the secret in constant time and the
+ * anyone use up the key's limit. The commit does not wait for its WAL to reach the disk
+ * (`synchronous_commit` off for this statement's own transaction, decision 0185): an admission is
+ * no data, and the few a Postgres crash could forget only let a key make that many more requests
+ * once; every other write of the gateway still waits. The caller still checks the secret in constant time and the
  * permissions itself, and must treat a missing admission of an authorised request as an error.
  */
 export async function findKeyCredentialsAndAdmit(
