@@ -76,6 +76,9 @@ export async function timed<T>(book: LatencyBook, requestClass: string, request:
   }
 }
 
+/** The feed consumers' request classes: catch-up pages, and long polls (`wait`), whose time is a wait by design. */
+export const FEED_CLASSES = { page: 'feed.page', longPoll: 'feed.longPoll' } as const;
+
 /**
  * The stations' feed consumers' fetch, timed (decision 0183): one request for each call, its
  * answer handed to the SDK as it came (a 503 or 429 too, which the SDK waits out), and a failure
@@ -83,9 +86,6 @@ export async function timed<T>(book: LatencyBook, requestClass: string, request:
  * long it takes is how long the station went without a new event (the events service reads the
  * page again every 250 ms), which feed visibility measures; other pages are `feed.page`.
  */
-/** The feed consumers' request classes: catch-up pages, and long polls (`wait`), whose time is a wait by design. */
-export const FEED_CLASSES = { page: 'feed.page', longPoll: 'feed.longPoll' } as const;
-
 export function timedFeedFetch(book: LatencyBook, fetchOnce: typeof fetch = fetch): (request: Request) => Promise<Response> {
   return async (request) => {
     const requestClass = new URL(request.url).searchParams.has('wait') ? FEED_CLASSES.longPoll : FEED_CLASSES.page;

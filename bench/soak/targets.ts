@@ -1,21 +1,21 @@
 import { FEED_CLASSES, type ClassMinute } from './latency.js';
 
 /**
- * The soak's targets, checked on its per-minute record: no OOM kill; every process's RSS (a
- * minute's peak, decision 0180) over the last two thirds of the run (the last 40 minutes of an
- * hour) within ±10 % of its value in the first minute of the last two thirds (minute 20), a
- * service's restart minute apart (a new process that starts empty; listed, and met once more with
- * them counted); each request class's p99 in every minute at most twice its
- * p99 over the first sixth (the first ten minutes), but for the long polls of WAITING_CLASSES; every acknowledged write exactly once in the
- * feed; the library caught up within 10 s of the end. Each miss is listed, so it can be explained
- * (a kill that minute, the machine's load average).
- */
-/**
  * Request classes whose time is a wait by design, recorded but not held to the p99 target
  * (decision 0183): a feed long poll answers when the station's next event is visible.
  */
 export const WAITING_CLASSES: ReadonlySet<string> = new Set([FEED_CLASSES.longPoll]);
 
+/**
+ * The soak's targets, checked on its per-minute record: no OOM kill; every process's RSS (a
+ * minute's peak, decision 0180) over the last two thirds of the run (the last 40 minutes of an
+ * hour) within ±10 % of its value in the first minute of the last two thirds (minute 20), a
+ * service's restart minute apart (a new process that starts empty; listed, and met once more with
+ * them counted); each request class's p99 in every minute at most twice its p99 over the first
+ * sixth (the first ten minutes), but for the long polls of WAITING_CLASSES; every acknowledged
+ * write exactly once in the feed; the library caught up within 10 s of the end. Each miss is
+ * listed, so it can be explained (a kill that minute, the machine's load average).
+ */
 export interface MinuteRecord {
   minute: number;
   loadAverage: number[];
