@@ -21,6 +21,7 @@ import {
   type SongSpec,
   type SoundFontName,
 } from '@catalog/testing';
+import { BASS_FIGURE_NAMES, GROOVE_NAMES, withGroove, type GrooveSpec } from './grooves.js';
 import { homophonicSong, homophonicSpec, type HomophonicSpec } from './homophonic.js';
 
 /** Bump when what a piece sounds like changes for the same spec (the cache is keyed by it). */
@@ -42,9 +43,11 @@ const PIECE_SECONDS = 30;
  * The tuning corpus's generators: `song`, generatedSong's own progressions, always ending on the
  * tonic chord; `loop`, loop-based pop (loopSpec()); `homophonic`, slow chorale-like pieces of
  * sustained instruments or piano (homophonic.ts), for the tempo; `ballad`, drumless pop loops of
- * held or arpeggiated chords and bass at slow and mid tempi (balladSpec()), for the tempo's level.
+ * held or arpeggiated chords and bass at slow and mid tempi (balladSpec()), for the tempo's level;
+ * `groove`, drummed pop loops whose drums and bass play other grooves (grooves.ts), half of them
+ * rendered with the sound font's reverb and chorus (decision 0186), for the tempo's level.
  */
-export const GENERATORS = ['song', 'loop', 'homophonic', 'ballad'] as const;
+export const GENERATORS = ['song', 'loop', 'homophonic', 'ballad', 'groove'] as const;
 export type Generator = (typeof GENERATORS)[number];
 
 export const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; count: number; generator: Generator }> = [
@@ -66,6 +69,10 @@ export const PLAN: Array<{ split: Split; font: SoundFontName; seedBase: number; 
   { split: 'tuning', font: 'timgm6mb', seedBase: 15_000, count: 32, generator: 'ballad' },
   { split: 'tuning', font: 'csound', seedBase: 16_000, count: 32, generator: 'ballad' },
   { split: 'tuning', font: 'opl3', seedBase: 17_000, count: 32, generator: 'ballad' },
+  { split: 'tuning', font: 'fluidr3', seedBase: 18_000, count: 48, generator: 'groove' },
+  { split: 'tuning', font: 'timgm6mb', seedBase: 19_000, count: 48, generator: 'groove' },
+  { split: 'tuning', font: 'csound', seedBase: 20_000, count: 48, generator: 'groove' },
+  { split: 'tuning', font: 'opl3', seedBase: 21_000, count: 48, generator: 'groove' },
 ];
 
 const SPEECH = [
@@ -94,6 +101,10 @@ export interface Piece {
   homophonic?: HomophonicSpec;
   /** How a ballad's bass plays (balladBass()): a note a bar, on the first and third beats, or the song's own pattern. */
   balladBass?: BalladBass;
+  /** A groove piece's drums and bass (grooves.ts). */
+  groove?: GrooveSpec;
+  /** Rendered with the sound font's reverb and chorus (the others are dry). */
+  effects?: boolean;
 }
 
 /** The tuning split's pieces of `generators`, as written. */
@@ -116,9 +127,13 @@ function piece(split: Split, font: SoundFontName, seed: number, index: number, g
       ? loopSpec(random, fixed)
       : generator === 'ballad'
         ? balladSpec(random, fixed)
-        : randomSongSpec(random, PIECE_SECONDS, homophonic ? { ...fixed, bpm: homophonic.bpm, drums: null } : fixed);
+        : generator === 'groove'
+          ? grooveSpec(random, fixed)
+          : randomSongSpec(random, PIECE_SECONDS, homophonic ? { ...fixed, bpm: homophonic.bpm, drums: null } : fixed);
   const degradation: Degradation =
-    generator === 'ballad' ? BALLAD_DEGRADATIONS[index % BALLAD_DEGRADATIONS.length]! : DEGRADATIONS[index % DEGRADATIONS.length]!;
+    generator === 'ballad' || generator === 'groove'
+      ? BALLAD_DEGRADATIONS[index % BALLAD_DEGRADATIONS.length]!
+      : DEGRADATIONS[index % DEGRADATIONS.length]!;
   const detuned = degradation === 'tuning' || degradation === 'all';
   const cents = detuned ? Math.round((random() < 0.5 ? -1 : 1) * (10 + random() * 30)) : 0;
   const spoken = degradation === 'speech' || degradation === 'all';
@@ -134,6 +149,16 @@ function piece(split: Split, font: SoundFontName, seed: number, index: number, g
     truth: { tonic: spec.tonic, mode: spec.mode, bpm: spec.bpm },
     ...(homophonic ? { homophonic } : {}),
     ...(generator === 'ballad' ? { balladBass: BALLAD_BASS[Math.floor(random() * BALLAD_BASS.length)]! } : {}),
+    ...(generator === 'groove'
+      ? {
+          groove: {
+            groove: GROOVE_NAMES[Math.floor(random() * GROOVE_NAMES.length)]!,
+            bass: BASS_FIGURE_NAMES[Math.floor(random() * BASS_FIGURE_NAMES.length)]!,
+            crashes: random() < 0.5,
+          },
+          effects: index % 2 === 1,
+        }
+      : {}),
   };
 }
 
@@ -281,6 +306,17 @@ function balladSpec(random: () => number, fixed: Pick<SongSpec, 'tonic' | 'mode'
   return { ...loop, bpm, bars, drums: null, chords, bass: loop.bass ?? { lowest: 33, program: 33 }, endOnTonic: true };
 }
 
+/**
+ * A groove piece: a loop of LOOPS at 64–180 BPM, straight, chords and a melody as loopSpec() plays
+ * them; its drums and bass are the groove's (grooves.ts withGroove(), applied in songOf()).
+ */
+function grooveSpec(random: () => number, fixed: Pick<SongSpec, 'tonic' | 'mode'>): SongSpec {
+  const bpm = Math.round(64 + random() * 116);
+  const loop = loopSpec(random, fixed);
+  const bars = Math.max(4, Math.round((PIECE_SECONDS * bpm) / 240 / 4)) * 4;
+  return { ...loop, bpm, bars, swing: false, drums: null, bass: loop.bass ?? { lowest: 33, program: 33 }, endOnTonic: true };
+}
+
 export const BALLAD_BASS = ['whole', 'half', 'pattern'] as const;
 export type BalladBass = (typeof BALLAD_BASS)[number];
 const BASS_CHANNEL = 1;
@@ -335,7 +371,9 @@ export function songOf(piece: Piece): MidiSong {
     ? homophonicSong(piece.homophonic)
     : piece.balladBass
       ? balladBass(generatedSong(piece.spec), piece.balladBass)
-      : generatedSong(piece.spec);
+      : piece.groove
+        ? withGroove(generatedSong(piece.spec), piece.groove, piece.spec.seed)
+        : generatedSong(piece.spec);
   return { ...song, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
 }
 

@@ -45,7 +45,8 @@ export async function renderPieces(pieces: Piece[], log: (line: string) => void)
   const files = new Map(pieces.map((piece) => [piece.id, pieceFile(piece)]));
   const missing = pieces.filter((piece) => !existsSync(files.get(piece.id)!));
   const groups = new Map<string, Piece[]>();
-  for (const piece of missing) groups.set(`${piece.split}/${piece.font}`, [...(groups.get(`${piece.split}/${piece.font}`) ?? []), piece]);
+  const groupOf = (piece: Piece) => `${piece.split}/${piece.font}${piece.effects ? ' with reverb and chorus' : ''}`;
+  for (const piece of missing) groups.set(groupOf(piece), [...(groups.get(groupOf(piece)) ?? []), piece]);
   for (const [name, group] of groups) {
     log(`rendering ${group.length} pieces of ${name}`);
     const work = mkdtempSync(join(tmpdir(), 'catalog-accuracy-'));
@@ -54,6 +55,7 @@ export async function renderPieces(pieces: Piece[], log: (line: string) => void)
       const cuts = await renderMedley(group.map(songOf), medley, {
         soundfont: SOUND_FONTS[group[0]!.font],
         sampleRate: RATE,
+        effects: group[0]!.effects === true,
         timeoutMs: MEDLEY_TIMEOUT_MS,
       });
       for (let i = 0; i < group.length; i += 2) {

@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { KeyAnalyzer, keyOfChroma, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
-import { broadcast, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Piece } from './corpus.js';
+import { broadcast, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Generator, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
 import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
@@ -43,25 +43,37 @@ if (only !== undefined && only !== 'key' && only !== 'tempo') throw new Error(`t
 const KEY_GENERATORS = ['song', 'loop'] as const;
 const keyPieces = tuningCorpus(KEY_GENERATORS);
 /**
- * The tempo learns from the song, loop and homophonic pieces as written, and replayed with other
- * mixes and touch (decision 0146): every homophonic piece, every eighth song piece (the loops are
- * not). The ballads and the broadcast pieces (decision 0172) are scored by `tune.ts tempo` but not
- * learned from: the level features learned with them read two of the generated unit pieces wrong.
+ * The tempo learns from every generator's pieces as written (decision 0186: the grooves and the
+ * drumless ballads too), and replayed with other mixes and touch (decision 0146): every homophonic
+ * piece and ballad, every eighth song piece (the loops and grooves are not). The broadcast
+ * homophonic pieces are scored by `tune.ts tempo` but not learned from (TUNE_LEARN_BROADCAST=1
+ * adds them); TUNE_LEARN=song,loop,… learns from those generators alone, to weigh a corpus.
  */
-const TEMPO_GENERATORS = ['song', 'loop', 'homophonic'] as const;
-const replayedForTempo = [...tuningCorpus(['homophonic']), ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0)];
+const TEMPO_GENERATORS = (process.env.TUNE_LEARN?.split(',') ?? GENERATORS) as readonly Generator[];
+/** Whether the tempo learns from the broadcast homophonic pieces too. */
+const LEARN_BROADCAST = process.env.TUNE_LEARN_BROADCAST === '1';
+const replayedForTempo = [
+  ...tuningCorpus(['homophonic']),
+  ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0),
+  ...(TEMPO_GENERATORS.includes('ballad') ? tuningCorpus(['ballad']) : []),
+];
 const learnedForTempo = [
   ...tuningCorpus(TEMPO_GENERATORS),
   ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how))),
+  ...(LEARN_BROADCAST ? tuningCorpus(['homophonic']).map(broadcast) : []),
 ];
-/** What `tune.ts tempo` scores: those, and the ballads as written and replayed, the homophonic pieces broadcast. */
+/** What `tune.ts tempo` scores: those, and the ballads as written and replayed, the grooves, the homophonic pieces broadcast. */
 const tempoPieces =
   what === 'tempo'
     ? [
-        ...learnedForTempo,
-        ...tuningCorpus(['ballad']),
-        ...REPLAYINGS.flatMap((how) => tuningCorpus(['ballad']).map((piece) => replayed(piece, how))),
-        ...tuningCorpus(['homophonic']).map(broadcast),
+        ...new Map(
+          [
+            ...learnedForTempo,
+            ...tuningCorpus(['ballad', 'groove']),
+            ...REPLAYINGS.flatMap((how) => tuningCorpus(['ballad']).map((piece) => replayed(piece, how))),
+            ...tuningCorpus(['homophonic']).map(broadcast),
+          ].map((piece) => [piece.id, piece]),
+        ).values(),
       ]
     : learnedForTempo;
 const pieces =
@@ -132,24 +144,42 @@ export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS, register
   };
 }
 
+const analyzers = new Map<string, TempoAnalyzer>();
 function tempoOf(piece: Piece): TempoAnalyzer {
-  const analyzer = new TempoAnalyzer(RATE);
-  const samples = audio.get(piece.id)!;
-  analyzer.write(samples, samples.length);
-  return analyzer;
+  if (!analyzers.has(piece.id)) {
+    const analyzer = new TempoAnalyzer(RATE);
+    const samples = audio.get(piece.id)!;
+    analyzer.write(samples, samples.length);
+    analyzers.set(piece.id, analyzer);
+  }
+  return analyzers.get(piece.id)!;
 }
 
-function scoreTempo(subset = pieces): { acc1: number; acc2: number; misses: string[] } {
+/** What a wrong tempo is: half or twice the truth, another multiple Acc2 counts, anything else, or none. */
+function missKind(truth: number, bpm: number | null): 'half' | 'double' | 'multiple' | 'other' | 'none' {
+  if (bpm === null) return 'none';
+  if (acc1(truth / 2, bpm)) return 'half';
+  if (acc1(truth * 2, bpm)) return 'double';
+  return acc2(truth, bpm) ? 'multiple' : 'other';
+}
+
+function scoreTempo(subset = pieces): { acc1: number; acc2: number; misses: string[]; kinds: Record<string, number> } {
   let a1 = 0,
     a2 = 0;
   const misses: string[] = [];
+  const kinds: Record<string, number> = {};
   for (const piece of subset) {
     const { bpm, confidence } = tempoOf(piece).result();
     if (acc1(piece.truth.bpm, bpm)) a1++;
-    else misses.push(`${piece.id} ${piece.degradation} drums=${piece.spec.drums} truth ${piece.truth.bpm} got ${bpm} (${confidence})`);
+    else {
+      const kind = missKind(piece.truth.bpm, bpm);
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      const how = piece.groove ? `${piece.groove.groove}/${piece.groove.bass}${piece.effects ? '/fx' : ''}` : `drums=${piece.spec.drums}`;
+      misses.push(`${piece.id} ${piece.degradation} ${how} truth ${piece.truth.bpm} got ${bpm} (${confidence}) ${kind}`);
+    }
     if (acc2(piece.truth.bpm, bpm)) a2++;
   }
-  return { acc1: a1 / subset.length, acc2: a2 / subset.length, misses };
+  return { acc1: a1 / subset.length, acc2: a2 / subset.length, misses, kinds };
 }
 
 /**
@@ -302,9 +332,11 @@ if (what === 'weights') {
     for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
       const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
       if (subset.length === 0) continue;
-      const { acc1: a1, acc2: a2, misses } = scoreTempo(subset);
+      const { acc1: a1, acc2: a2, misses, kinds } = scoreTempo(subset);
       const none = subset.filter((piece) => tempoOf(piece).result().bpm === null).length;
-      console.log(`${generator} ${how} (${subset.length}): acc1 ${(100 * a1).toFixed(1)} acc2 ${(100 * a2).toFixed(1)} no bpm ${none}`);
+      console.log(
+        `${generator} ${how} (${subset.length}): acc1 ${(100 * a1).toFixed(1)} acc2 ${(100 * a2).toFixed(1)} no bpm ${none}; misses ${JSON.stringify(kinds)}`,
+      );
       if (process.env.TUNE_MISSES) for (const miss of misses) console.log(`  ${miss}`);
     }
   learnOctave();

@@ -64,7 +64,7 @@ export function writeKeyWeights(
 }
 
 export function writeOctaveWeights(root: string, weights: readonly number[], about: string, source: Record<string, unknown>): void {
-  const playings = `each piece as written; every homophonic and every eighth song piece also ${REPLAYINGS.join(' and ')} (corpus.ts replayed())`;
+  const playings = `each piece as written; every homophonic piece and ballad and every eighth song piece also ${REPLAYINGS.join(' and ')} (corpus.ts replayed())`;
   writeFileSync(
     join(root, OCTAVE_WEIGHTS_FILE),
     weightFileText(octaveWeightsFileOf(weights, about, { ...source, playings, learner: OCTAVE_LEARN })),
@@ -74,4 +74,4 @@ export function writeOctaveWeights(root: string, weights: readonly number[], abo
 export const KEY_ABOUT =
   "The key analyzer's learned profiles (decisions 0140, 0143): per register and mode, the weights of a logistic regression over the 24 keys by interval from the tonic, scaled to 0…1, and each register's length; the mode's likewise; and the re-rank of the first choice's relative and fifths by the chroma of the piece's start and end (decision 0164): the margin and the weights of a logistic regression on pairs of candidates. Learned on bench/accuracy's tuning split only.";
 export const OCTAVE_ABOUT =
-  "The tempo analyzer's octave choice (decisions 0140, 0144, 0146, 0163): the weights of a logistic regression of 'the beat is the fast level of this pair of levels' on each named feature of tempo-estimate.ts's octave evidence, for the comb's pair and the pair below it. Learned on bench/accuracy's tuning split only (its song, loop and homophonic generators), as written and replayed.";
+  "The tempo analyzer's octave choice (decisions 0140, 0144, 0146, 0163, 0186): the weights of a logistic regression of 'the beat is the fast level of this pair of levels' on each named feature of tempo-estimate.ts's octave evidence, for the comb's pair and the pair below it. Learned on bench/accuracy's tuning split only (its song, loop, homophonic, ballad and groove generators), as written and replayed.";

@@ -1,4 +1,5 @@
 import { BALLAD_BASS, balladBass, broadcast, isMp3, songOf, tuningCorpus } from '../../bench/accuracy/corpus.js';
+import { BASS_FIGURE_NAMES, GROOVE_NAMES, withGroove } from '../../bench/accuracy/grooves.js';
 
 /** The tuning corpus's drumless ballads and broadcast pieces (bench/accuracy/corpus.ts): specs only, nothing rendered. */
 test('the ballads are drumless pop loops at slow and mid tempi, their bass held a bar, two beats or in the song pattern', () => {
@@ -42,4 +43,37 @@ test('a tuning piece as broadcast is its own MP3 piece, without a spoken intro',
   expect(aired.speech).toBeNull();
   expect(isMp3(aired)).toBe(true);
   expect(aired.truth).toEqual(piece.truth);
+});
+
+test('the groove pieces are drummed pop loops of every groove and bass figure, half of them with reverb and chorus', () => {
+  const grooves = tuningCorpus(['groove']);
+  expect(grooves.length).toBe(192);
+  for (const piece of grooves) {
+    expect(piece.spec.chordLoop).toBeDefined();
+    expect(piece.truth.bpm).toBeGreaterThanOrEqual(64);
+    expect(piece.truth.bpm).toBeLessThanOrEqual(180);
+    expect(songOf(piece).notes.some((note) => note.channel === 9)).toBe(true);
+  }
+  expect(new Set(grooves.map((piece) => piece.groove!.groove))).toEqual(new Set(GROOVE_NAMES));
+  expect(new Set(grooves.map((piece) => piece.groove!.bass))).toEqual(new Set(BASS_FIGURE_NAMES));
+  expect(grooves.filter((piece) => piece.effects).length).toBe(96);
+});
+
+test("a groove replaces the drums and plays its bass figure on each bar's root, the last bar held", () => {
+  const song = {
+    bpm: 100,
+    programs: {},
+    notes: [0, 2, 4, 6, 8, 10].flatMap((start) => [
+      { start: start + 0.01, length: 0.9, pitch: start < 4 ? 40 : start < 8 ? 45 : 43, velocity: 90, channel: 1 },
+      { start, length: 0.2, pitch: 36, velocity: 100, channel: 9 },
+      { start, length: 1.9, pitch: 72, velocity: 70, channel: 0 },
+    ]),
+  };
+  const played = withGroove(song, { groove: 'quarterHats', bass: 'eighths', crashes: false }, 7);
+  const bass = played.notes.filter((note) => note.channel === 1);
+  expect(bass.map((note) => note.pitch)).toEqual([...Array(8).fill(40), ...Array(8).fill(45), 43]);
+  expect(bass.at(-1)!.length).toBeCloseTo(3.9);
+  const hats = played.notes.filter((note) => note.channel === 9 && note.pitch === 42);
+  expect(hats).toHaveLength(9); // four a bar, and the last bar its downbeat only
+  expect(played.notes.filter((note) => note.channel === 0)).toHaveLength(6);
 });

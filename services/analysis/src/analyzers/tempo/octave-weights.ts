@@ -16,6 +16,7 @@ export const OCTAVE_FEATURES = [
   'onset presence of the fast level against the slow',
   'onset presence of the slow level against half it',
   'harmony at half a beat against at a beat',
+  'harmony at a beat against at two beats',
   'constant',
 ] as const;
 export type OctaveFeature = (typeof OCTAVE_FEATURES)[number];

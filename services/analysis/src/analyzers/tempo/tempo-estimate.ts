@@ -138,6 +138,7 @@ export function octaveEvidence(slow: number, series: OctaveSeries, frameRate: nu
       presenceComb(onsets, period / 2) - presenceComb(onsets, period),
       presenceComb(onsets, period) - presenceComb(onsets, period * 2),
       normalisedAutocorrelation(beatChange, beat / 2) - normalisedAutocorrelation(beatChange, beat),
+      normalisedAutocorrelation(beatChange, beat) - normalisedAutocorrelation(beatChange, 2 * beat),
       1,
     ],
   };
