@@ -13,7 +13,15 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
-import { KeyAnalyzer, keyOfChroma, KEY_SETTINGS, TempoAnalyzer, type KeyProfiles, type KeySettings } from '@catalog/analysis/analyzers';
+import {
+  chooseOctave,
+  KeyAnalyzer,
+  keyOfChroma,
+  KEY_SETTINGS,
+  TempoAnalyzer,
+  type KeyProfiles,
+  type KeySettings,
+} from '@catalog/analysis/analyzers';
 import { broadcast, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Generator, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
@@ -339,5 +347,40 @@ if (what === 'weights') {
       );
       if (process.env.TUNE_MISSES) for (const miss of misses) console.log(`  ${miss}`);
     }
+  const acrossFonts = tempoAcrossFonts();
+  for (const generator of GENERATORS)
+    for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
+      const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
+      if (subset.length === 0) continue;
+      const spoken = subset.filter((piece) => piece.speech !== null);
+      for (const [what, group] of [
+        ['', subset],
+        [', with a spoken intro', spoken],
+      ] as const) {
+        if (group.length === 0 || (what && group.length === subset.length)) continue;
+        const share = (test: (piece: Piece) => boolean) => ((100 * group.filter(test).length) / group.length).toFixed(1);
+        const level = (piece: Piece) => acrossFonts.get(piece.id)!;
+        console.log(
+          `across fonts: ${generator} ${how}${what} (${group.length}): acc1 ${share((p) => acc1(p.truth.bpm, level(p)))} acc2 ${share((p) => acc2(p.truth.bpm, level(p)))} no bpm ${group.filter((p) => level(p) === null).length}`,
+        );
+      }
+    }
   learnOctave();
+}
+
+/**
+ * Each piece's tempo level with the octave weights learned on the other sound fonts' pieces (the
+ * comb's tempo at the level chosen, not refined: Acc1's 4 % holds it), or null without a pulse.
+ */
+function tempoAcrossFonts(): Map<string, number | null> {
+  const examples = octaveExamples(learnedForTempo);
+  const levels = new Map<string, number | null>();
+  for (const font of FONTS) {
+    const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
+    for (const piece of pieces.filter((p) => p.font === font)) {
+      const pulse = tempoOf(piece).pulse();
+      levels.set(piece.id, pulse?.steady ? chooseOctave(pulse.bpm, tempoOf(piece).octaveEvidences(), weights).bpm : null);
+    }
+  }
+  return levels;
 }

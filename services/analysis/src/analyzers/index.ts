@@ -10,3 +10,4 @@ export type { KeyProfiles } from './key/key-profiles.js';
 export { INTERVALS, keyProfilesOf, keyWeightsFileOf, type KeyWeightsFile } from './key/key-weights.js';
 export { OCTAVE_FEATURES, octaveWeightsOf, octaveWeightsFileOf, type OctaveWeightsFile } from './tempo/octave-weights.js';
 export { TempoAnalyzer } from './tempo/tempo-analyzer.js';
+export { chooseOctave } from './tempo/tempo-estimate.js';
