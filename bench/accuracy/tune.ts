@@ -54,12 +54,10 @@ const keyPieces = tuningCorpus(KEY_GENERATORS);
  * The tempo learns from every generator's pieces as written (decision 0186: the grooves and the
  * drumless ballads too), and replayed with other mixes and touch (decision 0146): every homophonic
  * piece and ballad, every eighth song piece (the loops and grooves are not). The broadcast
- * homophonic pieces are scored by `tune.ts tempo` but not learned from (TUNE_LEARN_BROADCAST=1
- * adds them); TUNE_LEARN=song,loop,… learns from those generators alone, to weigh a corpus.
+ * homophonic pieces are scored by `tune.ts tempo` but not learned from; TUNE_LEARN=song,loop,…
+ * learns from those generators alone, to weigh a corpus.
  */
 const TEMPO_GENERATORS = (process.env.TUNE_LEARN?.split(',') ?? GENERATORS) as readonly Generator[];
-/** Whether the tempo learns from the broadcast homophonic pieces too. */
-const LEARN_BROADCAST = process.env.TUNE_LEARN_BROADCAST === '1';
 const replayedForTempo = [
   ...tuningCorpus(['homophonic']),
   ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0),
@@ -68,7 +66,6 @@ const replayedForTempo = [
 const learnedForTempo = [
   ...tuningCorpus(TEMPO_GENERATORS),
   ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how))),
-  ...(LEARN_BROADCAST ? tuningCorpus(['homophonic']).map(broadcast) : []),
 ];
 /** What `tune.ts tempo` scores: those, and the ballads as written and replayed, the grooves, the homophonic pieces broadcast. */
 const tempoPieces =

@@ -19,11 +19,12 @@ const PRIOR_OCTAVES = 1;
  * band; the off-beats of half the slow level and of twice it; the comb's salience of the fast level
  * against the slow, of the onset strength, and of where onsets are against the slow and the slow
  * against twice it; how fast the slow level is) and over where the harmony changes (at half a bar
- * of the slow level as well as at its bar, or not, and at half a beat as well as at the beat);
+ * of the slow level as well as at its bar, or not, at half a beat as well as at the beat, and at
+ * the beat as well as at two beats: decision 0186);
  * the fast level is the beat when the score is
  * positive. Off-beats and the second comb read where onsets are, not how strong they are: that
  * hangs on the instruments' touch and the mix (decision 0146). Weights learned on the accuracy
- * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146, 0163); bench/accuracy/
+ * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146, 0163, 0186); bench/accuracy/
  * tune.ts writes them by feature name, with their provenance, to octave-weights.json (decision
  * 0162); here in the order of OctaveEvidence.features, the constant last.
  */
@@ -120,7 +121,8 @@ export function octaveEvidence(slow: number, series: OctaveSeries, frameRate: nu
   const bar = BEATS_PER_BAR * periodFrames(slow, harmony.frameRate);
   const change = harmonicChange(harmony.chroma, Math.max(1, Math.round(bar / 2)));
   // The harmony compared over half a beat of the slow level either side: chorale-like music
-  // changes chord every beat, so this change repeats at the beat and not at half of it.
+  // changes chord every beat, so this change repeats at the beat and not at half of it; a ballad
+  // at twice the slow level changes chord every bar, two beats of the slow level.
   const beat = periodFrames(slow, harmony.frameRate);
   const beatChange = harmonicChange(harmony.chroma, Math.max(1, Math.round(beat / 2)));
   return {
