@@ -333,22 +333,17 @@ if (what === 'weights') {
 } else {
   const playing = (piece: Piece) =>
     piece.degradation === 'broadcast' && piece.id.endsWith('-broadcast') ? 'broadcast' : (piece.replaying ?? 'written');
+  const acrossFonts = tempoAcrossFonts();
+  const level = (piece: Piece) => acrossFonts.get(piece.id)!;
   for (const generator of GENERATORS)
     for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
       const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
       if (subset.length === 0) continue;
       const { acc1: a1, acc2: a2, misses, kinds } = scoreTempo(subset);
-      const none = subset.filter((piece) => tempoOf(piece).result().bpm === null).length;
       console.log(
-        `${generator} ${how} (${subset.length}): acc1 ${(100 * a1).toFixed(1)} acc2 ${(100 * a2).toFixed(1)} no bpm ${none}; misses ${JSON.stringify(kinds)}`,
+        `${generator} ${how} (${subset.length}): acc1 ${(100 * a1).toFixed(1)} acc2 ${(100 * a2).toFixed(1)} no bpm ${kinds.none ?? 0}; misses ${JSON.stringify(kinds)}`,
       );
       if (process.env.TUNE_MISSES) for (const miss of misses) console.log(`  ${miss}`);
-    }
-  const acrossFonts = tempoAcrossFonts();
-  for (const generator of GENERATORS)
-    for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
-      const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
-      if (subset.length === 0) continue;
       const spoken = subset.filter((piece) => piece.speech !== null);
       for (const [what, group] of [
         ['', subset],
@@ -356,7 +351,6 @@ if (what === 'weights') {
       ] as const) {
         if (group.length === 0 || (what && group.length === subset.length)) continue;
         const share = (test: (piece: Piece) => boolean) => ((100 * group.filter(test).length) / group.length).toFixed(1);
-        const level = (piece: Piece) => acrossFonts.get(piece.id)!;
         console.log(
           `across fonts: ${generator} ${how}${what} (${group.length}): acc1 ${share((p) => acc1(p.truth.bpm, level(p)))} acc2 ${share((p) => acc2(p.truth.bpm, level(p)))} no bpm ${group.filter((p) => level(p) === null).length}`,
         );
