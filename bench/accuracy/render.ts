@@ -1,12 +1,13 @@
 /**
  * bench/accuracy/render.ts: renders the pieces of the corpus into a cache outside the repository
  * (BENCH_ACCURACY_CACHE, default ~/.cache/catalog-bench/accuracy/v<GENERATOR_VERSION>/<split>/),
- * each file named by a hash of its spec and MIDI, so a run renders only what changed. The pieces of
- * one sound font are rendered in one fluidsynth run (a medley, cut apart), then ffmpeg applies
- * each piece's degradation: pink noise, fades, a spoken intro (espeak-ng), MP3 at 128 kbit/s, or
- * all a broadcast chain does (BROADCAST).
+ * each file named by a hash of its spec and MIDI, so a run renders only what changed. Each piece is
+ * rendered in its own fluidsynth run (RENDERING), so its audio is a function of the piece alone:
+ * in a medley it also depended on which pieces came before it, and so on what the cache already
+ * held (decision 0187). Then ffmpeg applies each piece's degradation: pink noise, fades, a spoken
+ * intro (espeak-ng), MP3 at 128 kbit/s, or all a broadcast chain does (BROADCAST).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -17,9 +18,11 @@ import { GENERATOR_VERSION, hasFades, hasNoise, isBroadcast, isMp3, songOf, type
 
 const run = promisify(execFile);
 const TOOL_TIMEOUT_MS = 120_000;
-/** A medley of 48–72 thirty-second pieces renders in well under this. */
-const MEDLEY_TIMEOUT_MS = 1_800_000;
 const RATE = 44_100;
+/** How a piece becomes audio, part of its file's name: a file rendered another way is not reused. */
+export const RENDERING = 'each piece in its own fluidsynth run';
+/** Pieces rendered at once (this machine's two cores). */
+const PARALLEL = 2;
 /**
  * A station's chain: band-limited to 70 Hz–12 kHz, loudness-normalised to −14 LUFS, limited at
  * −1 dBFS, then pink noise about 30 dB under the music (and MP3 at 128 kbit/s, isMp3()).
@@ -34,6 +37,7 @@ export const cacheRoot = () =>
 export function pieceFile(piece: Piece): string {
   const hash = createHash('sha256')
     .update(JSON.stringify(piece))
+    .update(RENDERING)
     .update(midiFile(songOf(piece)))
     .digest('hex')
     .slice(0, 12);
@@ -44,39 +48,56 @@ export function pieceFile(piece: Piece): string {
 export async function renderPieces(pieces: Piece[], log: (line: string) => void): Promise<Map<string, string>> {
   const files = new Map(pieces.map((piece) => [piece.id, pieceFile(piece)]));
   const missing = pieces.filter((piece) => !existsSync(files.get(piece.id)!));
-  const groups = new Map<string, Piece[]>();
-  const groupOf = (piece: Piece) => `${piece.split}/${piece.font}${piece.effects ? ' with reverb and chorus' : ''}`;
-  for (const piece of missing) groups.set(groupOf(piece), [...(groups.get(groupOf(piece)) ?? []), piece]);
-  for (const [name, group] of groups) {
-    log(`rendering ${group.length} pieces of ${name}`);
-    const work = mkdtempSync(join(tmpdir(), 'catalog-accuracy-'));
-    try {
-      const medley = join(work, 'medley.wav');
-      const cuts = await renderMedley(group.map(songOf), medley, {
-        soundfont: SOUND_FONTS[group[0]!.font],
-        sampleRate: RATE,
-        effects: group[0]!.effects === true,
-        timeoutMs: MEDLEY_TIMEOUT_MS,
-      });
-      for (let i = 0; i < group.length; i += 2) {
-        await Promise.all(group.slice(i, i + 2).map((piece, j) => degrade(piece, medley, cuts[i + j]!, work, files.get(piece.id)!)));
-      }
-    } finally {
-      rmSync(work, { recursive: true, force: true });
+  if (missing.length === 0) return files;
+  requireTools(missing);
+  log(`rendering ${missing.length} pieces`);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (let i = next++; i < missing.length; i = next++) {
+      await renderPiece(missing[i]!, files.get(missing[i]!.id)!);
+      if (++done % 500 === 0) log(`rendered ${done} of ${missing.length}`);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
   return files;
+}
+
+/** Fails before any render when a tool or sound font the pieces need is missing, naming what installs it. */
+function requireTools(pieces: Piece[]): void {
+  const tools = ['fluidsynth', 'ffmpeg', ...(pieces.some((piece) => piece.speech) ? ['espeak-ng'] : [])];
+  const missing = [
+    ...tools.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0),
+    ...[...new Set(pieces.map((piece) => SOUND_FONTS[piece.font]))].filter((font) => !existsSync(font)),
+  ];
+  if (missing.length > 0) throw new Error(`rendering needs ${missing.join(', ')}: run bench/accuracy/setup.sh`);
+}
+
+/** One piece alone: fluidsynth, then its degradation, into `target`. */
+async function renderPiece(piece: Piece, target: string): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'catalog-accuracy-'));
+  try {
+    const synthesized = join(work, 'piece.wav');
+    const [cut] = await renderMedley([songOf(piece)], synthesized, {
+      soundfont: SOUND_FONTS[piece.font],
+      sampleRate: RATE,
+      effects: piece.effects === true,
+    });
+    await degrade(piece, synthesized, cut!, work, target);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 async function degrade(
   piece: Piece,
-  medley: string,
+  synthesized: string,
   cut: { startSeconds: number; seconds: number },
   work: string,
   target: string,
 ): Promise<void> {
   mkdirSync(join(target, '..'), { recursive: true });
-  const inputs = ['-ss', cut.startSeconds.toFixed(6), '-t', cut.seconds.toFixed(6), '-i', medley];
+  const inputs = ['-ss', cut.startSeconds.toFixed(6), '-t', cut.seconds.toFixed(6), '-i', synthesized];
   const filters: string[] = [];
   let music = '[0:a]';
   if (hasNoise(piece)) {

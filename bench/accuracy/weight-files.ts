@@ -2,7 +2,7 @@
  * bench/accuracy/weight-files.ts: the learned weight files the analyzers read
  * (services/analysis/src/analyzers/key/key-weights.json, tempo/octave-weights.json): named values,
  * never positional arrays, with their provenance (the corpus plan they were learned on, the sound
- * fonts, the fluidsynth and ffmpeg versions, the learners' options). tune.ts writes them; the text
+ * fonts, how each piece is rendered, the fluidsynth and ffmpeg versions, the learners' options). tune.ts writes them; the text
  * is a function of the weights and the provenance alone, so the same learning writes the same bytes.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { SOUND_FONTS } from '@catalog/testing';
 import { GENERATOR_VERSION, GENERATORS, PLAN, REPLAYINGS, type Generator } from './corpus.js';
 import { OCTAVE_LEARN } from './learn-octave.js';
 import { RERANK_OPTIONS } from './learn-rerank.js';
+import { RENDERING } from './render.js';
 
 export const KEY_WEIGHTS = 'services/analysis/src/analyzers/key/key-weights.json';
 export const OCTAVE_WEIGHTS_FILE = 'services/analysis/src/analyzers/tempo/octave-weights.json';
@@ -38,6 +39,7 @@ export function provenance(generators: readonly Generator[] = GENERATORS): Recor
         ]),
       ),
     },
+    rendering: RENDERING,
     soundFonts: Object.fromEntries(fonts.map((font) => [font, `${basename(SOUND_FONTS[font])} sha256 ${sha256(SOUND_FONTS[font])}`])),
     fluidsynth: firstLine('fluidsynth', ['--version']),
     ffmpeg: firstLine('ffmpeg', ['-version']),
@@ -58,8 +60,8 @@ export function writeKeyWeights(
   profilesProvenance: Record<string, unknown>,
   generators: readonly Generator[],
 ): void {
-  const { corpus } = provenance(generators);
-  const file = keyWeightsFileOf(profiles, about, { ...profilesProvenance, rerank: { corpus, learner: RERANK_OPTIONS } });
+  const { corpus, rendering } = provenance(generators);
+  const file = keyWeightsFileOf(profiles, about, { ...profilesProvenance, rerank: { corpus, rendering, learner: RERANK_OPTIONS } });
   writeFileSync(join(root, KEY_WEIGHTS), weightFileText(file));
 }
 
