@@ -2,8 +2,9 @@
  * bench/accuracy/weight-files.ts: the learned weight files the analyzers read
  * (services/analysis/src/analyzers/key/key-weights.json, tempo/octave-weights.json): named values,
  * never positional arrays, with their provenance (the corpus plan they were learned on, the sound
- * fonts, how each piece is rendered, the fluidsynth and ffmpeg versions, the learners' options). tune.ts writes them; the text
- * is a function of the weights and the provenance alone, so the same learning writes the same bytes.
+ * fonts, how each piece is rendered, the fluidsynth and ffmpeg versions, the learners' options).
+ * tune.ts writes them; the text is a function of the weights and the provenance alone, so the same
+ * learning writes the same bytes.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

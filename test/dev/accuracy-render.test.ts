@@ -1,7 +1,7 @@
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tuningCorpus } from '../../bench/accuracy/corpus.js';
+import { tuningCorpus, type Piece } from '../../bench/accuracy/corpus.js';
 import { pieceFile, renderPieces } from '../../bench/accuracy/render.js';
 
 /**
@@ -11,7 +11,8 @@ import { pieceFile, renderPieces } from '../../bench/accuracy/render.js';
 const caches: string[] = [];
 afterAll(() => caches.forEach((cache) => rmSync(cache, { recursive: true, force: true })));
 
-async function renderedInto(pieces: Parameters<typeof renderPieces>[0]): Promise<Map<string, Buffer>> {
+/** Renders `pieces` into an empty cache of their own; each piece's bytes. */
+async function renderedInto(pieces: Piece[]): Promise<Map<string, Buffer>> {
   const cache = mkdtempSync(join(tmpdir(), 'catalog-render-test-'));
   caches.push(cache);
   process.env.BENCH_ACCURACY_CACHE = cache;
