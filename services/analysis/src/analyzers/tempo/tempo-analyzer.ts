@@ -6,6 +6,7 @@ import { ONSET_FRAME, ONSET_HOP, OnsetDetector } from './onset.js';
 import { StreamingAutocorrelation } from './periodicity.js';
 import {
   chooseOctave,
+  combAt,
   maxLagFor,
   octaveEvidences,
   periodFrames,
@@ -86,7 +87,9 @@ export class TempoAnalyzer {
 
   /**
    * The stream the beat is read from: the onset strength, or the tonal flux where that is far
-   * more periodic (sustained instruments changing notes without attacks); its comb tempo, its
+   * more periodic (sustained instruments changing notes without attacks) or where the onset
+   * strength's tempo leaves no trace in it (decision 0188: an organ's tremolo swells the onset
+   * strength but changes no note; the tonal flux's comb there is not positive); its comb tempo, its
    * periodicity (the comb's salience over four times its energy, 0–1) and whether either stream
    * is periodic enough to hold a beat. Null when silent.
    */
@@ -95,7 +98,8 @@ export class TempoAnalyzer {
     if (!onset) return null;
     const tonal = periodicityOf(this.tonalAcf, this.frameRate);
     const steady = Math.max(onset.periodicity, tonal?.periodicity ?? 0) >= MIN_PERIODICITY;
-    if (tonal && tonal.periodicity > TONAL_LEAD * onset.periodicity)
+    const tremolo = tonal !== null && tonal.periodicity >= MIN_PERIODICITY && combAt(this.tonalAcf, onset.bpm, this.frameRate) <= 0;
+    if (tonal && (tremolo || tonal.periodicity > TONAL_LEAD * onset.periodicity))
       return { ...tonal, steady, tonal: true, acf: this.tonalAcf, strength: normalised(this.tonal.values()) };
     return { ...onset, steady, tonal: false, acf: this.acf, strength: normalised(this.strength.values()) };
   }

@@ -40,6 +40,9 @@ const PRESENCE_COMB = [1, 2, 3, 4];
 export const periodFrames = (bpm: number, frameRate: number) => (60 * frameRate) / bpm;
 
 /** Autocorrelation lags the comb reads at LOWEST_BPM (the octave evidence reads it down there). */
+/** The comb's salience of `acf` at `bpm` (HARMONICS multiples of its period). */
+export const combAt = (acf: StreamingAutocorrelation, bpm: number, frameRate: number) =>
+  combSalience(acf, periodFrames(bpm, frameRate), HARMONICS);
 export const maxLagFor = (frameRate: number) => Math.ceil(HARMONICS * periodFrames(LOWEST_BPM, frameRate)) + 2;
 
 /** The comb's best tempo on a 0.05 BPM grid, weighted by the prior, and its salience. */
