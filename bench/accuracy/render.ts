@@ -7,9 +7,9 @@
  * held (decision 0187). Then ffmpeg applies each piece's degradation: pink noise, fades, a spoken
  * intro (espeak-ng), MP3 at 128 kbit/s, or all a broadcast chain does (BROADCAST).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,6 +32,33 @@ const BROADCAST_NOISE = 0.012;
 
 export const cacheRoot = () =>
   process.env.BENCH_ACCURACY_CACHE ?? join(homedir(), '.cache/catalog-bench/accuracy', `v${GENERATOR_VERSION}`);
+
+/** The rate the analysis pipeline decodes to (mono). */
+export const ANALYSIS_RATE = 11_025;
+
+/** A rendered file's audio as the analysis pipeline decodes it (mono, ANALYSIS_RATE), cached beside it. */
+export function decodedForAnalysis(file: string): Float32Array {
+  const raw = `${file}.low.f32`;
+  if (!existsSync(raw)) {
+    const part = `${raw}.${process.pid}.part`;
+    execFileSync('ffmpeg', [
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      file,
+      '-af',
+      `aformat=sample_fmts=flt:channel_layouts=mono,aresample=${ANALYSIS_RATE}`,
+      '-f',
+      'f32le',
+      part,
+    ]);
+    renameSync(part, raw);
+  }
+  const bytes = readFileSync(raw);
+  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+}
 
 /** Where a piece's audio is (whether or not it is rendered yet). */
 export function pieceFile(piece: Piece): string {

@@ -11,8 +11,6 @@
  * command regenerates what is committed:
  *   node --conditions=source --import tsx bench/accuracy/tune.ts key|tempo|weights
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
 import {
   chooseOctave,
   KeyAnalyzer,
@@ -28,7 +26,7 @@ import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-
 import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
 import { learnReRank, RERANK_OPTIONS } from './learn-rerank.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
-import { renderPieces } from './render.js';
+import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
 import committedKey from '../../services/analysis/src/analyzers/key/key-weights.json' with { type: 'json' };
 import { repoRoot } from '../support/processes.js';
 import {
@@ -41,7 +39,7 @@ import {
   writeOctaveWeights,
 } from './weight-files.js';
 
-const RATE = 11_025;
+const RATE = ANALYSIS_RATE;
 const what = process.argv[2] ?? 'key';
 if (!['key', 'tempo', 'weights'].includes(what)) throw new Error(`tune.ts key|tempo|weights [key|tempo], not ${what}`);
 /** `weights key` or `weights tempo` learns and writes that one file alone (and renders only what it reads). */
@@ -90,28 +88,7 @@ const pieces =
 if (pieces.some((piece) => piece.split !== 'tuning')) throw new Error('tuning reads the tuning split only');
 const files = await renderPieces(pieces, (line) => process.stderr.write(`${line}\n`));
 
-function decoded(file: string): Float32Array {
-  const raw = `${file}.low.f32`;
-  if (!existsSync(raw)) {
-    execFileSync('ffmpeg', [
-      '-nostdin',
-      '-loglevel',
-      'error',
-      '-y',
-      '-i',
-      file,
-      '-af',
-      `aformat=sample_fmts=flt:channel_layouts=mono,aresample=${RATE}`,
-      '-f',
-      'f32le',
-      `${raw}.${process.pid}.part`,
-    ]);
-    renameSync(`${raw}.${process.pid}.part`, raw);
-  }
-  const bytes = readFileSync(raw);
-  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-}
-const audio = new Map(pieces.map((piece) => [piece.id, decoded(files.get(piece.id)!)]));
+const audio = new Map(pieces.map((piece) => [piece.id, decodedForAnalysis(files.get(piece.id)!)]));
 
 function keyOf(piece: Piece, settings: KeySettings): KeyAnalyzer {
   const analyzer = new KeyAnalyzer(RATE, settings);

@@ -1,17 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TempoAnalyzer } from '@catalog/analysis/analyzers';
 import { tuningCorpus } from '../../bench/accuracy/corpus.js';
-import { renderPieces } from '../../bench/accuracy/render.js';
+import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from '../../bench/accuracy/render.js';
 
 /**
  * Decision 0188: a tuning chorale-like piece on CSound's organ at 56 BPM, whose tremolo swells the
  * onset strength 3.08 times a second. Before 0188 its comb locked there (184.6 BPM); the tonal
  * flux, which only a change of note raises, carries its beat.
  */
-const RATE = 11_025;
 let cache: string;
 beforeAll(() => {
   cache = mkdtempSync(join(tmpdir(), 'catalog-tremolo-test-'));
@@ -26,23 +24,8 @@ test("an organ's tremolo does not set the tempo of a slow chorale-like piece", a
   const piece = { ...tuningCorpus(['homophonic']).find((p) => p.id === 'tuning-csound-12024')!, degradation: 'clean' as const };
   expect(piece.truth.bpm).toBe(56);
   const file = (await renderPieces([piece], () => {})).get(piece.id)!;
-  const decoded = join(cache, 'decoded.f32');
-  execFileSync('ffmpeg', [
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    '-i',
-    file,
-    '-af',
-    `aformat=sample_fmts=flt:channel_layouts=mono,aresample=${RATE}`,
-    '-f',
-    'f32le',
-    decoded,
-  ]);
-  const bytes = readFileSync(decoded);
-  const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  const analyzer = new TempoAnalyzer(RATE);
+  const samples = decodedForAnalysis(file);
+  const analyzer = new TempoAnalyzer(ANALYSIS_RATE);
   analyzer.write(samples, samples.length);
   const { bpm } = analyzer.result();
   expect(bpm).not.toBeNull();
