@@ -105,6 +105,7 @@ async function renderPiece(piece: Piece, target: string): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'catalog-accuracy-'));
   try {
     const synthesized = join(work, 'piece.wav');
+    // A medley of one: the cut is the song and half a gap after it, as the pieces were always cut.
     const [cut] = await renderMedley([songOf(piece)], synthesized, {
       soundfont: SOUND_FONTS[piece.font],
       sampleRate: RATE,

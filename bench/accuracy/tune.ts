@@ -39,7 +39,6 @@ import {
   writeOctaveWeights,
 } from './weight-files.js';
 
-const RATE = ANALYSIS_RATE;
 const what = process.argv[2] ?? 'key';
 if (!['key', 'tempo', 'weights'].includes(what)) throw new Error(`tune.ts key|tempo|weights [key|tempo], not ${what}`);
 /** `weights key` or `weights tempo` learns and writes that one file alone (and renders only what it reads). */
@@ -91,7 +90,7 @@ const files = await renderPieces(pieces, (line) => process.stderr.write(`${line}
 const audio = new Map(pieces.map((piece) => [piece.id, decodedForAnalysis(files.get(piece.id)!)]));
 
 function keyOf(piece: Piece, settings: KeySettings): KeyAnalyzer {
-  const analyzer = new KeyAnalyzer(RATE, settings);
+  const analyzer = new KeyAnalyzer(ANALYSIS_RATE, settings);
   const samples = audio.get(piece.id)!;
   analyzer.write(samples, samples.length);
   return analyzer;
@@ -129,7 +128,7 @@ export function learnProfiles(subset: Piece[], settings = KEY_SETTINGS, register
 const analyzers = new Map<string, TempoAnalyzer>();
 function tempoOf(piece: Piece): TempoAnalyzer {
   if (!analyzers.has(piece.id)) {
-    const analyzer = new TempoAnalyzer(RATE);
+    const analyzer = new TempoAnalyzer(ANALYSIS_RATE);
     const samples = audio.get(piece.id)!;
     analyzer.write(samples, samples.length);
     analyzers.set(piece.id, analyzer);

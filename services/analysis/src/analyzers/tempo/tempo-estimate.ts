@@ -51,7 +51,7 @@ export function strongestTempo(acf: StreamingAutocorrelation, frameRate: number)
   let bestScore = -Infinity;
   let bestSalience = 0;
   for (let bpm = MIN_BPM; bpm <= MAX_BPM + 1e-9; bpm += GRID_BPM) {
-    const salience = combSalience(acf, periodFrames(bpm, frameRate), HARMONICS);
+    const salience = combAt(acf, bpm, frameRate);
     const score = salience * Math.exp(-0.5 * (Math.log2(bpm / PRIOR_CENTRE) / PRIOR_OCTAVES) ** 2);
     if (score > bestScore) {
       bestScore = score;
@@ -67,7 +67,7 @@ export function refineTempo(acf: StreamingAutocorrelation, frameRate: number, bp
   let best = bpm;
   let bestSalience = -Infinity;
   for (let candidate = bpm * 0.98; candidate <= bpm * 1.02; candidate += 0.01) {
-    const salience = combSalience(acf, periodFrames(candidate, frameRate), HARMONICS);
+    const salience = combAt(acf, candidate, frameRate);
     if (salience > bestSalience) {
       bestSalience = salience;
       best = candidate;
