@@ -16,9 +16,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/infra.sh"
 tools="$(infra_tools_dir)"
 venv="$tools/essentia-$ESSENTIA_VERSION"
 
-# The analyzer tests' audio tools (ffmpeg, fluidsynth, the sound fonts, sox), and espeak-ng for the spoken intros.
+# The analyzer tests' audio tools (ffmpeg, fluidsynth, the sound fonts, sox, espeak-ng for the spoken intros).
 ensure_audio_tools
-command -v espeak-ng >/dev/null || infra_apt_install espeak-ng
 
 if ! "$venv/bin/python" -c 'import essentia, music21, mir_eval' 2>/dev/null; then
   echo "[accuracy] essentia $ESSENTIA_VERSION, music21 $MUSIC21_VERSION, mir_eval $MIR_EVAL_VERSION into $venv" >&2

@@ -20,6 +20,8 @@ ensure_audio_tools() {
   if [[ ! -f /usr/share/sounds/sf2/sf_GMbank.sf2 ]]; then missing+=(csound-soundfont); fi
   if [[ ! -f /usr/share/sounds/sf2/OPL-3_FM_128M.sf2 ]]; then missing+=(opl3-soundfont); fi
   if ! command -v sox >/dev/null 2>&1; then missing+=(sox); fi
+  # Speech for the tempo's steadiness test and the accuracy benchmark's spoken intros (decision 0189).
+  if ! command -v espeak-ng >/dev/null 2>&1; then missing+=(espeak-ng); fi
   if ((${#missing[@]} > 0)); then
     infra_apt_install "${missing[@]}" || return 1
   fi
@@ -27,7 +29,7 @@ ensure_audio_tools() {
     infra_err "sound font $INFRA_SOUNDFONT missing after installing fluid-soundfont-gm"
     return 1
   fi
-  infra_log "audio tools: ffmpeg, fluidsynth, sox, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb, CSound GM, OPL3 FM"
+  infra_log "audio tools: ffmpeg, fluidsynth, sox, espeak-ng, $INFRA_SOUNDFONT, MuseScore General, TimGM6mb, CSound GM, OPL3 FM"
 }
 
 # ensure_liquidsoap : Debian's liquidsoap (the playout engine of the Liquidsoap connector's

@@ -32,7 +32,7 @@
 #   ensure_helm                      -> extracts the pinned helm binary, exports HELM_BIN
 #   ensure_schemathesis              -> pinned schemathesis in a venv (PyPI), exports SCHEMATHESIS_BIN
 #   ensure_audio_tools               -> apt-installs what is missing of ffmpeg/ffprobe, fluidsynth,
-#                                       the General MIDI sound font and sox (analyzer tests, bench)
+#                                       the General MIDI sound fonts, sox and espeak-ng (analyzer tests, bench)
 #   ensure_chromium                  -> apt-installs Debian's chromium when missing (the browser tests
 #                                       of test/web), exports CHROMIUM_BIN
 #   ensure_liquidsoap                -> apt-installs Debian's liquidsoap when missing (the Liquidsoap

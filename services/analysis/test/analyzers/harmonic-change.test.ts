@@ -1,4 +1,4 @@
-import { ChromaSeries, harmonicChange, normalisedAutocorrelation } from '../../src/analyzers/tempo/harmonic-change.js';
+import { ChromaSeries, harmonicChange, harmonyPersistence, normalisedAutocorrelation } from '../../src/analyzers/tempo/harmonic-change.js';
 
 const RATE = 11_025;
 const C_MAJOR = [261.63, 329.63, 392.0];
@@ -73,4 +73,16 @@ test('the normalised autocorrelation is high at the period of a series and negat
     2,
   );
   expect(normalisedAutocorrelation(new Float32Array(50), 3)).toBe(0);
+});
+
+test('harmony persists over chords held a beat, not over noise (decision 0189; speech: test/dev/accuracy-tempo-steady)', () => {
+  const lag = (frameRate: number) => Math.round(0.25 * frameRate);
+  const cycle = [C_MAJOR, F_MAJOR, [392.0, 493.88, 587.33], [220.0, 261.63, 329.63]];
+  const held = chromaOf(chords(Array.from({ length: 16 }, (_, i) => ({ seconds: 0.8, hz: cycle[i % cycle.length]! }))));
+  expect(harmonyPersistence(held.chroma, lag(held.frameRate))).toBeGreaterThan(0.35);
+  let seed = 3;
+  const noise = Float32Array.from({ length: 12 * RATE }, () => ((seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647) * 0.6 - 0.3);
+  const noisy = chromaOf(noise);
+  expect(Math.abs(harmonyPersistence(noisy.chroma, lag(noisy.frameRate)))).toBeLessThan(0.1);
+  expect(harmonyPersistence(new Float32Array(0), 3)).toBe(0);
 });

@@ -109,3 +109,35 @@ export function normalisedAutocorrelation(series: Float32Array, lag: number): nu
   }
   return variance > 0 ? sum / variance : 0;
 }
+
+/**
+ * How alike the chroma `lag` frames apart is beyond the series' mean chroma: the mean cosine between
+ * each frame's and the frame `lag` later's departures from the mean (decision 0189); 0 when no pair
+ * departs. Held harmony (a chord over a beat, a melody note, percussive or not) keeps it near 1;
+ * speech, whose pitch glides from syllable to syllable, and noise, whose spectrum departs from its
+ * mean at random, keep it near 0.
+ */
+export function harmonyPersistence(chroma: Float32Array, lag: number): number {
+  const frames = Math.floor(chroma.length / PITCH_CLASSES);
+  const mean = new Float64Array(PITCH_CLASSES);
+  for (let t = 0; t < frames; t++) for (let pc = 0; pc < PITCH_CLASSES; pc++) mean[pc]! += chroma[t * PITCH_CLASSES + pc]! / frames;
+  let sum = 0;
+  let pairs = 0;
+  for (let t = 0; t + lag < frames; t++) {
+    let dot = 0;
+    let now = 0;
+    let later = 0;
+    for (let pc = 0; pc < PITCH_CLASSES; pc++) {
+      const a = chroma[t * PITCH_CLASSES + pc]! - mean[pc]!;
+      const b = chroma[(t + lag) * PITCH_CLASSES + pc]! - mean[pc]!;
+      dot += a * b;
+      now += a * a;
+      later += b * b;
+    }
+    if (now > 0 && later > 0) {
+      sum += dot / Math.sqrt(now * later);
+      pairs++;
+    }
+  }
+  return pairs > 0 ? sum / pairs : 0;
+}

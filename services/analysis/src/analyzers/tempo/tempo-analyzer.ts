@@ -1,7 +1,7 @@
 import { MAX_BEATS, type TempoResult } from '@catalog/contracts';
 import { trackBeats } from './beat-tracker.js';
 import { CappedSeries } from './capped-series.js';
-import { CHROMA_HOP, ChromaSeries } from './harmonic-change.js';
+import { CHROMA_HOP, ChromaSeries, harmonyPersistence } from './harmonic-change.js';
 import { ONSET_FRAME, ONSET_HOP, OnsetDetector } from './onset.js';
 import { StreamingAutocorrelation } from './periodicity.js';
 import {
@@ -19,10 +19,18 @@ import {
 /** Onset strength kept for beat tracking and octave checks: the first 10 minutes (bounded memory). */
 const TRACKED_SECONDS = 600;
 /**
- * Below this periodicity of both streams there is no steady beat to report: speech and noise stay
- * under 0.045 and 0.03 (measured on espeak-ng speech and white, pink and brown noise).
+ * A steady beat to report (decision 0189): a periodicity of either stream of at least this on its
+ * own (espeak-ng's speech reaches 0.081, white, pink and brown noise 0.031), or of at least
+ * PITCHED_MIN_PERIODICITY where the harmony persists a quarter of a second (HARMONY_LAG) at least
+ * MIN_PERSISTENCE: a chorale or a ballad whose chords change without attacks reaches 0.47 there,
+ * speech 0.15 and noise 0.02 (bench/accuracy/steadiness.ts: the tuning split, speech and noise).
  */
-const MIN_PERIODICITY = 0.05;
+const MIN_PERIODICITY = 0.12;
+const PITCHED_MIN_PERIODICITY = 0.02;
+const MIN_PERSISTENCE = 0.3;
+const HARMONY_LAG_SECONDS = 0.25;
+/** A tonal flux this periodic is periodic enough to hold an organ's tremolo off (decision 0188). */
+const PERIODIC = 0.05;
 /** The tonal flux carries the beat when its periodicity is this many times the onset strength's. */
 const TONAL_LEAD = 1.5;
 /** Where in its onset frame an attack lies when the flux peaks (share of the frame; measured on rendered drums). */
@@ -97,11 +105,22 @@ export class TempoAnalyzer {
     const onset = periodicityOf(this.acf, this.frameRate);
     if (!onset) return null;
     const tonal = periodicityOf(this.tonalAcf, this.frameRate);
-    const steady = Math.max(onset.periodicity, tonal?.periodicity ?? 0) >= MIN_PERIODICITY;
-    const tremolo = tonal !== null && tonal.periodicity >= MIN_PERIODICITY && combAt(this.tonalAcf, onset.bpm, this.frameRate) <= 0;
+    const steady = this.steady(Math.max(onset.periodicity, tonal?.periodicity ?? 0));
+    const tremolo = tonal !== null && tonal.periodicity >= PERIODIC && combAt(this.tonalAcf, onset.bpm, this.frameRate) <= 0;
     if (tonal && (tremolo || tonal.periodicity > TONAL_LEAD * onset.periodicity))
       return { ...tonal, steady, tonal: true, acf: this.tonalAcf, strength: normalised(this.tonal.values()) };
     return { ...onset, steady, tonal: false, acf: this.acf, strength: normalised(this.strength.values()) };
+  }
+
+  /** How the harmony persists over a quarter of a second (harmonyPersistence; decision 0189). */
+  harmonyPersistence(): number {
+    return harmonyPersistence(this.chroma.values(), Math.max(1, Math.round(HARMONY_LAG_SECONDS * this.chroma.frameRate)));
+  }
+
+  /** Whether a stream's periodicity holds a beat: on its own, or with harmony that persists (decision 0189). */
+  private steady(periodicity: number): boolean {
+    if (periodicity >= MIN_PERIODICITY) return true;
+    return periodicity >= PITCHED_MIN_PERIODICITY && this.harmonyPersistence() >= MIN_PERSISTENCE;
   }
 
   result(): TempoResult {
