@@ -71,6 +71,6 @@ export async function evaluate(python: string, cacheDir: string, log: (line: str
       return `${r.name} key ${c.keyMirex.toFixed(3)}/${r.bestEssentiaKey.toFixed(3)} Acc1 ${pct(c.tempoAcc1)}/${pct(essentia.tempoAcc1)} Acc2 ${pct(c.tempoAcc2)}/${pct(essentia.tempoAcc2)} met ${Object.values(r.met).filter(Boolean).length}/3`;
     })
     .join('; ');
-  logRead(repoRoot, sets, design, summary);
+  logRead(repoRoot, design, summary);
   log(`results: ${out}`);
 }

@@ -36,9 +36,9 @@ export function withReadLogRow(markdown: string, row: string): string {
   return lines.join('\n');
 }
 
-/** Appends the read to docs/benchmarks.md and prints it. */
-export function logRead(root: string, sets: string[], design: string, result: string): void {
-  const row = `| ${new Date().toISOString().slice(0, 16).replace('T', ' ')} | ${design} | ${sets.join(', ')} | ${result} |`;
+/** Appends the read to docs/benchmarks.md and prints it; `result` names each set read. */
+export function logRead(root: string, design: string, result: string): void {
+  const row = `| ${new Date().toISOString().slice(0, 16).replace('T', ' ')} | ${design} | ${result} |`;
   const file = join(root, 'docs/benchmarks.md');
   writeFileSync(file, withReadLogRow(readFileSync(file, 'utf8'), row));
   process.stdout.write(`evaluation read logged in docs/benchmarks.md: ${row}\n`);
