@@ -24,7 +24,10 @@ import {
 import { BASS_FIGURE_NAMES, GROOVE_NAMES, withGroove, type GrooveSpec } from './grooves.js';
 import { homophonicSong, homophonicSpec, type HomophonicSpec } from './homophonic.js';
 
-/** Bump when what a piece sounds like changes for the same spec (the cache is keyed by it). */
+/**
+ * Bump when what a piece sounds like changes while the piece and its MIDI file do not (the cache is
+ * keyed by it; a file's name already hashes both, pieceFile()).
+ */
 export const GENERATOR_VERSION = 1;
 export const SPLITS = ['tuning', 'validation'] as const;
 export type Split = (typeof SPLITS)[number];

@@ -8,6 +8,9 @@
  */
 import { seededRandom, type MidiNote, type MidiSong } from '@catalog/testing';
 
+/** Bump when what a homophonic piece plays changes for the same spec (weight files' provenance). */
+export const HOMOPHONIC_VERSION = 2;
+
 export interface HomophonicSpec {
   tonic: number;
   mode: 'major' | 'minor';
@@ -82,12 +85,8 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
     const [root, quality] = CHORDS[spec.mode][degree]!;
     const tones = TRIADS[quality].map((interval) => (spec.tonic + root + interval) % 12);
     const bassTone = i > 0 && i < chords.length - 1 && random() < 0.25 ? tones[1]! : tones[0]!;
-    const next = {
-      bass: nearestOf([bassTone], voices.bass, RANGES.bass),
-      tenor: nearestOf(tones, voices.tenor, RANGES.tenor),
-      alto: nearestOf(tones, voices.alto, RANGES.alto),
-      soprano: nearestOf(tones, voices.soprano, RANGES.soprano),
-    };
+    const bass = nearestOf([bassTone], voices.bass, RANGES.bass);
+    const next = { bass, ...voicing(tones, bass, voices) };
     for (const voice of ['soprano', 'alto', 'tenor', 'bass'] as const) {
       const channel = voice === 'soprano' ? CHANNEL.soprano : voice === 'bass' ? CHANNEL.bass : CHANNEL.inner;
       const held = sounding[voice];
@@ -100,7 +99,7 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
         const velocity = 68 + Math.floor(random() * 10);
         if (passing) {
           // The chord's note, then a neighbour note on the second eighth (the voice's eighth-note motion).
-          const neighbour = next[voice] + (next[voice] > voices[voice] ? 2 : -2);
+          const neighbour = scaleStep(next[voice], next[voice] > voices[voice] ? 1 : -1, spec);
           notes.push(
             { start, length: 0.48, pitch: next[voice], velocity, channel },
             { start: start + 0.5, length: 0.48, pitch: neighbour, velocity, channel },
@@ -149,10 +148,51 @@ function harmony(random: () => number, bars: number): Array<{ degree: number; st
   return chords;
 }
 
-/** The pitch of one of `pcs` nearest `from` within `range`. */
+/** The key's scale (minor harmonic, as CHORDS), in semitones above the tonic. */
+const SCALES = { major: [0, 2, 4, 5, 7, 9, 11], minor: [0, 2, 3, 5, 7, 8, 11] } as const;
+
+/** The next pitch of the key's scale above (1) or below (−1) `pitch` (decision 0190; before, a whole tone, in the key or not). */
+function scaleStep(pitch: number, direction: 1 | -1, key: { tonic: number; mode: 'major' | 'minor' }): number {
+  let step = pitch + direction;
+  while (!(SCALES[key.mode] as readonly number[]).includes((((step - key.tonic) % 12) + 12) % 12)) step += direction;
+  return step;
+}
+
+/**
+ * The upper voices of a chord over its bass, as four-part writing spaces them (decision 0190): each
+ * on a chord tone in its range, tenor below alto below soprano, neighbours at most an octave apart,
+ * the four voices sounding every tone of the triad; of those, the one that moves the voices least
+ * from `from` (the first on a tie).
+ */
+function voicing(tones: number[], bass: number, from: { tenor: number; alto: number; soprano: number }) {
+  const pitches = (range: readonly [number, number]) =>
+    Array.from({ length: range[1] - range[0] + 1 }, (_, i) => range[0] + i).filter((pitch) => tones.includes(pitch % 12));
+  let best: { tenor: number; alto: number; soprano: number } | null = null;
+  let bestCost = Infinity;
+  for (const tenor of pitches(RANGES.tenor).filter((pitch) => pitch > bass))
+    for (const alto of pitches(RANGES.alto).filter((pitch) => pitch > tenor && pitch - tenor <= 12))
+      for (const soprano of pitches(RANGES.soprano).filter((pitch) => pitch > alto && pitch - alto <= 12)) {
+        if (!tones.every((tone) => [bass, tenor, alto, soprano].some((pitch) => pitch % 12 === tone))) continue;
+        const cost = Math.abs(tenor - from.tenor) + Math.abs(alto - from.alto) + Math.abs(soprano - from.soprano);
+        if (cost < bestCost) {
+          best = { tenor, alto, soprano };
+          bestCost = cost;
+        }
+      }
+  if (!best) throw new Error(`no voicing of ${tones.join(', ')} over ${bass}`);
+  return best;
+}
+
+/**
+ * The pitch of one of `pcs` nearest `from` within `range` (every range spans an octave, so there is
+ * one). Before HOMOPHONIC_VERSION 2 the search started from the range's lowest pitch whatever its
+ * pitch class, so a voice that reached it stayed there, off the chord, and each upper voice took
+ * its nearest chord tone alone, so most chords sounded their root in three octaves (decision 0190).
+ */
 function nearestOf(pcs: number[], from: number, range: readonly [number, number]): number {
-  let best = range[0];
+  let best: number | null = null;
   for (let pitch = range[0]; pitch <= range[1]; pitch++)
-    if (pcs.includes(pitch % 12) && Math.abs(pitch - from) < Math.abs(best - from)) best = pitch;
+    if (pcs.includes(pitch % 12) && (best === null || Math.abs(pitch - from) < Math.abs(best - from))) best = pitch;
+  if (best === null) throw new Error(`no pitch of ${pcs.join(', ')} in ${range.join('–')}`);
   return best;
 }

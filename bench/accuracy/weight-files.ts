@@ -13,6 +13,7 @@ import { basename, join } from 'node:path';
 import { keyWeightsFileOf, octaveWeightsFileOf, type KeyProfiles } from '@catalog/analysis/analyzers';
 import { SOUND_FONTS } from '@catalog/testing';
 import { GENERATOR_VERSION, GENERATORS, PLAN, REPLAYINGS, type Generator } from './corpus.js';
+import { HOMOPHONIC_VERSION } from './homophonic.js';
 import { OCTAVE_LEARN } from './learn-octave.js';
 import { RERANK_OPTIONS } from './learn-rerank.js';
 import { RENDERING } from './render.js';
@@ -32,7 +33,9 @@ export function provenance(generators: readonly Generator[] = GENERATORS): Recor
   return {
     regenerate: REGENERATE,
     corpus: {
-      generator: `packages/testing generatedSong, bench/accuracy/corpus.ts generator version ${GENERATOR_VERSION}`,
+      generator: `packages/testing generatedSong, bench/accuracy/corpus.ts generator version ${GENERATOR_VERSION}${
+        generators.includes('homophonic') ? `, homophonic.ts version ${HOMOPHONIC_VERSION}` : ''
+      }`,
       plan: Object.fromEntries(
         plan.map((g) => [
           `${g.split} ${g.font}${g.generator === 'song' ? '' : ` ${g.generator}`}`,

@@ -77,3 +77,19 @@ test("a groove replaces the drums and plays its bass figure on each bar's root, 
   expect(hats).toHaveLength(9); // four a bar, and the last bar its downbeat only
   expect(played.notes.filter((note) => note.channel === 0)).toHaveLength(6);
 });
+
+test("a homophonic piece plays only its key's notes, each tone of its tonic triad a good share of the time (decision 0190)", () => {
+  // Minor: the harmonic minor's leading tone (V) and the natural minor's seventh (VII) both.
+  const scales = { major: [0, 2, 4, 5, 7, 9, 11], minor: [0, 2, 3, 5, 7, 8, 10, 11] };
+  for (const piece of tuningCorpus(['homophonic'])) {
+    const { tonic, mode } = piece.truth;
+    const notes = songOf(piece).notes;
+    const inKey = (pitch: number) => scales[mode].includes((((pitch - tonic) % 12) + 12) % 12);
+    expect(notes.filter((note) => !inKey(note.pitch))).toEqual([]);
+    // The tonic triad sounds a good share of the time: before 0190 most chords were their root in three octaves.
+    const time = (pcs: number[]) =>
+      notes.filter((note) => pcs.includes((((note.pitch - tonic) % 12) + 12) % 12)).reduce((sum, note) => sum + note.length, 0);
+    const total = time([...Array(12).keys()]);
+    for (const interval of [0, mode === 'major' ? 4 : 3, 7]) expect(time([interval]) / total).toBeGreaterThan(0.08);
+  }
+});
