@@ -39,7 +39,7 @@ function read(name: string, music: boolean, samples: Float32Array): Reading {
     name,
     music,
     periodicity: analyzer.pulse()?.periodicity ?? 0,
-    persistence: analyzer.harmonyPersistence(),
+    persistence: analyzer.persistence(),
     bpm: analyzer.result().bpm,
   };
 }

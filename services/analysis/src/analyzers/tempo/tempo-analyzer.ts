@@ -21,8 +21,8 @@ const TRACKED_SECONDS = 600;
 /**
  * A steady beat to report (decision 0189): a periodicity of either stream of at least this on its
  * own (espeak-ng's speech reaches 0.081, white, pink and brown noise 0.031), or of at least
- * PITCHED_MIN_PERIODICITY where the harmony persists a quarter of a second (HARMONY_LAG) at least
- * MIN_PERSISTENCE: a chorale or a ballad whose chords change without attacks reaches 0.47 there,
+ * PITCHED_MIN_PERIODICITY where the harmony persists over HARMONY_LAG_SECONDS at least
+ * MIN_PERSISTENCE: a chorale or a ballad whose chords change without attacks reaches 0.49 there,
  * speech 0.15 and noise 0.02 (bench/accuracy/steadiness.ts: the tuning split, speech and noise).
  */
 const MIN_PERIODICITY = 0.12;
@@ -112,15 +112,15 @@ export class TempoAnalyzer {
     return { ...onset, steady, tonal: false, acf: this.acf, strength: normalised(this.strength.values()) };
   }
 
-  /** How the harmony persists over a quarter of a second (harmonyPersistence; decision 0189). */
-  harmonyPersistence(): number {
+  /** How the harmony persists over a quarter of a second (harmonyPersistence(); decision 0189). */
+  persistence(): number {
     return harmonyPersistence(this.chroma.values(), Math.max(1, Math.round(HARMONY_LAG_SECONDS * this.chroma.frameRate)));
   }
 
   /** Whether a stream's periodicity holds a beat: on its own, or with harmony that persists (decision 0189). */
   private steady(periodicity: number): boolean {
     if (periodicity >= MIN_PERIODICITY) return true;
-    return periodicity >= PITCHED_MIN_PERIODICITY && this.harmonyPersistence() >= MIN_PERSISTENCE;
+    return periodicity >= PITCHED_MIN_PERIODICITY && this.persistence() >= MIN_PERSISTENCE;
   }
 
   result(): TempoResult {
