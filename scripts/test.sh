@@ -8,7 +8,7 @@
 # already listen there, and stops the ones it started on exit. TEST_PG_PORT, TEST_NATS_PORT and
 # TEST_MINIO_PORT choose other ports (several checkouts testing side by side). helm (chart tests) and
 # schemathesis (the OpenAPI fuzz test) come from the tool cache (ensure_helm, ensure_schemathesis in
-# scripts/lib/infra.sh); ffmpeg, fluidsynth, its sound font and sox (analyzer tests) from apt when
+# scripts/lib/infra.sh); ffmpeg, fluidsynth, its sound fonts, sox and espeak-ng (analyzer tests) from apt when
 # missing (ensure_audio_tools); Debian's chromium for the browser tests (ensure_chromium).
 # The servers' credentials come from CATALOG_CREDENTIALS_FILE (default $state_dir/credentials.json,
 # made when missing): NATS runs with one user per service (decision 0055), and the database roles
@@ -60,7 +60,7 @@ ensure_node_modules
 PG_FAST=1 start_unset_servers "$state_dir" "$pg_port" "$nats_port" "$minio_port"
 ensure_helm # exports HELM_BIN for the chart tests
 ensure_schemathesis # exports SCHEMATHESIS_BIN for the OpenAPI fuzz test (test/fuzz)
-ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound font, sox (analyzer tests)
+ensure_audio_tools # ffmpeg, fluidsynth + General MIDI sound fonts, sox, espeak-ng (analyzer tests)
 ensure_chromium # exports CHROMIUM_BIN: Debian's chromium for the browser tests (test/web)
 ensure_liquidsoap # Debian's liquidsoap for the Liquidsoap connector's real-engine test (test/contract/liquidsoap-connector.test.ts)
 echo "[test] DATABASE_URL=$DATABASE_URL NATS_URL=$NATS_URL S3_ENDPOINT=$S3_ENDPOINT" >&2
