@@ -332,6 +332,15 @@ if (what === 'weights') {
         );
       }
     }
+  for (const generator of GENERATORS) {
+    const subset = pieces.filter((piece) => piece.generator === generator);
+    const conditions = [...new Set(subset.map((piece) => piece.degradation))];
+    const wrong = conditions.map((condition) => {
+      const group = subset.filter((piece) => piece.degradation === condition);
+      return `${condition} ${group.filter((p) => !acc1(p.truth.bpm, level(p))).length}/${group.length}`;
+    });
+    console.log(`across fonts, Acc1 misses by degradation: ${generator} ${wrong.join(', ')}`);
+  }
   learnOctave();
 }
 
