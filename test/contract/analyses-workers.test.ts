@@ -174,7 +174,10 @@ test('several types queued for one file run together on one worker: one ffmpeg d
       return all.every((j) => j.status === 'SUCCEEDED' || j.status === 'FAILED') ? all : undefined;
     }, 60_000);
     expect(jobs.map((j) => [j.type, j.status])).toEqual(types.map((type) => [type, 'SUCCEEDED']));
-    expect(jobs[1].result.bpm === null || typeof jobs[1].result.bpm === 'number').toBe(true);
+    const tempo = jobs[1].result;
+    expect(tempo.bpm === null || typeof tempo.bpm === 'number').toBe(true);
+    // A steady tone keeps no pulse; the result says so (decision 0191).
+    expect(tempo.noBpmReason).toBe(tempo.bpm === null ? 'no_steady_pulse' : undefined);
     const runs = existsSync(join(tools, 'ffmpeg-runs')) ? readFileSync(join(tools, 'ffmpeg-runs'), 'utf8').trim().split('\n') : [];
     expect(runs).toHaveLength(1);
     expect((await api.request('GET', '/api/v1/catalog/credits', { key })).body).toMatchObject({

@@ -143,6 +143,10 @@ export type CuePointsResult = Static<typeof CuePointsResult>;
 /** Most beat positions a tempo result lists (decision 0083). */
 export const MAX_BEATS = 2_000;
 
+/** Why a tempo result has no BPM (decision 0191): nothing sounds, or nothing sounding keeps a steady pulse. */
+export const NO_BPM_REASONS = ['silence', 'no_steady_pulse'] as const;
+export type NoBpmReason = (typeof NO_BPM_REASONS)[number];
+
 export const TempoResult = Type.Object(
   {
     bpm: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
@@ -155,6 +159,15 @@ export const TempoResult = Type.Object(
       description:
         'how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check',
     }),
+    noBpmReason: Type.Optional(
+      Type.Union(
+        NO_BPM_REASONS.map((reason) => Type.Literal(reason)),
+        {
+          description:
+            'present exactly when bpm is null (results from decision 0191 on): silence, nothing sounds; no_steady_pulse, what sounds keeps no steady beat (speech, noise), confidence then being the periodicity found',
+        },
+      ),
+    ),
     firstBeatMs: Ms('first beat'),
     firstDownbeatMs: Ms('first beat of a bar (4/4 assumed)'),
     beatsMs: Type.Array(Type.Integer({ minimum: 0 }), {

@@ -5911,6 +5911,8 @@ export interface operations {
                     bpm: number | null;
                     /** @description how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check */
                     confidence: number;
+                    /** @description present exactly when bpm is null (results from decision 0191 on): silence, nothing sounds; no_steady_pulse, what sounds keeps no steady beat (speech, noise), confidence then being the periodicity found */
+                    noBpmReason?: 'silence' | 'no_steady_pulse';
                     /** @description first beat */
                     firstBeatMs: number | null;
                     /** @description first beat of a bar (4/4 assumed) */
@@ -6207,6 +6209,8 @@ export interface operations {
                   bpm: number | null;
                   /** @description how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check */
                   confidence: number;
+                  /** @description present exactly when bpm is null (results from decision 0191 on): silence, nothing sounds; no_steady_pulse, what sounds keeps no steady beat (speech, noise), confidence then being the periodicity found */
+                  noBpmReason?: 'silence' | 'no_steady_pulse';
                   /** @description first beat */
                   firstBeatMs: number | null;
                   /** @description first beat of a bar (4/4 assumed) */
@@ -6538,6 +6542,8 @@ export interface operations {
                   bpm: number | null;
                   /** @description how clearly the beat stands out of the onset envelope (or, without attacks, of the changes of pitch), times how sure the analyzer is of its octave (half or double tempo); low values are the ones to check */
                   confidence: number;
+                  /** @description present exactly when bpm is null (results from decision 0191 on): silence, nothing sounds; no_steady_pulse, what sounds keeps no steady beat (speech, noise), confidence then being the periodicity found */
+                  noBpmReason?: 'silence' | 'no_steady_pulse';
                   /** @description first beat */
                   firstBeatMs: number | null;
                   /** @description first beat of a bar (4/4 assumed) */

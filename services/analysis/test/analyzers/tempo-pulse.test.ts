@@ -83,8 +83,15 @@ test.each([64, 76])(
   },
 );
 
-test('silence has no tempo and a confidence of 0', () => {
-  expect(tempoOf(new Float32Array(20 * RATE))).toEqual({ bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] });
+test('silence has no tempo, a confidence of 0, and says it is silence', () => {
+  expect(tempoOf(new Float32Array(20 * RATE))).toEqual({
+    bpm: null,
+    confidence: 0,
+    noBpmReason: 'silence',
+    firstBeatMs: null,
+    firstDownbeatMs: null,
+    beatsMs: [],
+  });
 });
 
 test('noise has no tempo: no beats, and a confidence that says how little pulse there is', () => {
@@ -92,6 +99,7 @@ test('noise has no tempo: no beats, and a confidence that says how little pulse 
   const noise = Float32Array.from({ length: 30 * RATE }, () => 0.3 * (random() * 2 - 1));
   const tempo = tempoOf(noise);
   expect(tempo.bpm).toBeNull();
+  expect(tempo.noBpmReason).toBe('no_steady_pulse');
   expect(tempo.beatsMs).toEqual([]);
   expect(tempo.confidence).toBeGreaterThan(0);
   expect(tempo.confidence).toBeLessThan(0.05);

@@ -41,12 +41,15 @@ test.each(TEMPI)('drums at %d BPM: the first downbeat is the first kick (within 
   expect(Math.abs(tempo.firstBeatMs! - firstKickMs)).toBeLessThanOrEqual(50);
 });
 
-test('a steady tone and silence have no tempo', async () => {
+test('a steady tone and silence have no tempo, and say why', async () => {
   const tone = dir.path('tone.wav');
   const silence = dir.path('silence.wav');
   await Promise.all([writeSegments(tone, [{ seconds: 8, dbfs: -20 }]), writeSegments(silence, [{ seconds: 4, dbfs: null }])]);
-  for (const path of [tone, silence]) {
+  for (const [path, noBpmReason] of [
+    [tone, 'no_steady_pulse'],
+    [silence, 'silence'],
+  ] as const) {
     const { tempo } = await analyzeFile(path, ['tempo']);
-    expect(tempo).toMatchObject({ bpm: null, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] });
+    expect(tempo).toMatchObject({ bpm: null, noBpmReason, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] });
   }
 });

@@ -124,11 +124,11 @@ export class TempoAnalyzer {
   }
 
   result(): TempoResult {
-    const none: TempoResult = { bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] };
+    const none = { bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] };
     const pulse = this.pulse();
-    // Silence: confidence 0. Audio without a steady pulse (speech, noise): the periodicity found.
-    if (!pulse) return none;
-    if (!pulse.steady) return { ...none, confidence: round(pulse.periodicity, 2) };
+    // No BPM says why (decision 0191). Silence: confidence 0. Audio without a steady pulse (speech, noise): the periodicity found.
+    if (!pulse) return { ...none, noBpmReason: 'silence' };
+    if (!pulse.steady) return { ...none, noBpmReason: 'no_steady_pulse', confidence: round(pulse.periodicity, 2) };
     const octave = chooseOctave(pulse.bpm, octaveEvidences(pulse.bpm, this.octaveSeries(pulse), this.frameRate));
     // How periodic the stream is, times how sure the octave choice is (decision 0144).
     const confidence = pulse.periodicity * octave.probability;
