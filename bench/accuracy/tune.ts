@@ -180,6 +180,15 @@ function octaveExamples(subset: Piece[]): Array<OctaveExample & { piece: Piece }
 }
 
 const FONTS = [...new Set(pieces.map((piece) => piece.font))];
+/** The share of pairs (a of `over`, b of `under`) with a > b, ties counting half: the ROC curve's area. */
+function rankedOver(over: number[], under: number[]): number {
+  let wins = 0;
+  for (const a of over) for (const b of under) wins += a > b ? 1 : a === b ? 0.5 : 0;
+  return over.length * under.length > 0 ? wins / (over.length * under.length) : 0;
+}
+
+/** Confidence thresholds `tune.ts tempo` reports Acc1 under and over. */
+const CONFIDENCE_THRESHOLDS = [0.05, 0.1, 0.2];
 
 /** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
 function learnOctave(): number[] {
@@ -310,7 +319,7 @@ if (what === 'weights') {
   const playing = (piece: Piece) =>
     piece.degradation === 'broadcast' && piece.id.endsWith('-broadcast') ? 'broadcast' : (piece.replaying ?? 'written');
   const acrossFonts = tempoAcrossFonts();
-  const level = (piece: Piece) => acrossFonts.get(piece.id)!;
+  const level = (piece: Piece) => acrossFonts.get(piece.id)!.bpm;
   for (const generator of GENERATORS)
     for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
       const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
@@ -341,21 +350,41 @@ if (what === 'weights') {
     });
     console.log(`across fonts, Acc1 misses by degradation: ${generator} ${wrong.join(', ')}`);
   }
+  // What the confidence tells a station: how often a BPM is right under and over each threshold.
+  const answered = pieces.filter((piece) => level(piece) !== null);
+  for (const threshold of CONFIDENCE_THRESHOLDS) {
+    const [low, high] = [false, true].map((over) =>
+      answered.filter((piece) => acrossFonts.get(piece.id)!.confidence >= threshold === over),
+    ) as [Piece[], Piece[]];
+    const right = (group: Piece[]) => `${group.filter((p) => acc1(p.truth.bpm, level(p))).length} of ${group.length}`;
+    console.log(`across fonts, Acc1 by confidence: under ${threshold} ${right(low)}; at or over it ${right(high)}`);
+  }
+  const confidenceOf = (group: Piece[]) => group.map((piece) => acrossFonts.get(piece.id)!.confidence);
+  const rightOnes = confidenceOf(answered.filter((p) => acc1(p.truth.bpm, level(p))));
+  const wrongOnes = confidenceOf(answered.filter((p) => !acc1(p.truth.bpm, level(p))));
+  console.log(
+    `across fonts, a right BPM's confidence over a wrong one's: ${(100 * rankedOver(rightOnes, wrongOnes)).toFixed(1)} % of pairs`,
+  );
   learnOctave();
 }
 
 /**
  * Each piece's tempo level with the octave weights learned on the other sound fonts' pieces (the
- * comb's tempo at the level chosen, not refined: Acc1's 4 % holds it), or null without a pulse.
+ * comb's tempo at the level chosen, not refined: Acc1's 4 % holds it), or null without a pulse;
+ * and its confidence as the analyzer gives it (the periodicity times the octave's probability).
  */
-function tempoAcrossFonts(): Map<string, number | null> {
+function tempoAcrossFonts(): Map<string, { bpm: number | null; confidence: number }> {
   const examples = octaveExamples(learnedForTempo);
-  const levels = new Map<string, number | null>();
+  const levels = new Map<string, { bpm: number | null; confidence: number }>();
   for (const font of FONTS) {
     const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
     for (const piece of pieces.filter((p) => p.font === font)) {
       const pulse = tempoOf(piece).pulse();
-      levels.set(piece.id, pulse?.steady ? chooseOctave(pulse.bpm, tempoOf(piece).octaveEvidences(), weights).bpm : null);
+      if (!pulse?.steady) levels.set(piece.id, { bpm: null, confidence: pulse?.periodicity ?? 0 });
+      else {
+        const octave = chooseOctave(pulse.bpm, tempoOf(piece).octaveEvidences(), weights);
+        levels.set(piece.id, { bpm: octave.bpm, confidence: pulse.periodicity * octave.probability });
+      }
     }
   }
   return levels;
