@@ -1,4 +1,4 @@
-import { MAX_BEATS, type TempoResult } from '@catalog/contracts';
+import { MAX_BEATS, type NoBpmReason, type TempoResult } from '@catalog/contracts';
 import { trackBeats } from './beat-tracker.js';
 import { CappedSeries } from './capped-series.js';
 import { CHROMA_HOP, ChromaSeries, harmonyPersistence } from './harmonic-change.js';
@@ -124,11 +124,18 @@ export class TempoAnalyzer {
   }
 
   result(): TempoResult {
-    const none = { bpm: null, confidence: 0, firstBeatMs: null, firstDownbeatMs: null, beatsMs: [] };
-    const pulse = this.pulse();
     // No BPM says why (decision 0191). Silence: confidence 0. Audio without a steady pulse (speech, noise): the periodicity found.
-    if (!pulse) return { ...none, noBpmReason: 'silence' };
-    if (!pulse.steady) return { ...none, noBpmReason: 'no_steady_pulse', confidence: round(pulse.periodicity, 2) };
+    const none = (noBpmReason: NoBpmReason, confidence: number): TempoResult => ({
+      bpm: null,
+      confidence,
+      noBpmReason,
+      firstBeatMs: null,
+      firstDownbeatMs: null,
+      beatsMs: [],
+    });
+    const pulse = this.pulse();
+    if (!pulse) return none('silence', 0);
+    if (!pulse.steady) return none('no_steady_pulse', round(pulse.periodicity, 2));
     const octave = chooseOctave(pulse.bpm, octaveEvidences(pulse.bpm, this.octaveSeries(pulse), this.frameRate));
     // How periodic the stream is, times how sure the octave choice is (decision 0144).
     const confidence = pulse.periodicity * octave.probability;
