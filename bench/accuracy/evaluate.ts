@@ -1,7 +1,8 @@
 /**
  * bench/accuracy/evaluate.ts: one read of the evaluation sets (evaluation/sets.ts): the project's
  * analyzers and Essentia on the same files, scored per set (and per kind of piece within it), the
- * targets checked, and the read logged (read-log.ts). Only run.ts calls it.
+ * targets checked, our tempo's Acc1 over and under the confidence a station checks under, and the
+ * read logged (read-log.ts). Only run.ts calls it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +12,12 @@ import { evaluationPieces, EVALUATION_SETS, type EvaluationPiece, type Evaluatio
 import { renderEvaluation } from './evaluation/render.js';
 import { designOf, logRead } from './read-log.js';
 import { printEvaluation, type SetResult } from './report.js';
-import { scoreGroup, type Scored } from './summary.js';
+import { confidenceSplit, scoreGroup, tempoCorrect, type Scored } from './summary.js';
 
 /** The targets (per set): key ≥ Essentia's best profile + KEY_MARGIN; tempo Acc1 ≥ Essentia's and ≥ ACC1; Acc2 ≥ ACC2. */
 export const TARGETS = { keyMargin: 0.05, acc1: 0.9, acc2: 0.98 };
+/** The tempo confidence under which the accuracy page tells a station to check a BPM (chosen on tuning: tune.ts tempo). */
+const CHECK_UNDER = 0.2;
 
 export async function evaluate(python: string, cacheDir: string, log: (line: string) => void): Promise<void> {
   const sets = (process.env.BENCH_ACCURACY_SETS ?? EVALUATION_SETS.join(',')).split(',') as EvaluationSet[];
@@ -55,7 +58,8 @@ export async function evaluate(python: string, cacheDir: string, log: (line: str
       acc1: ours.tempoAcc1 >= Math.max(theirAcc1, TARGETS.acc1),
       acc2: ours.tempoAcc2 >= TARGETS.acc2,
     };
-    return { name, pieces: group.length, systems, noBpm, bestEssentiaKey: bestKey, met };
+    const tempoConfidence = confidenceSplit(scored('catalog', group), (e) => e.tempoConfidence, tempoCorrect, CHECK_UNDER);
+    return { name, pieces: group.length, systems, noBpm, bestEssentiaKey: bestKey, met, tempoConfidence };
   });
   const report = { benchmark: 'accuracy', at: new Date().toISOString(), machine: machine(), design, sets, targets: TARGETS, results };
   mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });

@@ -10,6 +10,8 @@ export interface SetResult {
   noBpm: number;
   bestEssentiaKey: number;
   met: { key: boolean; acc1: boolean; acc2: boolean };
+  /** Our tempo's Acc1 at or over the confidence a station is told to check under, and under it. */
+  tempoConfidence: ConfidenceSplit;
 }
 
 type Systems = Record<string, { groups: Record<string, GroupScores>; confidence: { key: ConfidenceSplit; tempo: ConfidenceSplit } }>;
@@ -70,6 +72,10 @@ export function printEvaluation(results: SetResult[]): void {
     }
     lines.push(
       `${''.padEnd(28)}targets: key ≥ ${(result.bestEssentiaKey + 0.05).toFixed(3)} ${mark(result.met.key)}; Acc1 ≥ max(Essentia, 90 %) ${mark(result.met.acc1)}; Acc2 ≥ 98 % ${mark(result.met.acc2)}; no BPM on ${result.noBpm}`,
+    );
+    const { threshold, above, below } = result.tempoConfidence;
+    lines.push(
+      `${''.padEnd(28)}our tempo confidence ≥ ${threshold}: Acc1${pct(above.accuracy)} % of ${above.pieces}; under it:${pct(below.accuracy)} % of ${below.pieces}`,
     );
   }
   process.stdout.write(lines.join('\n') + '\n');

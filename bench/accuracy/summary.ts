@@ -67,14 +67,15 @@ export function scoreGroup(scored: Array<Scored<Labelled>>): GroupScores {
   };
 }
 
-/** Accuracy (of `correct`) at or above the median of `confidence` and below it. */
+/** Accuracy (of `correct`) at or above a threshold of `confidence` (by default its median) and below it. */
 export function confidenceSplit(
   scored: Array<Scored<Labelled>>,
   confidence: (e: Estimate) => number,
   correct: (s: Scored<Labelled>) => boolean,
+  at?: number,
 ): ConfidenceSplit {
   const values = scored.map((s) => confidence(s.estimate)).sort((a, b) => a - b);
-  const threshold = values[Math.floor(values.length / 2)] ?? 0;
+  const threshold = at ?? values[Math.floor(values.length / 2)] ?? 0;
   const above = scored.filter((s) => confidence(s.estimate) >= threshold);
   const below = scored.filter((s) => confidence(s.estimate) < threshold);
   const accuracy = (group: Array<Scored<Labelled>>) => round(mean(group.map((s) => (correct(s) ? 1 : 0))));
