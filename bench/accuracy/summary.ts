@@ -86,6 +86,19 @@ export function confidenceSplit(
   };
 }
 
+/** How often a correct piece's `confidence` is over an incorrect one's (ties count half): the ROC curve's area. */
+export function confidenceRanking(
+  scored: Array<Scored<Labelled>>,
+  confidence: (e: Estimate) => number,
+  correct: (s: Scored<Labelled>) => boolean,
+): number {
+  const right = scored.filter(correct).map((s) => confidence(s.estimate));
+  const wrong = scored.filter((s) => !correct(s)).map((s) => confidence(s.estimate));
+  let wins = 0;
+  for (const a of right) for (const b of wrong) wins += a > b ? 1 : a === b ? 0.5 : 0;
+  return right.length * wrong.length > 0 ? round(wins / (right.length * wrong.length)) : 0;
+}
+
 export const keyCorrect = (s: Scored<Labelled>) => mirexScore(s.piece.truth, parseKey(s.estimate.key)) === 1;
 export const tempoCorrect = (s: Scored<Labelled>) => acc1(s.piece.truth.bpm, s.estimate.bpm);
 

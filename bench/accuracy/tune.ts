@@ -27,6 +27,8 @@ import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-oct
 import { learnReRank, RERANK_OPTIONS } from './learn-rerank.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
+import type { Estimate } from './estimators.js';
+import { confidenceRanking, confidenceSplit, tempoCorrect } from './summary.js';
 import committedKey from '../../services/analysis/src/analyzers/key/key-weights.json' with { type: 'json' };
 import { repoRoot } from '../support/processes.js';
 import {
@@ -180,13 +182,6 @@ function octaveExamples(subset: Piece[]): Array<OctaveExample & { piece: Piece }
 }
 
 const FONTS = [...new Set(pieces.map((piece) => piece.font))];
-/** The share of pairs (a of `over`, b of `under`) with a > b, ties counting half: the ROC curve's area. */
-function rankedOver(over: number[], under: number[]): number {
-  let wins = 0;
-  for (const a of over) for (const b of under) wins += a > b ? 1 : a === b ? 0.5 : 0;
-  return over.length * under.length > 0 ? wins / (over.length * under.length) : 0;
-}
-
 /** Confidence thresholds `tune.ts tempo` reports Acc1 under and over. */
 const CONFIDENCE_THRESHOLDS = [0.05, 0.1, 0.2];
 
@@ -350,21 +345,21 @@ if (what === 'weights') {
     });
     console.log(`across fonts, Acc1 misses by degradation: ${generator} ${wrong.join(', ')}`);
   }
-  // What the confidence tells a station: how often a BPM is right under and over each threshold.
-  const answered = pieces.filter((piece) => level(piece) !== null);
+  // What the confidence tells a station: how often a BPM is right at or over each threshold and under it.
+  const answered = pieces
+    .filter((piece) => level(piece) !== null)
+    .map((piece) => {
+      const { bpm, confidence } = acrossFonts.get(piece.id)!;
+      return { piece, estimate: { key: null, keyStrength: 0, bpm, tempoConfidence: confidence, seconds: 0 }, audioSeconds: 0 };
+    });
+  const confidence = (estimate: Estimate) => estimate.tempoConfidence;
   for (const threshold of CONFIDENCE_THRESHOLDS) {
-    const [low, high] = [false, true].map((over) =>
-      answered.filter((piece) => acrossFonts.get(piece.id)!.confidence >= threshold === over),
-    ) as [Piece[], Piece[]];
-    const right = (group: Piece[]) => `${group.filter((p) => acc1(p.truth.bpm, level(p))).length} of ${group.length}`;
-    console.log(`across fonts, Acc1 by confidence: under ${threshold} ${right(low)}; at or over it ${right(high)}`);
+    const { above, below } = confidenceSplit(answered, confidence, tempoCorrect, threshold);
+    const share = (group: typeof above) => `${(100 * group.accuracy).toFixed(1)} % of ${group.pieces}`;
+    console.log(`across fonts, Acc1 by confidence: under ${threshold} ${share(below)}; at or over it ${share(above)}`);
   }
-  const confidenceOf = (group: Piece[]) => group.map((piece) => acrossFonts.get(piece.id)!.confidence);
-  const rightOnes = confidenceOf(answered.filter((p) => acc1(p.truth.bpm, level(p))));
-  const wrongOnes = confidenceOf(answered.filter((p) => !acc1(p.truth.bpm, level(p))));
-  console.log(
-    `across fonts, a right BPM's confidence over a wrong one's: ${(100 * rankedOver(rightOnes, wrongOnes)).toFixed(1)} % of pairs`,
-  );
+  const ranking = confidenceRanking(answered, confidence, tempoCorrect);
+  console.log(`across fonts, a right BPM's confidence over a wrong one's: ${(100 * ranking).toFixed(1)} % of pairs`);
   learnOctave();
 }
 
