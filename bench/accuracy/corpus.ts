@@ -12,6 +12,7 @@
  * degradation in turn (the degradations and the keys cycle with coprime periods).
  */
 import {
+  DRUM_CHANNEL,
   generatedSong,
   type ChordQuality,
   randomSongSpec,
@@ -106,8 +107,10 @@ export interface Piece {
   balladBass?: BalladBass;
   /** A groove piece's drums and bass (grooves.ts). */
   groove?: GrooveSpec;
-  /** Rendered with the sound font's reverb and chorus (the others are dry). */
+  /** Rendered with the sound font's re› reverb and chorus (the others are dry). */
   effects?: boolean;
+  /** Its drums alone, every other part left out (drumsAlone()). */
+  drumsAlone?: true;
 }
 
 /** The tuning split's pieces of `generators`, as written. */
@@ -368,6 +371,13 @@ export function replayed(piece: Piece, how: Replaying): Piece {
   return { ...piece, id: `${piece.id}-${how}`, replaying: how, channels };
 }
 
+/** A drummed tuning piece's drums alone (an intro, a bed, a break: no harmony to read), under its own id. */
+export function drumsAlone(piece: Piece): Piece {
+  if (piece.split !== 'tuning') throw new Error('only tuning pieces play their drums alone');
+  if (!hasDrums(piece)) throw new Error(`${piece.id} has no drums`);
+  return { ...piece, id: `${piece.id}-drums-alone`, drumsAlone: true };
+}
+
 /** The MIDI song of a piece (its tuning, and how it is replayed, included). */
 export function songOf(piece: Piece): MidiSong {
   const song = piece.homophonic
@@ -377,7 +387,8 @@ export function songOf(piece: Piece): MidiSong {
       : piece.groove
         ? withGroove(generatedSong(piece.spec), piece.groove, piece.spec.seed)
         : generatedSong(piece.spec);
-  return { ...song, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
+  const notes = piece.drumsAlone ? song.notes.filter((note) => note.channel === DRUM_CHANNEL) : song.notes;
+  return { ...song, notes, tuningCents: piece.tuningCents, ...(piece.channels ? { channels: piece.channels } : {}) };
 }
 
 /** Whether a piece is encoded as MP3 (128 kbit/s). */
@@ -385,3 +396,4 @@ export const isMp3 = (piece: Piece) => piece.degradation === 'mp3' || piece.degr
 export const isBroadcast = (piece: Piece) => piece.degradation === 'broadcast';
 export const hasNoise = (piece: Piece) => piece.degradation === 'noise' || piece.degradation === 'all';
 export const hasFades = (piece: Piece) => piece.degradation === 'fades' || piece.degradation === 'all';
+export const hasDrums = (piece: Piece) => piece.groove !== undefined || piece.spec.drums !== null;

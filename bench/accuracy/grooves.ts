@@ -5,9 +5,8 @@
  * groove plays the quarter-note beat the piece's tempo names (no half-time feel: the label is the
  * tempo the piece was written at, and a half-time groove would make it a matter of taste).
  */
-import { seededRandom, type MidiNote, type MidiSong } from '@catalog/testing';
+import { DRUM_CHANNEL, seededRandom, type MidiNote, type MidiSong } from '@catalog/testing';
 
-const DRUMS = 9;
 const BASS = 1;
 const GM = {
   kick: 36,
@@ -130,13 +129,19 @@ export function withGroove(song: MidiSong, spec: GrooveSpec, seed: number): Midi
   const roots = new Map<number, number>();
   for (const note of song.notes)
     if (note.channel === BASS && !roots.has(Math.floor(note.start / 4))) roots.set(Math.floor(note.start / 4), note.pitch);
-  const notes: MidiNote[] = song.notes.filter((note) => note.channel !== BASS && note.channel !== DRUMS);
+  const notes: MidiNote[] = song.notes.filter((note) => note.channel !== BASS && note.channel !== DRUM_CHANNEL);
   for (let bar = 0; bar < bars; bar++) {
     const start = bar * 4;
     const last = bar === bars - 1;
     for (const [at, drum, velocity] of last ? GROOVES[spec.groove].filter(([at]) => at === 0) : GROOVES[spec.groove])
-      notes.push({ start: Math.max(0, start + at + jitter()), length: 0.2, pitch: drum, velocity: louder(velocity), channel: DRUMS });
-    if (spec.crashes && bar % 4 === 0) notes.push({ start, length: 1, pitch: GM.crash, velocity: louder(84), channel: DRUMS });
+      notes.push({
+        start: Math.max(0, start + at + jitter()),
+        length: 0.2,
+        pitch: drum,
+        velocity: louder(velocity),
+        channel: DRUM_CHANNEL,
+      });
+    if (spec.crashes && bar % 4 === 0) notes.push({ start, length: 1, pitch: GM.crash, velocity: louder(84), channel: DRUM_CHANNEL });
     const root = roots.get(bar);
     if (root === undefined) continue;
     for (const [at, length, above] of last ? [[0, 3.9, 0] as const] : BASS_FIGURES[spec.bass])

@@ -20,10 +20,11 @@ import {
   type KeyProfiles,
   type KeySettings,
 } from '@catalog/analysis/analyzers';
-import { broadcast, GENERATORS, REPLAYINGS, replayed, tuningCorpus, type Generator, type Piece } from './corpus.js';
+import { broadcast, drumsAlone, GENERATORS, hasDrums, REPLAYINGS, replayed, tuningCorpus, type Generator, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
 import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
+import { octaveVariantLines, wrongHeldOut, wrongWith, type OctaveVariant } from './octave-variants.js';
 import { learnReRank, RERANK_OPTIONS } from './learn-rerank.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
@@ -66,6 +67,14 @@ const learnedForTempo = [
   ...tuningCorpus(TEMPO_GENERATORS),
   ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how))),
 ];
+/** Every fourth drummed song piece and every other groove piece, drums alone: scored; learned from only with TUNE_DRUMS_ALONE=learn. */
+const drumsAloneForTempo = [
+  ...tuningCorpus(['song'])
+    .filter(hasDrums)
+    .filter((_, i) => i % 4 === 0),
+  ...tuningCorpus(['groove']).filter((_, i) => i % 2 === 0),
+].map(drumsAlone);
+if (process.env.TUNE_DRUMS_ALONE === 'learn') learnedForTempo.push(...drumsAloneForTempo);
 /** What `tune.ts tempo` scores: those, and the ballads as written and replayed, the grooves, the homophonic pieces broadcast. */
 const tempoPieces =
   what === 'tempo'
@@ -76,6 +85,7 @@ const tempoPieces =
             ...tuningCorpus(['ballad', 'groove']),
             ...REPLAYINGS.flatMap((how) => tuningCorpus(['ballad']).map((piece) => replayed(piece, how))),
             ...tuningCorpus(['homophonic']).map(broadcast),
+            ...drumsAloneForTempo,
           ].map((piece) => [piece.id, piece]),
         ).values(),
       ]
@@ -185,29 +195,26 @@ const FONTS = [...new Set(pieces.map((piece) => piece.font))];
 /** Confidence thresholds `tune.ts tempo` reports Acc1 under and over. */
 const CONFIDENCE_THRESHOLDS = [0.05, 0.1, 0.2];
 
+/** Variants of the octave learner `tune.ts tempo '[{"l2":0.0003},{"drop":["…"]}]'` weighs (octave-variants.ts). */
+const octaveGrid = what === 'tempo' ? (JSON.parse(process.argv[3] ?? '[]') as OctaveVariant[]) : [];
+
 /** Octave choices wrong with weights learned on the other sound fonts, on each (one fold a font), and the weights learned on all. */
 function learnOctave(): number[] {
   const examples = octaveExamples(learnedForTempo);
-  const wrongWith = (weights: number[]) => (e: (typeof examples)[number]) =>
-    (e.features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== e.fast;
-  const missed = FONTS.flatMap((font) => {
-    const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
-    return examples.filter((e) => e.piece.font === font).filter(wrongWith(weights));
-  });
-  const count = <T>(values: T[], of: (e: (typeof examples)[number]) => T) => values.map((v) => missed.filter((e) => of(e) === v).length);
-  const folds = count(FONTS, (e) => e.piece.font);
-  const playings = ['written', ...REPLAYINGS] as const;
-  const byPlaying = count([...playings], (e) => e.piece.replaying ?? 'written');
-  console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(playings.map((p, i) => [p, byPlaying[i]]))));
-  const byGenerator = TEMPO_GENERATORS.map((generator) => {
-    const held = examples.filter((e) => e.piece.generator === generator);
-    const learned = learnOctaveWeights(examples.filter((e) => e.piece.generator !== generator));
-    return `${generator} ${held.filter(wrongWith(learned)).length} of ${held.length}`;
-  });
+  for (const line of octaveVariantLines(examples, octaveGrid, FONTS, TEMPO_GENERATORS)) console.log(line);
+  const byFont = wrongHeldOut(examples, FONTS, (piece) => piece.font);
+  const missed = byFont.flat();
+  const playings = ['written', ...REPLAYINGS, 'drums alone'] as const;
+  const playingOf = (piece: Piece) => (piece.drumsAlone ? 'drums alone' : (piece.replaying ?? 'written'));
+  const byPlaying = playings.map((playing) => [playing, missed.filter((e) => playingOf(e.piece) === playing).length]);
+  console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(byPlaying)));
+  const byGenerator = wrongHeldOut(examples, TEMPO_GENERATORS, (piece) => piece.generator).map(
+    (wrong, g) => `${TEMPO_GENERATORS[g]} ${wrong.length} of ${examples.filter((e) => e.piece.generator === TEMPO_GENERATORS[g]).length}`,
+  );
   console.log(`wrong on each generator, learned on the others: ${byGenerator.join('; ')}`);
   const weights = learnOctaveWeights(examples);
   console.log(
-    `${examples.length} octave choices; wrong across fonts ${folds.join(' + ')}; on all, learned on all ${examples.filter(wrongWith(weights)).length}`,
+    `${examples.length} octave choices; wrong across fonts ${byFont.map((wrong) => wrong.length).join(' + ')}; on all, learned on all ${examples.filter(wrongWith(weights)).length}`,
   );
   console.log('octave weights learned on the whole tuning split', JSON.stringify(weights));
   return weights;
@@ -312,11 +319,15 @@ if (what === 'weights') {
   console.log('learned on the whole tuning split, scored on it', scoreKey({ ...KEY_SETTINGS, profiles }));
 } else {
   const playing = (piece: Piece) =>
-    piece.degradation === 'broadcast' && piece.id.endsWith('-broadcast') ? 'broadcast' : (piece.replaying ?? 'written');
+    piece.drumsAlone
+      ? 'drums alone'
+      : piece.degradation === 'broadcast' && piece.id.endsWith('-broadcast')
+        ? 'broadcast'
+        : (piece.replaying ?? 'written');
   const acrossFonts = tempoAcrossFonts();
   const level = (piece: Piece) => acrossFonts.get(piece.id)!.bpm;
   for (const generator of GENERATORS)
-    for (const how of ['written', ...REPLAYINGS, 'broadcast']) {
+    for (const how of ['written', ...REPLAYINGS, 'broadcast', 'drums alone']) {
       const subset = pieces.filter((piece) => piece.generator === generator && playing(piece) === how);
       if (subset.length === 0) continue;
       const { acc1: a1, acc2: a2, misses, kinds } = scoreTempo(subset);

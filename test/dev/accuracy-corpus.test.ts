@@ -1,4 +1,5 @@
-import { BALLAD_BASS, balladBass, broadcast, isMp3, songOf, tuningCorpus } from '../../bench/accuracy/corpus.js';
+import { BALLAD_BASS, balladBass, broadcast, drumsAlone, hasDrums, isMp3, songOf, tuningCorpus } from '../../bench/accuracy/corpus.js';
+import { DRUM_CHANNEL } from '@catalog/testing';
 import { BASS_FIGURE_NAMES, GROOVE_NAMES, withGroove } from '../../bench/accuracy/grooves.js';
 
 /** The tuning corpus's drumless ballads and broadcast pieces (bench/accuracy/corpus.ts): specs only, nothing rendered. */
@@ -43,6 +44,19 @@ test('a tuning piece as broadcast is its own MP3 piece, without a spoken intro',
   expect(aired.speech).toBeNull();
   expect(isMp3(aired)).toBe(true);
   expect(aired.truth).toEqual(piece.truth);
+});
+
+test('a drummed tuning piece played by its drums alone is its own piece with every drum note and no other', () => {
+  const [song, groove] = [tuningCorpus(['song']).find(hasDrums)!, tuningCorpus(['groove'])[0]!];
+  for (const piece of [song, groove]) {
+    const alone = drumsAlone(piece);
+    expect(alone.id).not.toBe(piece.id);
+    expect(alone.truth).toEqual(piece.truth);
+    const drums = songOf(piece).notes.filter((note) => note.channel === DRUM_CHANNEL);
+    expect(drums.length).toBeGreaterThan(0);
+    expect(songOf(alone).notes).toEqual(drums);
+  }
+  expect(() => drumsAlone(tuningCorpus(['ballad'])[0]!)).toThrow('has no drums');
 });
 
 test('the groove pieces are drummed pop loops of every groove and bass figure, half of them with reverb and chorus', () => {

@@ -1,4 +1,4 @@
-import type { MidiNote, MidiSong } from './midi.js';
+import { DRUM_CHANNEL, type MidiNote, type MidiSong } from './midi.js';
 import type { Mode } from './patterns.js';
 
 /** Which minor: natural (b6, b7: v and VII chords) or harmonic (b6, 7: the major V and the leading tone). */
@@ -130,7 +130,7 @@ const SCALES: Record<Scale, number[]> = {
   natural: [0, 2, 3, 5, 7, 8, 10],
   harmonic: [0, 2, 3, 5, 7, 8, 11],
 };
-const CHANNEL = { chords: 0, bass: 1, melody: 2, drums: 9 } as const;
+const CHANNEL = { chords: 0, bass: 1, melody: 2, drums: DRUM_CHANNEL } as const;
 const CHORD_PROGRAMS = [0, 4, 16, 24, 48, 5, 19];
 const BASS_PROGRAMS = [32, 33, 34, 38];
 const MELODY_PROGRAMS = [73, 56, 65, 40, 11, 80, 0];

@@ -36,7 +36,8 @@ export interface ChannelSettings {
 const DIVISION = 480;
 /** Tempo of a medley file: every song's times are converted to it. */
 const MEDLEY_BPM = 120;
-const DRUMS = 9;
+/** General MIDI percussion (channel 10, zero-based). */
+export const DRUM_CHANNEL = 9;
 const DEFAULT_VOLUME = 100;
 /** Sound font 2.01 generators an NRPN (MSB 120, LSB the generator) offsets; its data counts 2 timecents a step from 8192. */
 const NRPN_GENERATORS = { attackCents: 34, releaseCents: 38 } as const;
@@ -84,7 +85,7 @@ export function medleyFile(songs: MidiSong[], gapSeconds: number): { midi: Uint8
 function songEvents(song: MidiSong, offset: number, scale: number): TimedEvent[] {
   const events: TimedEvent[] = [];
   const programs: Partial<Record<number, number>> = { ...song.programs };
-  if (scale !== 1) for (let channel = 0; channel < 16; channel++) if (channel !== DRUMS) programs[channel] ??= 0;
+  if (scale !== 1) for (let channel = 0; channel < 16; channel++) if (channel !== DRUM_CHANNEL) programs[channel] ??= 0;
   for (const [channel, program] of Object.entries(programs)) {
     events.push({ tick: offset, order: 1, bytes: [0xc0 | Number(channel), program ?? 0] });
   }

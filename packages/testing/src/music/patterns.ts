@@ -1,6 +1,5 @@
-import type { MidiNote } from './midi.js';
+import { DRUM_CHANNEL, type MidiNote } from './midi.js';
 
-const DRUMS = 9;
 const KICK = 36;
 const SNARE = 38;
 const CLOSED_HAT = 42;
@@ -13,9 +12,15 @@ export function drumPattern(bars: number, start = 0): MidiNote[] {
   const notes: MidiNote[] = [];
   for (let beat = 0; beat < bars * 4; beat++) {
     const at = start + beat;
-    notes.push({ start: at, length: 0.25, pitch: beat % 2 === 0 ? KICK : SNARE, velocity: beat % 2 === 0 ? 115 : 105, channel: DRUMS });
-    notes.push({ start: at, length: 0.25, pitch: CLOSED_HAT, velocity: 70, channel: DRUMS });
-    notes.push({ start: at + 0.5, length: 0.25, pitch: CLOSED_HAT, velocity: 55, channel: DRUMS });
+    notes.push({
+      start: at,
+      length: 0.25,
+      pitch: beat % 2 === 0 ? KICK : SNARE,
+      velocity: beat % 2 === 0 ? 115 : 105,
+      channel: DRUM_CHANNEL,
+    });
+    notes.push({ start: at, length: 0.25, pitch: CLOSED_HAT, velocity: 70, channel: DRUM_CHANNEL });
+    notes.push({ start: at + 0.5, length: 0.25, pitch: CLOSED_HAT, velocity: 55, channel: DRUM_CHANNEL });
   }
   return notes;
 }
