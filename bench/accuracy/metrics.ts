@@ -74,3 +74,11 @@ export function keyErrorKind(truth: Key, estimate: Key | null): string {
     ? 'none'
     : (({ 1: 'exact', 0.5: 'fifth', 0.3: 'relative', 0.2: 'parallel' } as Record<number, string>)[score] ?? 'other');
 }
+
+/** What a wrong tempo is: half or twice the truth, another multiple Acc2 counts, anything else, or none. */
+export function missKind(truth: number, bpm: number | null): 'half' | 'double' | 'multiple' | 'other' | 'none' {
+  if (bpm === null) return 'none';
+  if (acc1(truth / 2, bpm)) return 'half';
+  if (acc1(truth * 2, bpm)) return 'double';
+  return acc2(truth, bpm) ? 'multiple' : 'other';
+}

@@ -6,11 +6,11 @@
  */
 import { OCTAVE_FEATURES } from '@catalog/analysis/analyzers';
 import type { Piece } from './corpus.js';
-import { learnOctaveWeights, OCTAVE_LEARN, type OctaveExample } from './learn-octave.js';
+import { learnOctaveWeights, OCTAVE_LEARN, type OctaveExample, type OctaveLearnOptions } from './learn-octave.js';
 
 export type PieceExample = OctaveExample & { piece: Piece };
 /** A variant of the learner: other options, and features left out (0 in every example, so their weights stay 0). */
-export type OctaveVariant = Partial<typeof OCTAVE_LEARN> & { drop?: string[] };
+export type OctaveVariant = Partial<OctaveLearnOptions> & { drop?: string[] };
 
 /** Whether `weights` choose the wrong level of an example. */
 export const wrongWith = (weights: number[]) => (e: OctaveExample) =>
@@ -21,7 +21,7 @@ export function wrongHeldOut<G>(
   examples: PieceExample[],
   groups: readonly G[],
   groupOf: (piece: Piece) => G,
-  learn: (subset: PieceExample[]) => number[] = (subset) => learnOctaveWeights(subset),
+  learn: (subset: PieceExample[]) => number[],
 ): PieceExample[][] {
   return groups.map((group) => {
     const weights = learn(examples.filter((e) => groupOf(e.piece) !== group));

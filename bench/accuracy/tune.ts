@@ -10,6 +10,8 @@
  * profiles (today's first choice) and learns its re-rank (learn-rerank.ts, decision 0164); that one
  * command regenerates what is committed:
  *   node --conditions=source --import tsx bench/accuracy/tune.ts key|tempo|weights
+ * Variants weighed: `key '[settings…]'` and TUNE_RERANK='[{"l2":…}]' (the re-rank's options);
+ * `tempo '[{"l2":…},{"drop":[…]}]'` (the octave learner's, octave-variants.ts).
  */
 import {
   chooseOctave,
@@ -23,10 +25,10 @@ import {
 import { broadcast, drumsAlone, GENERATORS, hasDrums, REPLAYINGS, replayed, tuningCorpus, type Generator, type Piece } from './corpus.js';
 import { learnModeWeights, modeProfilesOf } from './learn-mode.js';
 import { LEARN_OPTIONS, learnWeights, profilesOf, type Register } from './learn-profiles.js';
-import { learnOctaveWeights, octaveLabel, type OctaveExample } from './learn-octave.js';
+import { learnOctaveWeights, OCTAVE_LEARN, octaveLabel, type OctaveExample, type OctaveLearnOptions } from './learn-octave.js';
 import { octaveVariantLines, wrongHeldOut, wrongWith, type OctaveVariant } from './octave-variants.js';
-import { learnReRank, RERANK_OPTIONS } from './learn-rerank.js';
-import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
+import { learnReRank, RERANK_OPTIONS, type ReRankOptions } from './learn-rerank.js';
+import { acc1, acc2, mirexScore, missKind, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
 import type { Estimate } from './estimators.js';
 import { confidenceRanking, confidenceSplit, tempoCorrect } from './summary.js';
@@ -68,13 +70,17 @@ const learnedForTempo = [
   ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how))),
 ];
 /** Every fourth drummed song piece and every other groove piece, drums alone: scored; learned from only with TUNE_DRUMS_ALONE=learn. */
+const everyNth = (n: number) => (_: Piece, i: number) => i % n === 0;
 const drumsAloneForTempo = [
-  ...tuningCorpus(['song'])
-    .filter(hasDrums)
-    .filter((_, i) => i % 4 === 0),
-  ...tuningCorpus(['groove']).filter((_, i) => i % 2 === 0),
+  ...tuningCorpus(['song']).filter(hasDrums).filter(everyNth(4)),
+  ...tuningCorpus(['groove']).filter(everyNth(2)),
 ].map(drumsAlone);
 if (process.env.TUNE_DRUMS_ALONE === 'learn') learnedForTempo.push(...drumsAloneForTempo);
+/** TUNE_OCTAVE='{"method":"newton","l2":0.0003}': the octave `tune.ts tempo` scores is learned so. */
+const octaveOptions: OctaveLearnOptions = { ...OCTAVE_LEARN, ...(JSON.parse(process.env.TUNE_OCTAVE ?? '{}') as object) };
+const learnOctaveAs = (examples: OctaveExample[]) => learnOctaveWeights(examples, octaveOptions);
+if (what === 'weights' && (process.env.TUNE_OCTAVE || process.env.TUNE_DRUMS_ALONE))
+  throw new Error('weights: unset TUNE_OCTAVE, TUNE_DRUMS_ALONE');
 /** What `tune.ts tempo` scores: those, and the ballads as written and replayed, the grooves, the homophonic pieces broadcast. */
 const tempoPieces =
   what === 'tempo'
@@ -148,14 +154,6 @@ function tempoOf(piece: Piece): TempoAnalyzer {
   return analyzers.get(piece.id)!;
 }
 
-/** What a wrong tempo is: half or twice the truth, another multiple Acc2 counts, anything else, or none. */
-function missKind(truth: number, bpm: number | null): 'half' | 'double' | 'multiple' | 'other' | 'none' {
-  if (bpm === null) return 'none';
-  if (acc1(truth / 2, bpm)) return 'half';
-  if (acc1(truth * 2, bpm)) return 'double';
-  return acc2(truth, bpm) ? 'multiple' : 'other';
-}
-
 function scoreTempo(subset = pieces): { acc1: number; acc2: number; misses: string[]; kinds: Record<string, number> } {
   let a1 = 0,
     a2 = 0;
@@ -202,17 +200,17 @@ const octaveGrid = what === 'tempo' ? (JSON.parse(process.argv[3] ?? '[]') as Oc
 function learnOctave(): number[] {
   const examples = octaveExamples(learnedForTempo);
   for (const line of octaveVariantLines(examples, octaveGrid, FONTS, TEMPO_GENERATORS)) console.log(line);
-  const byFont = wrongHeldOut(examples, FONTS, (piece) => piece.font);
+  const byFont = wrongHeldOut(examples, FONTS, (piece) => piece.font, learnOctaveAs);
   const missed = byFont.flat();
   const playings = ['written', ...REPLAYINGS, 'drums alone'] as const;
   const playingOf = (piece: Piece) => (piece.drumsAlone ? 'drums alone' : (piece.replaying ?? 'written'));
   const byPlaying = playings.map((playing) => [playing, missed.filter((e) => playingOf(e.piece) === playing).length]);
   console.log('wrong across fonts by playing', JSON.stringify(Object.fromEntries(byPlaying)));
-  const byGenerator = wrongHeldOut(examples, TEMPO_GENERATORS, (piece) => piece.generator).map(
+  const byGenerator = wrongHeldOut(examples, TEMPO_GENERATORS, (piece) => piece.generator, learnOctaveAs).map(
     (wrong, g) => `${TEMPO_GENERATORS[g]} ${wrong.length} of ${examples.filter((e) => e.piece.generator === TEMPO_GENERATORS[g]).length}`,
   );
   console.log(`wrong on each generator, learned on the others: ${byGenerator.join('; ')}`);
-  const weights = learnOctaveWeights(examples);
+  const weights = learnOctaveAs(examples);
   console.log(
     `${examples.length} octave choices; wrong across fonts ${byFont.map((wrong) => wrong.length).join(' + ')}; on all, learned on all ${examples.filter(wrongWith(weights)).length}`,
   );
@@ -260,9 +258,9 @@ const reRankExamples = (subset: Piece[]) =>
   subset.map((piece) => ({ chroma: featuresOf(piece, KEY_SETTINGS), tonic: piece.truth.tonic, mode: piece.truth.mode }));
 /**
  * The re-rank learned on the other sound fonts and scored on each, per generator, beside today's
- * choice without it; for each margin weighed.
+ * choice without it; for each variant of its options weighed (margin, penalty, steps).
  */
-function reRankCrossValidated(margins: readonly number[]): void {
+function reRankCrossValidated(variants: ReadonlyArray<Partial<ReRankOptions>>): void {
   const none = FONTS.map((font) =>
     KEY_GENERATORS.map((generator) =>
       scoreKey(
@@ -272,11 +270,11 @@ function reRankCrossValidated(margins: readonly number[]): void {
     ),
   );
   console.log(`re-rank: none, across fonts: ${KEY_GENERATORS.map((g, i) => `${g} ${shown(none.map((fold) => fold[i]!))}`).join('; ')}`);
-  for (const margin of margins) {
+  for (const variant of variants) {
     const folds = FONTS.map((font) => {
       const rerank = learnReRank(reRankExamples(pieces.filter((piece) => piece.font !== font)), committedProfiles, {
         ...RERANK_OPTIONS,
-        margin,
+        ...variant,
       });
       return KEY_GENERATORS.map((generator) =>
         scoreKey(
@@ -286,7 +284,7 @@ function reRankCrossValidated(margins: readonly number[]): void {
       );
     });
     console.log(
-      `re-rank margin ${margin}, across fonts: ${KEY_GENERATORS.map((g, i) => `${g} ${shown(folds.map((fold) => fold[i]!))}`).join('; ')}`,
+      `re-rank ${JSON.stringify(variant)}, across fonts: ${KEY_GENERATORS.map((g, i) => `${g} ${shown(folds.map((fold) => fold[i]!))}`).join('; ')}`,
     );
   }
 }
@@ -307,7 +305,7 @@ if (what === 'weights') {
         pieces.filter((piece) => piece.generator === generator),
       ),
     );
-  reRankCrossValidated([0.03, RERANK_OPTIONS.margin, 0.1]);
+  reRankCrossValidated([{ margin: 0.03 }, {}, { margin: 0.1 }, ...JSON.parse(process.env.TUNE_RERANK ?? '[]')]);
   const grid = JSON.parse(process.argv[3] ?? '[{}]') as Array<Partial<KeySettings> & { registers?: Register[] }>;
   for (const { registers, ...change } of grid)
     console.log(
@@ -383,7 +381,7 @@ function tempoAcrossFonts(): Map<string, { bpm: number | null; confidence: numbe
   const examples = octaveExamples(learnedForTempo);
   const levels = new Map<string, { bpm: number | null; confidence: number }>();
   for (const font of FONTS) {
-    const weights = learnOctaveWeights(examples.filter((e) => e.piece.font !== font));
+    const weights = learnOctaveAs(examples.filter((e) => e.piece.font !== font));
     for (const piece of pieces.filter((p) => p.font === font)) {
       const pulse = tempoOf(piece).pulse();
       if (!pulse?.steady) levels.set(piece.id, { bpm: null, confidence: pulse?.periodicity ?? 0 });

@@ -11,7 +11,7 @@ import {
 } from '@catalog/analysis/analyzers';
 import type { KeyWeightsFile, OctaveWeightsFile } from '@catalog/analysis/analyzers';
 import { learnModeWeights } from '../../bench/accuracy/learn-mode.js';
-import { learnOctaveWeights, octaveLabel } from '../../bench/accuracy/learn-octave.js';
+import { learnOctaveWeights, OCTAVE_LEARN, octaveLabel } from '../../bench/accuracy/learn-octave.js';
 import { learnWeights, scaledRotation } from '../../bench/accuracy/learn-profiles.js';
 import { learnReRank } from '../../bench/accuracy/learn-rerank.js';
 import { KEY_WEIGHTS, OCTAVE_WEIGHTS_FILE, weightFileText } from '../../bench/accuracy/weight-files.js';
@@ -101,6 +101,16 @@ test('the octave regression separates fast from slow on its one telling feature,
   expect(weights[0]!).toBeGreaterThan(1);
   for (const w of weights) expect(Math.round(w * 100) / 100).toBe(w);
   for (const { features, fast } of examples) expect(features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0).toBe(fast);
+});
+
+test('the octave regression by Newton reaches the penalised optimum itself: three fast pairs of four give the log odds of 3', () => {
+  const examples = ([1, 1, 1, 0] as const).map((fast) => ({ features: [1], fast }));
+  const newton = (l2: number) => learnOctaveWeights(examples, { ...OCTAVE_LEARN, l2, method: 'newton' });
+  // Unpenalised, the optimum is log(3 / 1) = 1.0986; a penalty of 1e-6 moves it by under 0.0001.
+  expect(newton(1e-6)).toEqual([1.1]);
+  // The penalty pulls towards zero: the gradient (p − 0.75) + l2·w vanishes at w = 0.74 for l2 = 0.1.
+  expect(newton(0.1)).toEqual([0.74]);
+  expect(() => newton(0)).toThrow('positive L2 penalty');
 });
 
 test('an octave pair is labelled fast for the fast level, slow for the slow level or half it, and not at all otherwise', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { acc1, acc2, mirexScore, parseKey } from '../../bench/accuracy/metrics.js';
+import { acc1, acc2, mirexScore, missKind, parseKey } from '../../bench/accuracy/metrics.js';
 import { repositoryRoot } from './repository-root.js';
 
 /**
@@ -33,4 +33,12 @@ test('tempo Acc1 is within 4 %, Acc2 also at twice, three times, half and a thir
   for (const factor of [1, 2, 3, 1 / 2, 1 / 3]) expect(acc2(120, 120 * factor * 1.03)).toBe(true);
   expect(acc2(120, 180)).toBe(false);
   expect(acc2(120, 90)).toBe(false);
+});
+
+test('a wrong tempo is named by what it is: half, double, another multiple, other, or none', () => {
+  expect(missKind(120, 60.5)).toBe('half');
+  expect(missKind(120, 238)).toBe('double');
+  expect(missKind(120, 40)).toBe('multiple');
+  expect(missKind(120, 90)).toBe('other');
+  expect(missKind(120, null)).toBe('none');
 });
