@@ -60,9 +60,10 @@ const keyPieces = tuningCorpus(KEY_GENERATORS);
  * learns from those generators alone, to weigh a corpus.
  */
 const TEMPO_GENERATORS = (process.env.TUNE_LEARN?.split(',') ?? GENERATORS) as readonly Generator[];
+const everyNth = (n: number) => (_: Piece, i: number) => i % n === 0;
 const replayedForTempo = [
   ...tuningCorpus(['homophonic']),
-  ...tuningCorpus(['song']).filter((_, i) => i % 8 === 0),
+  ...tuningCorpus(['song']).filter(everyNth(8)),
   ...(TEMPO_GENERATORS.includes('ballad') ? tuningCorpus(['ballad']) : []),
 ];
 const learnedForTempo = [
@@ -70,7 +71,6 @@ const learnedForTempo = [
   ...REPLAYINGS.flatMap((how) => replayedForTempo.map((piece) => replayed(piece, how))),
 ];
 /** Every fourth drummed song piece and every other groove piece, drums alone: scored; learned from only with TUNE_DRUMS_ALONE=learn. */
-const everyNth = (n: number) => (_: Piece, i: number) => i % n === 0;
 const drumsAloneForTempo = [
   ...tuningCorpus(['song']).filter(hasDrums).filter(everyNth(4)),
   ...tuningCorpus(['groove']).filter(everyNth(2)),
