@@ -117,3 +117,19 @@ export function groupsOf(pieces: Piece[]): Array<[string, (piece: Piece) => bool
     ['swing', (p) => p.spec.swing],
   ];
 }
+
+/**
+ * What a tempo confidence tells a station, as `tune.ts tempo` prints it: Acc1 under and at or over
+ * each threshold, and how often a right BPM's confidence is over a wrong one's.
+ */
+export function tempoConfidenceLines(answered: Array<Scored<Labelled>>, thresholds: readonly number[]): string[] {
+  const confidence = (estimate: Estimate) => estimate.tempoConfidence;
+  const share = (group: ConfidenceSplit['above']) => `${(100 * group.accuracy).toFixed(1)} % of ${group.pieces}`;
+  return [
+    ...thresholds.map((threshold) => {
+      const { above, below } = confidenceSplit(answered, confidence, tempoCorrect, threshold);
+      return `Acc1 by confidence: under ${threshold} ${share(below)}; at or over it ${share(above)}`;
+    }),
+    `a right BPM's confidence over a wrong one's: ${(100 * confidenceRanking(answered, confidence, tempoCorrect)).toFixed(1)} % of pairs`,
+  ];
+}

@@ -30,8 +30,7 @@ import { octaveVariantLines, wrongHeldOut, wrongWith, type OctaveVariant } from 
 import { learnReRank, RERANK_OPTIONS, type ReRankOptions } from './learn-rerank.js';
 import { acc1, acc2, mirexScore, missKind, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
-import type { Estimate } from './estimators.js';
-import { confidenceRanking, confidenceSplit, tempoCorrect } from './summary.js';
+import { tempoConfidenceLines } from './summary.js';
 import committedKey from '../../services/analysis/src/analyzers/key/key-weights.json' with { type: 'json' };
 import { repoRoot } from '../support/processes.js';
 import {
@@ -354,21 +353,19 @@ if (what === 'weights') {
     });
     console.log(`across fonts, Acc1 misses by degradation: ${generator} ${wrong.join(', ')}`);
   }
-  // What the confidence tells a station: how often a BPM is right at or over each threshold and under it.
-  const answered = pieces
-    .filter((piece) => level(piece) !== null)
-    .map((piece) => {
-      const { bpm, confidence } = acrossFonts.get(piece.id)!;
-      return { piece, estimate: { key: null, keyStrength: 0, bpm, tempoConfidence: confidence, seconds: 0 }, audioSeconds: 0 };
-    });
-  const confidence = (estimate: Estimate) => estimate.tempoConfidence;
-  for (const threshold of CONFIDENCE_THRESHOLDS) {
-    const { above, below } = confidenceSplit(answered, confidence, tempoCorrect, threshold);
-    const share = (group: typeof above) => `${(100 * group.accuracy).toFixed(1)} % of ${group.pieces}`;
-    console.log(`across fonts, Acc1 by confidence: under ${threshold} ${share(below)}; at or over it ${share(above)}`);
-  }
-  const ranking = confidenceRanking(answered, confidence, tempoCorrect);
-  console.log(`across fonts, a right BPM's confidence over a wrong one's: ${(100 * ranking).toFixed(1)} % of pairs`);
+  // What the confidence tells a station; and what its two factors (TempoLevel's), alone, would tell.
+  const answeredAs = (pick: 'confidence' | 'periodicity' | 'probability') =>
+    pieces
+      .filter((piece) => level(piece) !== null)
+      .map((piece) => ({
+        piece,
+        estimate: { key: null, keyStrength: 0, bpm: level(piece), tempoConfidence: acrossFonts.get(piece.id)![pick], seconds: 0 },
+        audioSeconds: 0,
+      }));
+  const lines = tempoConfidenceLines(answeredAs('confidence'), CONFIDENCE_THRESHOLDS);
+  for (const factor of ['periodicity', 'probability'] as const)
+    lines.push(`by ${factor} alone, ${tempoConfidenceLines(answeredAs(factor), []).join('')}`);
+  for (const line of lines) console.log(`across fonts, ${line}`);
   learnOctave();
 }
 
@@ -377,17 +374,19 @@ if (what === 'weights') {
  * comb's tempo at the level chosen, not refined: Acc1's 4 % holds it), or null without a pulse;
  * and its confidence as the analyzer gives it (the periodicity times the octave's probability).
  */
-function tempoAcrossFonts(): Map<string, { bpm: number | null; confidence: number }> {
+type TempoLevel = { bpm: number | null; confidence: number; periodicity: number; probability: number };
+function tempoAcrossFonts(): Map<string, TempoLevel> {
   const examples = octaveExamples(learnedForTempo);
-  const levels = new Map<string, { bpm: number | null; confidence: number }>();
+  const levels = new Map<string, TempoLevel>();
   for (const font of FONTS) {
     const weights = learnOctaveAs(examples.filter((e) => e.piece.font !== font));
     for (const piece of pieces.filter((p) => p.font === font)) {
       const pulse = tempoOf(piece).pulse();
-      if (!pulse?.steady) levels.set(piece.id, { bpm: null, confidence: pulse?.periodicity ?? 0 });
+      const periodicity = pulse?.periodicity ?? 0;
+      if (!pulse?.steady) levels.set(piece.id, { bpm: null, confidence: periodicity, periodicity, probability: 0 });
       else {
-        const octave = chooseOctave(pulse.bpm, tempoOf(piece).octaveEvidences(), weights);
-        levels.set(piece.id, { bpm: octave.bpm, confidence: pulse.periodicity * octave.probability });
+        const { bpm, probability } = chooseOctave(pulse.bpm, tempoOf(piece).octaveEvidences(), weights);
+        levels.set(piece.id, { bpm, confidence: periodicity * probability, periodicity, probability });
       }
     }
   }
