@@ -107,7 +107,7 @@ export interface Piece {
   balladBass?: BalladBass;
   /** A groove piece's drums and bass (grooves.ts). */
   groove?: GrooveSpec;
-  /** Rendered with the sound font's re› reverb and chorus (the others are dry). */
+  /** Rendered with the sound font's reverb and chorus (the others are dry). */
   effects?: boolean;
   /** Its drums alone, every other part left out (drumsAlone()). */
   drumsAlone?: true;

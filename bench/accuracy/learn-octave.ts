@@ -21,6 +21,8 @@ export function octaveLabel(truthBpm: number, slow: number): 0 | 1 | null {
 }
 
 export const OCTAVE_LEARN = { epochs: 3000, rate: 1, l2: 1e-3 };
+/** An example's score under `weights`: the fast level is the beat when it is positive. */
+export const octaveScore = (features: number[], weights: number[]) => features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
 /** The learner's options; `method: 'newton'` solves for the penalised optimum itself (epochs and rate unread), for `tune.ts` to weigh. */
 export type OctaveLearnOptions = typeof OCTAVE_LEARN & { method?: 'gradient' | 'newton' };
 
@@ -31,7 +33,7 @@ export function learnOctaveWeights(examples: OctaveExample[], options: OctaveLea
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     const gradient = Array<number>(dims).fill(0);
     for (const { features, fast } of examples) {
-      const score = features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
+      const score = octaveScore(features, weights);
       const error = 1 / (1 + Math.exp(-score)) - fast;
       for (let i = 0; i < dims; i++) gradient[i]! += error * features[i]!;
     }
@@ -48,7 +50,7 @@ const CONVERGED = 1e-9;
 function penalisedLoss(examples: OctaveExample[], weights: number[], l2: number): number {
   let loss = 0;
   for (const { features, fast } of examples) {
-    const score = features.reduce((sum, value, i) => sum + value * weights[i]!, 0);
+    const score = octaveScore(features, weights);
     const margin = fast === 1 ? score : -score;
     loss += margin > 0 ? Math.log1p(Math.exp(-margin)) : -margin + Math.log1p(Math.exp(margin));
   }
@@ -56,7 +58,7 @@ function penalisedLoss(examples: OctaveExample[], weights: number[], l2: number)
 }
 
 /** Solves `matrix · x = vector` by Gaussian elimination with partial pivoting. */
-export function solveLinear(matrix: number[][], vector: number[]): number[] {
+function solveLinear(matrix: number[][], vector: number[]): number[] {
   const n = vector.length;
   const rows = matrix.map((row, i) => [...row, vector[i]!]);
   for (let col = 0; col < n; col++) {
@@ -91,7 +93,7 @@ function newtonWeights(examples: OctaveExample[], l2: number): number[] {
     const gradient = weights.map((w) => l2 * w);
     const hessian = weights.map((_, i) => weights.map((__, j) => (i === j ? l2 : 0)));
     for (const { features, fast } of examples) {
-      const p = 1 / (1 + Math.exp(-features.reduce((sum, value, i) => sum + value * weights[i]!, 0)));
+      const p = 1 / (1 + Math.exp(-octaveScore(features, weights)));
       for (let i = 0; i < dims; i++) {
         gradient[i]! += ((p - fast) * features[i]!) / examples.length;
         for (let j = 0; j < dims; j++) hessian[i]![j]! += (p * (1 - p) * features[i]! * features[j]!) / examples.length;

@@ -6,15 +6,14 @@
  */
 import { OCTAVE_FEATURES } from '@catalog/analysis/analyzers';
 import type { Piece } from './corpus.js';
-import { learnOctaveWeights, OCTAVE_LEARN, type OctaveExample, type OctaveLearnOptions } from './learn-octave.js';
+import { learnOctaveWeights, OCTAVE_LEARN, octaveScore, type OctaveExample, type OctaveLearnOptions } from './learn-octave.js';
 
 export type PieceExample = OctaveExample & { piece: Piece };
 /** A variant of the learner: other options, and features left out (0 in every example, so their weights stay 0). */
 export type OctaveVariant = Partial<OctaveLearnOptions> & { drop?: string[] };
 
 /** Whether `weights` choose the wrong level of an example. */
-export const wrongWith = (weights: number[]) => (e: OctaveExample) =>
-  (e.features.reduce((sum, v, i) => sum + v * weights[i]!, 0) >= 0 ? 1 : 0) !== e.fast;
+export const wrongWith = (weights: number[]) => (e: OctaveExample) => (octaveScore(e.features, weights) >= 0 ? 1 : 0) !== e.fast;
 
 /** The examples of each group chosen wrong by weights learned on the other groups' examples, group by group. */
 export function wrongHeldOut<G>(
