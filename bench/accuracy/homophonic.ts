@@ -1,15 +1,16 @@
 /**
  * bench/accuracy/homophonic.ts: slow homophonic pieces for the tuning corpus, the kind of music
  * the tuning generator's pop loops never play: four voices moving together, a chord a beat
- * (now and then held for two, or split into eighths by a passing note), phrases of two bars that
- * end on a held cadence chord, legato, no drums, at a steady tempo (no rubato, no fermatas).
+ * (now and then held for two, or split into eighths by a passing note; in half the pieces most
+ * moves are, decision 0192), phrases of two bars that end on a held cadence chord, legato, no drums,
+ * at a steady tempo (no rubato, no fermatas: Writing has them for homophonic-variants.ts).
  * Played by sustained instruments (organ, strings, flute over strings) or piano, with programs the
  * tuning generator already plays, so the tuning still plays no program of the evaluation's.
  */
 import { seededRandom, type MidiNote, type MidiSong } from '@catalog/testing';
 
 /** Bump when what a homophonic piece plays changes for the same spec (weight files' provenance). */
-export const HOMOPHONIC_VERSION = 2;
+export const HOMOPHONIC_VERSION = 3;
 
 export interface HomophonicSpec {
   tonic: number;
@@ -20,6 +21,23 @@ export interface HomophonicSpec {
   ensemble: Ensemble;
   /** Seed of the harmony's, the voicing's and the humanising's choices. */
   seed: number;
+  /** How it is written beyond the plain texture: in the tuning corpus `busy` alone, on half the pieces (0192). */
+  writing?: Writing;
+}
+
+/**
+ * Ways written chorales differ from the plain texture, for weighing the tempo on each
+ * (homophonic-variants.ts). Absent, a piece is written as HOMOPHONIC_VERSION 2 wrote it.
+ */
+export interface Writing {
+  /** Three beats a bar, phrases of four bars whose cadence chord is held a bar from a downbeat. */
+  triple?: true;
+  /** A beat's upbeat (the dominant) before the first bar. */
+  pickup?: true;
+  /** Eighth-note motion: the chance a voice that moves on a beat moves in eighths (a passing or neighbour note). */
+  busy?: number;
+  /** Each cadence chord held a beat longer, as a fermata is sung: the beat grid shifts at every cadence. */
+  fermata?: true;
 }
 
 /** Programs of the soprano, the alto and tenor, and the bass (channels 2, 0 and 1, as the tuning generator's parts). */
@@ -71,13 +89,24 @@ export function homophonicSpec(
 ): HomophonicSpec {
   const random = seededRandom(seed);
   const bpm = Math.round(46 + random() * 66);
-  return { ...key, bpm, bars: Math.max(6, Math.round((seconds * bpm) / 240)), ensemble: ENSEMBLES[index % ENSEMBLES.length]!, seed };
+  // Since version 3 half the pieces move in eighths, as written chorales do: homophonic-variants.ts
+  // measured twice the tempo read on them more often the more they move.
+  const writing = random() < 0.5 ? { writing: { busy: Math.round(20 + random() * 60) / 100 } } : {};
+  return {
+    ...key,
+    bpm,
+    bars: Math.max(6, Math.round((seconds * bpm) / 240)),
+    ensemble: ENSEMBLES[index % ENSEMBLES.length]!,
+    seed,
+    ...writing,
+  };
 }
 
 /** The MIDI song of a spec: soprano on channel 2, alto and tenor on 0, bass on 1. */
 export function homophonicSong(spec: HomophonicSpec): MidiSong {
   const random = seededRandom(spec.seed ^ 0x2545f491);
-  const chords = harmony(random, spec.bars);
+  const writing = spec.writing ?? {};
+  const chords = harmony(random, spec.bars, writing);
   const voices = { soprano: 67, alto: 62, tenor: 55, bass: 45 };
   const notes: MidiNote[] = [];
   const sounding: Partial<Record<keyof typeof voices, MidiNote>> = {};
@@ -95,7 +124,8 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
         held.length += length;
       } else {
         const leap = Math.abs(next[voice] - voices[voice]);
-        const passing = length === 1 && i > 0 && leap >= 3 && random() < 0.5;
+        const passing =
+          length === 1 && i > 0 && (writing.busy !== undefined ? leap >= 1 && random() < writing.busy : leap >= 3 && random() < 0.5);
         const velocity = 68 + Math.floor(random() * 10);
         if (passing) {
           // The chord's note, then a neighbour note on the second eighth (the voice's eighth-note motion).
@@ -125,24 +155,32 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
   };
 }
 
-/** Chords of `bars` bars in phrases of two bars: a chord a beat, the cadence (V–I, IV–I or to V) held two beats, the last on I. */
-function harmony(random: () => number, bars: number): Array<{ degree: number; start: number; length: number }> {
+/**
+ * Chords of `bars` bars in phrases of two bars: a chord a beat, the cadence (V–I, IV–I or to V) held
+ * two beats, the last on I. Written `triple`, phrases of four bars of three, the cadence chord held
+ * three; with a `pickup`, a dominant a beat before; with a `fermata`, every cadence chord a beat longer.
+ */
+function harmony(random: () => number, bars: number, writing: Writing): Array<{ degree: number; start: number; length: number }> {
   const chords: Array<{ degree: number; start: number; length: number }> = [];
+  const [phraseBeats, cadenceAt, held] = writing.triple ? [12, 9, 3] : [8, 6, 2];
+  const beats = bars * (writing.triple ? 3 : 4);
+  const offset = writing.pickup ? 1 : 0;
+  if (writing.pickup) chords.push({ degree: 4, start: 0, length: 1 });
   let degree = 0;
-  for (let phrase = 0; phrase * 8 < bars * 4; phrase++) {
-    const start = phrase * 8;
-    const last = (phrase + 1) * 8 >= bars * 4;
+  for (let phrase = 0; phrase * phraseBeats < beats; phrase++) {
+    const start = offset + phrase * (phraseBeats + (writing.fermata ? 1 : 0));
+    const last = (phrase + 1) * phraseBeats >= beats;
     let beat = 0;
-    while (beat < 5) {
-      const length = beat < 4 && random() < 0.15 ? 2 : 1;
+    while (beat < cadenceAt - 1) {
+      const length = beat < cadenceAt - 2 && random() < 0.15 ? 2 : 1;
       chords.push({ degree, start: start + beat, length });
       beat += length;
       const options = NEXT[degree]!;
       degree = options[Math.floor(random() * options.length)]!;
     }
     const cadence = last ? [4, 0] : random() < 0.3 ? [3, 4] : random() < 0.5 ? [3, 0] : [4, 0];
-    if (beat === 5) chords.push({ degree: cadence[0]!, start: start + 5, length: 1 });
-    chords.push({ degree: cadence[1]!, start: start + 6, length: 2 });
+    if (beat === cadenceAt - 1) chords.push({ degree: cadence[0]!, start: start + cadenceAt - 1, length: 1 });
+    chords.push({ degree: cadence[1]!, start: start + cadenceAt, length: held + (writing.fermata ? 1 : 0) });
     degree = cadence[1] === 4 ? 0 : NEXT[0]![Math.floor(random() * 3)]!;
   }
   return chords;

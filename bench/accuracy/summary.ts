@@ -133,3 +133,17 @@ export function tempoConfidenceLines(answered: Array<Scored<Labelled>>, threshol
     `a right BPM's confidence over a wrong one's: ${(100 * confidenceRanking(answered, confidence, tempoCorrect)).toFixed(1)} % of pairs`,
   ];
 }
+
+/**
+ * Acc1 of the homophonic pieces in eighths and written plainly (decision 0192), every playing, by
+ * `bpm` (tune.ts's across fonts); with `misses`, each wrong one as truth→read.
+ */
+export function writingLines(pieces: Piece[], bpm: (piece: Piece) => number | null, misses: boolean): string[] {
+  return [true, false].flatMap((eighths) => {
+    const group = pieces.filter((p) => p.homophonic && (p.homophonic.writing?.busy !== undefined) === eighths);
+    const wrong = group.filter((p) => !acc1(p.truth.bpm, bpm(p)));
+    const share = ((100 * (group.length - wrong.length)) / group.length).toFixed(1);
+    const line = `homophonic ${eighths ? 'in eighths' : 'plainly'}, every playing (${group.length}): acc1 ${share}`;
+    return misses ? [line, wrong.map((p) => `${p.truth.bpm}→${bpm(p)?.toFixed(0)}`).join(' ')] : [line];
+  });
+}

@@ -30,7 +30,7 @@ import { octaveVariantLines, wrongHeldOut, wrongWith, type OctaveVariant } from 
 import { learnReRank, RERANK_OPTIONS, type ReRankOptions } from './learn-rerank.js';
 import { acc1, acc2, mirexScore, missKind, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
-import { tempoConfidenceLines } from './summary.js';
+import { tempoConfidenceLines, writingLines } from './summary.js';
 import committedKey from '../../services/analysis/src/analyzers/key/key-weights.json' with { type: 'json' };
 import { repoRoot } from '../support/processes.js';
 import {
@@ -353,6 +353,7 @@ if (what === 'weights') {
     });
     console.log(`across fonts, Acc1 misses by degradation: ${generator} ${wrong.join(', ')}`);
   }
+  for (const line of writingLines(pieces, level, Boolean(process.env.TUNE_MISSES))) console.log(`across fonts: ${line}`);
   // What the confidence tells a station; and what its two factors (TempoLevel's), alone, would tell.
   const answeredAs = (pick: 'confidence' | 'periodicity' | 'probability') =>
     pieces

@@ -1,4 +1,5 @@
 import { BALLAD_BASS, balladBass, broadcast, drumsAlone, hasDrums, isMp3, songOf, tuningCorpus } from '../../bench/accuracy/corpus.js';
+import { homophonicSong, type Writing } from '../../bench/accuracy/homophonic.js';
 import { DRUM_CHANNEL } from '@catalog/testing';
 import { BASS_FIGURE_NAMES, GROOVE_NAMES, withGroove } from '../../bench/accuracy/grooves.js';
 
@@ -106,4 +107,37 @@ test("a homophonic piece plays only its key's notes, each tone of its tonic tria
     const total = time([...Array(12).keys()]);
     for (const interval of [0, mode === 'major' ? 4 : 3, 7]) expect(time([interval]) / total).toBeGreaterThan(0.08);
   }
+});
+
+test('half the homophonic tuning pieces move in eighths, the more the busier, and every other is written as before (decision 0192)', () => {
+  const pieces = tuningCorpus(['homophonic']);
+  const busy = pieces.filter((piece) => piece.homophonic!.writing?.busy !== undefined);
+  expect(busy.length / pieces.length).toBeGreaterThan(0.35);
+  expect(busy.length / pieces.length).toBeLessThan(0.65);
+  expect(pieces.filter((piece) => piece.homophonic!.writing !== undefined && !busy.includes(piece))).toEqual([]);
+  const { writing: _, ...plain } = pieces[0]!.homophonic!;
+  const offBeat = (writing: Writing) => {
+    const notes = homophonicSong({ ...plain, writing }).notes;
+    return notes.filter((note) => Math.abs((note.start % 1) - 0.5) < 0.05).length / notes.length;
+  };
+  expect(offBeat({ busy: 0.8 })).toBeGreaterThan(offBeat({ busy: 0.2 }));
+  expect(offBeat({ busy: 0.2 })).toBeGreaterThan(offBeat({}));
+});
+
+test('a homophonic piece in three ends each phrase on a downbeat held a bar; an upbeat and fermatas shift what follows by a beat', () => {
+  const spec = { tonic: 0, mode: 'major' as const, bpm: 72, bars: 8, ensemble: 'organ' as const, seed: 5 };
+  // The soprano is never tied over: its notes held past `beats` are the cadence chords (and in a phrase of four, a chord now and then held two).
+  const held = (writing: Writing, beats: number) =>
+    homophonicSong({ ...spec, writing })
+      .notes.filter((note) => note.channel === 2 && note.length > beats)
+      .map((note) => Math.round(note.start));
+  // Phrases of four bars of three: the cadence chord on the fourth bar's downbeat, held the bar.
+  expect(held({ triple: true }, 2.5).length).toBeGreaterThan(1);
+  expect(held({ triple: true }, 2.5).every((start) => start % 12 === 9)).toBe(true);
+  const cadences = (writing: Writing, phrase: number) => new Set(held(writing, 1.9).map((start) => start % phrase));
+  expect(cadences({}, 8).has(6)).toBe(true);
+  expect(cadences({ pickup: true }, 8).has(7)).toBe(true);
+  expect(cadences({ pickup: true }, 8).has(6)).toBe(false);
+  expect(held({ fermata: true }, 2.5).every((start) => start % 9 === 6)).toBe(true);
+  expect(held({ fermata: true }, 2.5).length).toBeGreaterThan(1);
 });

@@ -42,7 +42,10 @@ test('espeak-ng reading a news bulletin has no tempo, says it keeps no steady pu
 });
 
 test('a chorale-like piece of held string chords, under every degradation, gets its tempo', async () => {
-  const piece = tuningCorpus(['homophonic']).find((p) => p.id === 'tuning-fluidr3-10020')!;
+  // Written plainly, as 0189 met it: since decision 0192 the tuning piece moves in eighths.
+  const found = tuningCorpus(['homophonic']).find((p) => p.id === 'tuning-fluidr3-10020')!;
+  const { writing: _, ...plainly } = found.homophonic!;
+  const piece = { ...found, homophonic: plainly };
   expect({ bpm: piece.truth.bpm, degradation: piece.degradation }).toEqual({ bpm: 72, degradation: 'all' });
   const file = (await renderPieces([piece], () => {})).get(piece.id)!;
   const { bpm, confidence } = tempoOf(decodedForAnalysis(file));

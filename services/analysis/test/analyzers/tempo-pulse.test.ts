@@ -58,6 +58,29 @@ function ballad(bpm: number, seconds: number): Float32Array {
   return out;
 }
 
+/**
+ * `seconds` of chords a beat at `bpm` as a piano plays a chorale: every voice struck on the beat and
+ * left to decay, and on the second eighth of each beat one voice (each in turn) struck again a step
+ * up, as a passing note moves: onsets every eighth, the harmony changing every beat.
+ */
+function chordsInEighths(bpm: number, seconds: number): Float32Array {
+  const out = new Float32Array(Math.round(seconds * RATE));
+  const beat = (60 / bpm) * RATE;
+  const struck = (note: number, since: number) =>
+    since < 0 ? 0 : Math.exp(-3 * since) * [1, 2, 3].reduce((s, h) => s + (0.06 / h) * Math.sin(2 * Math.PI * hz(note) * h * since), 0);
+  for (let i = 0; i < out.length; i++) {
+    const index = Math.floor(i / beat);
+    const sinceBeat = (i - index * beat) / RATE;
+    const sinceEighth = sinceBeat - beat / 2 / RATE;
+    const moving = index % 4;
+    out[i] = CHORDS[index % CHORDS.length]!.reduce(
+      (sum, note, voice) => sum + (voice === moving && sinceEighth >= 0 ? struck(note + 2, sinceEighth) : struck(note, sinceBeat)),
+      0,
+    );
+  }
+  return out;
+}
+
 function tempoOf(samples: Float32Array) {
   const analyzer = new TempoAnalyzer(RATE);
   // In uneven chunks, as the decoder writes.
@@ -82,6 +105,12 @@ test.each([64, 76])(
     expect(tempo.confidence).toBeGreaterThan(0.05);
   },
 );
+
+test.each([63, 80])('chords a beat struck with a passing note on every second eighth at %d BPM get that tempo, not twice it', (bpm) => {
+  const tempo = tempoOf(chordsInEighths(bpm, 40));
+  expect(tempo.bpm).not.toBeNull();
+  expect(Math.abs(tempo.bpm! - bpm)).toBeLessThanOrEqual(0.04 * bpm);
+});
 
 test('silence has no tempo, a confidence of 0, and says it is silence', () => {
   expect(tempoOf(new Float32Array(20 * RATE))).toEqual({

@@ -17,6 +17,7 @@ export const OCTAVE_FEATURES = [
   'onset presence of the slow level against half it',
   'harmony at half a beat against at a beat',
   'harmony at a beat against at two beats',
+  'strength off the slow beat',
   'constant',
 ] as const;
 export type OctaveFeature = (typeof OCTAVE_FEATURES)[number];

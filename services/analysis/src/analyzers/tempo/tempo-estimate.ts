@@ -16,15 +16,17 @@ const PRIOR_OCTAVES = 1;
 /**
  * The octave choice between two levels, a slow one and twice it (the comb's, then, if the slow
  * one wins, the pair below: decision 0163): a logistic score over what the onsets say of them (their off-beats, in all bands and in the low
- * band; the off-beats of half the slow level and of twice it; the comb's salience of the fast level
+ * band; the off-beats of half the slow level and of twice it; how strong the onsets off the slow
+ * beat are against those on it, since a chorale's passing eighths are single voices and its chords on
+ * the beat all of them (decision 0192); the comb's salience of the fast level
  * against the slow, of the onset strength, and of where onsets are against the slow and the slow
  * against twice it; how fast the slow level is) and over where the harmony changes (at half a bar
  * of the slow level as well as at its bar, or not, at half a beat as well as at the beat, and at
  * the beat as well as at two beats: decision 0186);
  * the fast level is the beat when the score is
- * positive. Off-beats and the second comb read where onsets are, not how strong they are: that
- * hangs on the instruments' touch and the mix (decision 0146). Weights learned on the accuracy
- * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146, 0163, 0186); bench/accuracy/
+ * positive. The other off-beats and the second comb read where onsets are, not how strong they are:
+ * that hangs on the instruments' touch and the mix (decision 0146). Weights learned on the accuracy
+ * benchmark's tuning split as written and replayed (decisions 0140, 0144, 0146, 0163, 0186, 0192); bench/accuracy/
  * tune.ts writes them by feature name, with their provenance, to octave-weights.json (decision
  * 0162); here in the order of OctaveEvidence.features, the constant last.
  */
@@ -144,6 +146,8 @@ export function octaveEvidence(slow: number, series: OctaveSeries, frameRate: nu
       presenceComb(onsets, period) - presenceComb(onsets, period * 2),
       normalisedAutocorrelation(beatChange, beat / 2) - normalisedAutocorrelation(beatChange, beat),
       normalisedAutocorrelation(beatChange, beat) - normalisedAutocorrelation(beatChange, 2 * beat),
+      // Strength, not presence: a passing note is one voice, a chord on the beat all of them (0192).
+      offbeatRatio(series.strength, period),
       1,
     ],
   };
@@ -172,8 +176,8 @@ export function chooseOctave(
 }
 
 /** 1 where a normalised onset strength holds an onset (ONSET_PRESENCE), else 0. */
-function onsetPresence(strength: Float32Array): Float32Array {
-  return strength.map((value) => (value > ONSET_PRESENCE ? 1 : 0));
+function onsetPresence(strength: Float32Array, threshold = ONSET_PRESENCE): Float32Array {
+  return strength.map((value) => (value > threshold ? 1 : 0));
 }
 
 /** The normalised autocorrelation of the onset presence summed over multiples of a period. */
