@@ -1,11 +1,13 @@
 /**
  * bench/accuracy/homophonic-variants.ts: how the tempo (and key) hold when chorale-like music is
  * written as chorales often are and the tuning's homophonic pieces are not: three beats a bar, an
- * upbeat, eighth-note motion in every voice, a fermata at each cadence (homophonic.ts Writing), each
- * alone and the first three together. Reads the tuning split only: every other homophonic tuning
- * piece, clean and without a spoken intro, written plainly and in each way (new pieces, rendered
- * once into the cache), scored with the committed weights, so the rows compare the writings, not
- * designs. Prints per writing Acc1, Acc2, the misses by kind and the key's weighted score:
+ * upbeat, a fermata at each cadence, a Picardy third, middle phrases in a closely related key,
+ * eighth-note motion at three densities (homophonic.ts Writing), each alone and some together. Reads the tuning split only: every other
+ * homophonic tuning piece, clean and without a spoken intro, written plainly and in each way (new
+ * pieces, rendered once into the cache), scored with the committed weights, so the rows compare the
+ * writings, not designs. Since decision 0192 those weights learned from these seeds written in
+ * eighths, so how a design generalises is tune.ts tempo's to say (across fonts), not this.
+ * Prints per writing Acc1, Acc2, the misses by kind and the key's weighted score:
  *   node --conditions=source --import tsx bench/accuracy/homophonic-variants.ts
  */
 import { KeyAnalyzer, TempoAnalyzer } from '@catalog/analysis/analyzers';
@@ -19,6 +21,9 @@ const VARIANTS: Array<[string, Writing]> = [
   ['triple', { triple: true }],
   ['pickup', { pickup: true }],
   ['fermata', { fermata: true }],
+  ['picardy', { picardy: true }],
+  ['modulating', { modulating: true }],
+  ['modulating, picardy', { modulating: true, picardy: true }],
   ['busy 0.3', { busy: 0.3 }],
   ['busy 0.5', { busy: 0.5 }],
   ['busy 0.8', { busy: 0.8 }],

@@ -38,6 +38,10 @@ export interface Writing {
   busy?: number;
   /** Each cadence chord held a beat longer, as a fermata is sung: the beat grid shifts at every cadence. */
   fermata?: true;
+  /** A piece in minor ends on the major tonic chord (a Picardy third), as most minor chorales do. */
+  picardy?: true;
+  /** Every other inner phrase in the dominant (major) or the relative major (minor), as chorales' middle cadences are. */
+  modulating?: true;
 }
 
 /** Programs of the soprano, the alto and tenor, and the bass (channels 2, 0 and 1, as the tuning generator's parts). */
@@ -110,9 +114,12 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
   const voices = { soprano: 67, alto: 62, tenor: 55, bass: 45 };
   const notes: MidiNote[] = [];
   const sounding: Partial<Record<keyof typeof voices, MidiNote>> = {};
-  chords.forEach(({ degree, start, length }, i) => {
-    const [root, quality] = CHORDS[spec.mode][degree]!;
-    const tones = TRIADS[quality].map((interval) => (spec.tonic + root + interval) % 12);
+  const lastPhrase = chords.at(-1)!.phrase;
+  chords.forEach(({ degree, start, length, phrase }, i) => {
+    const key = writing.modulating && phrase % 2 === 1 && phrase < lastPhrase ? closelyRelated(spec) : spec;
+    const [root, written] = CHORDS[key.mode][degree]!;
+    const quality = writing.picardy && i === chords.length - 1 ? 'M' : written;
+    const tones = TRIADS[quality].map((interval) => (key.tonic + root + interval) % 12);
     const bassTone = i > 0 && i < chords.length - 1 && random() < 0.25 ? tones[1]! : tones[0]!;
     const bass = nearestOf([bassTone], voices.bass, RANGES.bass);
     const next = { bass, ...voicing(tones, bass, voices) };
@@ -129,7 +136,7 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
         const velocity = 68 + Math.floor(random() * 10);
         if (passing) {
           // The chord's note, then a neighbour note on the second eighth (the voice's eighth-note motion).
-          const neighbour = scaleStep(next[voice], next[voice] > voices[voice] ? 1 : -1, spec);
+          const neighbour = scaleStep(next[voice], next[voice] > voices[voice] ? 1 : -1, key);
           notes.push(
             { start, length: 0.48, pitch: next[voice], velocity, channel },
             { start: start + 0.5, length: 0.48, pitch: neighbour, velocity, channel },
@@ -160,12 +167,16 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
  * two beats, the last on I. Written `triple`, phrases of four bars of three, the cadence chord held
  * three; with a `pickup`, a dominant a beat before; with a `fermata`, every cadence chord a beat longer.
  */
-function harmony(random: () => number, bars: number, writing: Writing): Array<{ degree: number; start: number; length: number }> {
-  const chords: Array<{ degree: number; start: number; length: number }> = [];
+function harmony(
+  random: () => number,
+  bars: number,
+  writing: Writing,
+): Array<{ degree: number; start: number; length: number; phrase: number }> {
+  const chords: Array<{ degree: number; start: number; length: number; phrase: number }> = [];
   const [phraseBeats, cadenceAt, held] = writing.triple ? [12, 9, 3] : [8, 6, 2];
   const beats = bars * (writing.triple ? 3 : 4);
   const offset = writing.pickup ? 1 : 0;
-  if (writing.pickup) chords.push({ degree: 4, start: 0, length: 1 });
+  if (writing.pickup) chords.push({ degree: 4, start: 0, length: 1, phrase: 0 });
   let degree = 0;
   for (let phrase = 0; phrase * phraseBeats < beats; phrase++) {
     const start = offset + phrase * (phraseBeats + (writing.fermata ? 1 : 0));
@@ -173,18 +184,22 @@ function harmony(random: () => number, bars: number, writing: Writing): Array<{ 
     let beat = 0;
     while (beat < cadenceAt - 1) {
       const length = beat < cadenceAt - 2 && random() < 0.15 ? 2 : 1;
-      chords.push({ degree, start: start + beat, length });
+      chords.push({ degree, start: start + beat, length, phrase });
       beat += length;
       const options = NEXT[degree]!;
       degree = options[Math.floor(random() * options.length)]!;
     }
     const cadence = last ? [4, 0] : random() < 0.3 ? [3, 4] : random() < 0.5 ? [3, 0] : [4, 0];
-    if (beat === cadenceAt - 1) chords.push({ degree: cadence[0]!, start: start + cadenceAt - 1, length: 1 });
-    chords.push({ degree: cadence[1]!, start: start + cadenceAt, length: held + (writing.fermata ? 1 : 0) });
+    if (beat === cadenceAt - 1) chords.push({ degree: cadence[0]!, start: start + cadenceAt - 1, length: 1, phrase });
+    chords.push({ degree: cadence[1]!, start: start + cadenceAt, length: held + (writing.fermata ? 1 : 0), phrase });
     degree = cadence[1] === 4 ? 0 : NEXT[0]![Math.floor(random() * 3)]!;
   }
   return chords;
 }
+
+/** The closely related key a chorale's middle phrases go to: the dominant of a major key, the relative major of a minor one. */
+const closelyRelated = (key: { tonic: number; mode: 'major' | 'minor' }) =>
+  key.mode === 'major' ? { tonic: (key.tonic + 7) % 12, mode: 'major' as const } : { tonic: (key.tonic + 3) % 12, mode: 'major' as const };
 
 /** The key's scale (minor harmonic, as CHORDS), in semitones above the tonic. */
 const SCALES = { major: [0, 2, 4, 5, 7, 9, 11], minor: [0, 2, 3, 5, 7, 8, 11] } as const;
