@@ -71,7 +71,7 @@ _infra_npm_pack_verified() {
 # once with `npm pack`, checked against its sha256 and kept in $(infra_tools_dir)/node-VERSION.
 # npm and npx are scripts run by the first `node` on PATH, so they and every child follow.
 ensure_node() {
-  local want=${INFRA_NODE_VERSION%%.*} have tools dir work tarball
+  local want=${INFRA_NODE_VERSION%%.*} have tools dir work tarball globalconfig
   have=$(node --version 2>/dev/null || echo none)
   if [[ $have == "v$want."* ]]; then
     return 0
@@ -98,6 +98,14 @@ ensure_node() {
       return 1
     fi
     rm -rf "$work"
+  fi
+  # npm run by this node looks for its global npmrc under this node's prefix, where there is none:
+  # keep the machine's (its cafile for a registry behind a TLS-inspecting proxy, a mirror), unless
+  # one is set. Without it npm ci worked only while its cache held every package.
+  globalconfig=$(npm config get globalconfig 2>/dev/null || true)
+  if [[ -z ${npm_config_globalconfig:-} && -n $globalconfig && -f $globalconfig ]]; then
+    export npm_config_globalconfig=$globalconfig
+    infra_log "npm: keeping the machine's global config $globalconfig"
   fi
   PATH=$dir/bin:$PATH
   export PATH
