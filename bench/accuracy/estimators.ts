@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analyzeFile } from '@catalog/analysis/analyzers';
+import { analyzeFile, KeyAnalyzer, TempoAnalyzer } from '@catalog/analysis/analyzers';
 import { repoRoot } from '../support/processes.js';
 
 export interface Estimate {
@@ -29,6 +29,18 @@ export type Estimates = Record<string, Map<string, Estimate>>;
 
 export const ESSENTIA_PROFILES = ['edma', 'temperley', 'krumhansl'] as const;
 export const SYSTEMS = ['catalog', ...ESSENTIA_PROFILES.map((profile) => `essentia-${profile}`)] as const;
+
+/**
+ * The project's key and BPM of audio already decoded (mono, at `rate`), in this process: for the
+ * tuning scripts that degrade or rewrite the audio themselves (robustness.ts, homophonic-variants.ts).
+ */
+export function keyAndBpmOf(samples: Float32Array, rate: number): { key: string | null; bpm: number | null } {
+  const key = new KeyAnalyzer(rate);
+  const tempo = new TempoAnalyzer(rate);
+  key.write(samples, samples.length);
+  tempo.write(samples, samples.length);
+  return { key: key.result().key, bpm: tempo.result().bpm };
+}
 
 export async function catalogEstimates(files: string[]): Promise<Map<string, Estimate>> {
   const estimates = new Map<string, Estimate>();

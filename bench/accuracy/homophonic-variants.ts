@@ -10,8 +10,8 @@
  * Prints per writing Acc1, Acc2, the misses by kind and the key's weighted score:
  *   node --conditions=source --import tsx bench/accuracy/homophonic-variants.ts
  */
-import { KeyAnalyzer, TempoAnalyzer } from '@catalog/analysis/analyzers';
 import { tuningCorpus, type Piece } from './corpus.js';
+import { keyAndBpmOf } from './estimators.js';
 import { type Writing } from './homophonic.js';
 import { acc1, acc2, mirexScore, missKind, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, decodedForAnalysis, renderPieces } from './render.js';
@@ -50,13 +50,9 @@ for (const [name] of VARIANTS) {
   const misses = new Map<string, number>();
   let [right, near, key] = [0, 0, 0];
   for (const piece of group) {
-    const samples = decodedForAnalysis(files.get(piece.id)!);
-    const keyAnalyzer = new KeyAnalyzer(ANALYSIS_RATE);
-    const tempo = new TempoAnalyzer(ANALYSIS_RATE);
-    keyAnalyzer.write(samples, samples.length);
-    tempo.write(samples, samples.length);
-    const { bpm } = tempo.result();
-    key += mirexScore(piece.truth, parseKey(keyAnalyzer.result().key));
+    const estimate = keyAndBpmOf(decodedForAnalysis(files.get(piece.id)!), ANALYSIS_RATE);
+    const bpm = estimate.bpm;
+    key += mirexScore(piece.truth, parseKey(estimate.key));
     if (acc1(piece.truth.bpm, bpm)) right++;
     else {
       // Other misses by their ratio to the truth (3/2 and 4/3 locks show as ×1.50 and ×1.33).

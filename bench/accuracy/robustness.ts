@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { seededRandom } from '@catalog/testing';
-import { KeyAnalyzer, TempoAnalyzer } from '@catalog/analysis/analyzers';
 import { tuningCorpus, type Piece } from './corpus.js';
+import { keyAndBpmOf } from './estimators.js';
 import { acc1, acc2, mirexScore, parseKey } from './metrics.js';
 import { ANALYSIS_RATE, renderPieces } from './render.js';
 
@@ -127,14 +127,10 @@ interface Score {
 }
 
 function analysed(piece: Piece, samples: Float32Array): Score {
-  const key = new KeyAnalyzer(ANALYSIS_RATE);
-  const tempo = new TempoAnalyzer(ANALYSIS_RATE);
-  key.write(samples, samples.length);
-  tempo.write(samples, samples.length);
-  const { bpm } = tempo.result();
+  const { key, bpm } = keyAndBpmOf(samples, ANALYSIS_RATE);
   return {
     pieces: 1,
-    key: mirexScore(piece.truth, parseKey(key.result().key)),
+    key: mirexScore(piece.truth, parseKey(key)),
     acc1: acc1(piece.truth.bpm, bpm) ? 1 : 0,
     acc2: acc2(piece.truth.bpm, bpm) ? 1 : 0,
   };
