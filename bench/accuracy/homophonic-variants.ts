@@ -2,7 +2,8 @@
  * bench/accuracy/homophonic-variants.ts: how the tempo (and key) hold when chorale-like music is
  * written as chorales often are and the tuning's homophonic pieces are not: three beats a bar, an
  * upbeat, a fermata at each cadence, a Picardy third, middle phrases in a closely related key,
- * eighth-note motion at three densities (homophonic.ts Writing), each alone and some together. Reads the tuning split only: every other
+ * eighth-note motion at three densities, secondary dominants (homophonic.ts Writing), each alone
+ * and some together. Reads the tuning split only: every other
  * homophonic tuning piece, clean and without a spoken intro, written plainly and in each way (new
  * pieces, rendered once into the cache), scored with the committed weights, so the rows compare the
  * writings, not designs. Since decision 0192 those weights learned from these seeds written in
@@ -27,6 +28,9 @@ const VARIANTS: Array<[string, Writing]> = [
   ['busy 0.3', { busy: 0.3 }],
   ['busy 0.5', { busy: 0.5 }],
   ['busy 0.8', { busy: 0.8 }],
+  ['secondary 0.3', { secondary: 0.3 }],
+  ['secondary 0.6', { secondary: 0.6 }],
+  ['secondary 0.3, modulating, picardy, busy 0.5', { secondary: 0.3, modulating: true, picardy: true, busy: 0.5 }],
   ['triple, pickup and busy 0.5', { triple: true, pickup: true, busy: 0.5 }],
 ];
 

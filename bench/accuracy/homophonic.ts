@@ -42,6 +42,8 @@ export interface Writing {
   picardy?: true;
   /** Every other inner phrase in the dominant (major) or the relative major (minor), as chorales' middle cadences are. */
   modulating?: true;
+  /** The chance a chord before a major or minor chord other than I becomes that chord's dominant (a secondary dominant). */
+  secondary?: number;
 }
 
 /** Programs of the soprano, the alto and tenor, and the bass (channels 2, 0 and 1, as the tuning generator's parts). */
@@ -117,8 +119,12 @@ export function homophonicSong(spec: HomophonicSpec): MidiSong {
   const lastPhrase = chords.at(-1)!.phrase;
   chords.forEach(({ degree, start, length, phrase }, i) => {
     const key = writing.modulating && phrase % 2 === 1 && phrase < lastPhrase ? closelyRelated(spec) : spec;
-    const [root, written] = CHORDS[key.mode][degree]!;
-    const quality = writing.picardy && i === chords.length - 1 ? 'M' : written;
+    const [plainRoot, written] = CHORDS[key.mode][degree]!;
+    const target = chords[i + 1] && chords[i + 1]!.phrase === phrase ? CHORDS[key.mode][chords[i + 1]!.degree]! : null;
+    const tonicised =
+      writing.secondary !== undefined && i > 0 && target && target[0] !== 0 && target[1] !== 'd' && random() < writing.secondary;
+    const root = tonicised ? (target[0] + 7) % 12 : plainRoot;
+    const quality = (writing.picardy && i === chords.length - 1) || tonicised ? 'M' : written;
     const tones = TRIADS[quality].map((interval) => (key.tonic + root + interval) % 12);
     const bassTone = i > 0 && i < chords.length - 1 && random() < 0.25 ? tones[1]! : tones[0]!;
     const bass = nearestOf([bassTone], voices.bass, RANGES.bass);

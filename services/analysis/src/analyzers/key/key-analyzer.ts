@@ -83,8 +83,8 @@ export class KeyAnalyzer {
       bass: foldChroma(bass, offset),
       treble: foldChroma(treble, offset),
       endBass: foldChroma(this.histogram.endBass(), offset),
-      startBass: foldChroma(this.histogram.startBass, offset),
-      startTreble: foldChroma(this.histogram.startTreble, offset),
+      startBass: foldChroma(this.histogram.startBass(), offset),
+      startTreble: foldChroma(this.histogram.startTreble(), offset),
       endTreble: foldChroma(this.histogram.endTreble(), offset),
       lead: foldChroma(lead, offset),
     };

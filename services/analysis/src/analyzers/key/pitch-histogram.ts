@@ -20,11 +20,12 @@ export interface PeakRange {
 
 /**
  * Pitch-class histograms at 10-cent resolution of the spectral peaks of magnitude spectra, one of
- * the bass register, one above it, both of the first and of the last frames, and the lead (each frame's strongest
- * peak above the bass). A peak's frequency is interpolated (parabola through the log
- * magnitudes of its bin and its neighbours), so a tone between two bins, or off A440, lands where
- * it is; its weight is its log-compressed magnitude over the frame's total, so each sounding frame
- * counts alike whatever its level.
+ * the bass register, one above it, both of the first and of the last frames, and the lead (each
+ * frame's strongest peak above the bass). A peak's frequency is interpolated (parabola through the
+ * log magnitudes of its bin and its neighbours), so a tone between two bins, or off A440, lands
+ * where it is; its weight is its log-compressed magnitude over the frame's total, so each sounding
+ * frame counts alike in the whole piece's histograms whatever its level; in the first and last
+ * frames' each counts by its amplitude (decision 0194).
  */
 export class PitchHistogram {
   readonly bass = new Float64Array(FINE_BINS);
@@ -34,12 +35,14 @@ export class PitchHistogram {
    * (mostly the melody's or the top voice's fundamental, seldom a bass note's overtone).
    */
   readonly lead = new Float64Array(FINE_BINS);
-  /** The bass and the treble of the first `startFrames` sounding frames (where a loop or a phrase starts). */
-  readonly startBass = new Float64Array(FINE_BINS);
-  readonly startTreble = new Float64Array(FINE_BINS);
-  /** The bass and treble histograms of the last `endFrames` sounding frames, rings (frame f at row f % endFrames). */
+  /** The bass and treble histograms of the first `startFrames` sounding frames (row f) and their energies. */
+  private readonly firstBass: Float64Array;
+  private readonly firstTreble: Float64Array;
+  private readonly firstEnergy: Float64Array;
+  /** The bass and treble histograms of the last `endFrames` sounding frames and their energies, rings (frame f at row f % endFrames). */
   private readonly recentBass: Float64Array;
   private readonly recentTreble: Float64Array;
+  private readonly recentEnergy: Float64Array;
   private sounding = 0;
   private readonly frameBins: Int32Array;
   private readonly frameWeights: Float64Array;
@@ -51,8 +54,12 @@ export class PitchHistogram {
     private readonly frameSize: number,
     private readonly range: PeakRange & { startFrames: number; endFrames: number },
   ) {
+    this.firstBass = new Float64Array(range.startFrames * FINE_BINS);
+    this.firstTreble = new Float64Array(range.startFrames * FINE_BINS);
+    this.firstEnergy = new Float64Array(range.startFrames);
     this.recentBass = new Float64Array(range.endFrames * FINE_BINS);
     this.recentTreble = new Float64Array(range.endFrames * FINE_BINS);
+    this.recentEnergy = new Float64Array(range.endFrames);
     const capacity = frameSize / 2;
     this.prefix = new Float64Array(capacity + 2);
     this.frameBins = new Int32Array(capacity);
@@ -66,8 +73,14 @@ export class PitchHistogram {
     let total = 0;
     for (let p = 0; p < peaks; p++) total += this.frameWeights[p]!;
     if (total < this.range.silent) return;
+    let energy = 0;
+    for (let k = 0; k < magnitudes.length; k++) energy += magnitudes[k]! * magnitudes[k]!;
     const starting = this.sounding < this.range.startFrames;
-    const row = (this.sounding++ % this.range.endFrames) * FINE_BINS;
+    const first = this.sounding * FINE_BINS;
+    if (starting) this.firstEnergy[this.sounding] = energy;
+    const recent = this.sounding++ % this.range.endFrames;
+    const row = recent * FINE_BINS;
+    this.recentEnergy[recent] = energy;
     const recentBass = this.recentBass.fill(0, row, row + FINE_BINS);
     const recentTreble = this.recentTreble.fill(0, row, row + FINE_BINS);
     let lead = -1;
@@ -77,11 +90,11 @@ export class PitchHistogram {
       if (this.frameBass[p]) {
         this.bass[bin]! += weight;
         recentBass[row + bin]! += weight;
-        if (starting) this.startBass[bin]! += weight;
+        if (starting) this.firstBass[first + bin]! += weight;
       } else {
         this.treble[bin]! += weight;
         recentTreble[row + bin]! += weight;
-        if (starting) this.startTreble[bin]! += weight;
+        if (starting) this.firstTreble[first + bin]! += weight;
         if (lead < 0 || this.frameWeights[p]! > this.frameWeights[lead]!) lead = p;
       }
     }
@@ -119,20 +132,37 @@ export class PitchHistogram {
     return peaks;
   }
 
-  /** The bass histogram of the last `endFrames` sounding frames (where a piece comes to rest). */
-  endBass(): Float64Array {
-    return summedRows(this.recentBass);
+  /** The bass histogram of the first `startFrames` sounding frames (where a loop or a phrase starts), by amplitude. */
+  startBass(): Float64Array {
+    return byAmplitude(this.firstBass, this.firstEnergy);
   }
 
-  /** The treble histogram of the last `endFrames` sounding frames (the final chord). */
+  /** The treble histogram of the first `startFrames` sounding frames, by amplitude. */
+  startTreble(): Float64Array {
+    return byAmplitude(this.firstTreble, this.firstEnergy);
+  }
+
+  /** The bass histogram of the last `endFrames` sounding frames (where a piece comes to rest), by amplitude. */
+  endBass(): Float64Array {
+    return byAmplitude(this.recentBass, this.recentEnergy);
+  }
+
+  /** The treble histogram of the last `endFrames` sounding frames (the final chord), by amplitude. */
   endTreble(): Float64Array {
-    return summedRows(this.recentTreble);
+    return byAmplitude(this.recentTreble, this.recentEnergy);
   }
 }
 
-function summedRows(ring: Float64Array): Float64Array {
+/**
+ * A window's rows (row f: frame f's histogram) summed, each weighted by the frame's amplitude over
+ * that of the window's loudest frame (decision 0194): a frame of the noise or the tail after the
+ * music, 20 dB under it, counts a tenth of a frame of the music. Rows never written count nothing.
+ */
+function byAmplitude(rows: Float64Array, energies: Float64Array): Float64Array {
+  const loudest = energies.reduce((max, energy) => Math.max(max, energy), 0);
   const out = new Float64Array(FINE_BINS);
-  for (let i = 0; i < ring.length; i++) out[i % FINE_BINS]! += ring[i]!;
+  if (!(loudest > 0)) return out;
+  for (let i = 0; i < rows.length; i++) out[i % FINE_BINS]! += rows[i]! * Math.sqrt(energies[Math.floor(i / FINE_BINS)]! / loudest);
   return out;
 }
 
