@@ -162,7 +162,10 @@ function byAmplitude(rows: Float64Array, energies: Float64Array): Float64Array {
   const loudest = energies.reduce((max, energy) => Math.max(max, energy), 0);
   const out = new Float64Array(FINE_BINS);
   if (!(loudest > 0)) return out;
-  for (let i = 0; i < rows.length; i++) out[i % FINE_BINS]! += rows[i]! * Math.sqrt(energies[Math.floor(i / FINE_BINS)]! / loudest);
+  for (let row = 0; row < energies.length; row++) {
+    const amplitude = Math.sqrt(energies[row]! / loudest);
+    for (let bin = 0, i = row * FINE_BINS; bin < FINE_BINS; bin++, i++) out[bin]! += rows[i]! * amplitude;
+  }
   return out;
 }
 
